@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Delivery statuses.
+const (
+	DeliveryPending = "pending"
+	DeliveryDone    = "done"
+	DeliveryFailed  = "failed" // gave up after the last attempt
+)
+
+// Delivery is one outbound message (a webhook call or an email) kept until it
+// is sent, so a restart does not lose it.
+type Delivery struct {
+	ID        int64
+	ProjectID string
+	Kind      string // WEBHOOK or EMAIL
+	Target    string // URL or address
+	Body      string // JSON payload for webhooks, the message for email
+	Attempts  int
+	NextAt    time.Time
+	Status    string
+	LastError string
+	CreatedAt time.Time
+}
+
+// EnqueueDelivery stores a new pending delivery due now.
+func (s *Store) EnqueueDelivery(ctx context.Context, d *Delivery) error {
+	now := s.Now()
+	d.Status, d.CreatedAt = DeliveryPending, now
+	if d.NextAt.IsZero() {
+		d.NextAt = now
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT INTO deliveries(project_id, kind, target, body, attempts, next_at, status, last_error, created_at)
+		VALUES (?, ?, ?, ?, 0, ?, ?, '', ?)`, d.ProjectID, d.Kind, d.Target, d.Body, Timestamp(d.NextAt), d.Status, Timestamp(now))
+	if err != nil {
+		return fmt.Errorf("enqueue delivery: %w", err)
+	}
+	d.ID, err = res.LastInsertId()
+	return err
+}
+
+// DueDeliveries lists pending deliveries whose time has come.
+func (s *Store) DueDeliveries(ctx context.Context, limit int) ([]Delivery, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, project_id, kind, target, body, attempts, next_at, status, last_error, created_at
+		FROM deliveries WHERE status = ? AND next_at <= ? ORDER BY next_at, id LIMIT ?`, DeliveryPending, Timestamp(s.Now()), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due deliveries: %w", err)
+	}
+	defer rows.Close()
+	return scanDeliveries(rows)
+}
+
+// ProjectDeliveries lists every delivery of a project, oldest first.
+func (s *Store) ProjectDeliveries(ctx context.Context, projectID string) ([]Delivery, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, project_id, kind, target, body, attempts, next_at, status, last_error, created_at
+		FROM deliveries WHERE project_id = ? ORDER BY id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("project deliveries: %w", err)
+	}
+	defer rows.Close()
+	return scanDeliveries(rows)
+}
+
+func scanDeliveries(rows *sql.Rows) ([]Delivery, error) {
+	var out []Delivery
+	for rows.Next() {
+		var d Delivery
+		var next, created string
+		if err := rows.Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Target, &d.Body, &d.Attempts, &next, &d.Status, &d.LastError, &created); err != nil {
+			return nil, err
+		}
+		d.NextAt, _ = time.Parse(time.RFC3339Nano, next)
+		d.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// SaveDeliveryAttempt records the outcome of an attempt.
+func (s *Store) SaveDeliveryAttempt(ctx context.Context, d *Delivery) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE deliveries SET attempts = ?, next_at = ?, status = ?, last_error = ? WHERE id = ?`,
+		d.Attempts, Timestamp(d.NextAt), d.Status, d.LastError, d.ID)
+	if err != nil {
+		return fmt.Errorf("save delivery %d: %w", d.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are applied in order, each once; append, never edit.
+var migrations = []string{
+	// 1: the core.
+	`CREATE TABLE api_keys (
+		key TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		user_id TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		seq INTEGER NOT NULL
+	);
+	CREATE INDEX api_keys_org ON api_keys(org_id, seq);
+	CREATE TABLE projects (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		stage TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		data TEXT NOT NULL
+	);
+	CREATE INDEX projects_org_stage ON projects(org_id, stage);
+	CREATE INDEX projects_stage ON projects(stage);
+	CREATE TABLE clips (
+		id TEXT PRIMARY KEY,
+		project_id TEXT NOT NULL,
+		org_id TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		data TEXT NOT NULL
+	);
+	CREATE INDEX clips_project ON clips(project_id, seq);
+	CREATE TABLE uploads (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		user_id TEXT NOT NULL,
+		session_id TEXT NOT NULL DEFAULT '',
+		path TEXT NOT NULL,
+		total INTEGER NOT NULL DEFAULT -1,
+		received INTEGER NOT NULL DEFAULT 0,
+		complete INTEGER NOT NULL DEFAULT 0,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX uploads_session ON uploads(session_id);
+	CREATE TABLE credits (
+		org_id TEXT NOT NULL,
+		month TEXT NOT NULL,
+		used INTEGER NOT NULL,
+		PRIMARY KEY (org_id, month)
+	);
+	CREATE TABLE deliveries (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		project_id TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		target TEXT NOT NULL,
+		body TEXT NOT NULL,
+		attempts INTEGER NOT NULL DEFAULT 0,
+		next_at TEXT NOT NULL,
+		status TEXT NOT NULL,
+		last_error TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX deliveries_due ON deliveries(status, next_at);
+	CREATE TABLE brand_templates (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		data TEXT NOT NULL
+	);
+	CREATE INDEX brand_templates_org ON brand_templates(org_id);`,
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrations table: %w", err)
+	}
+	var have int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	for i := have; i < len(migrations); i++ {
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)`, i+1, Timestamp(s.Now()))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+// Package store keeps clipperd's state in SQLite (modernc.org/sqlite, pure Go):
+// keys, projects, clips, uploads, credits and the outbound delivery queue.
+// Records that mirror API resources are stored as JSON next to the columns
+// that queries need, so the wire shape can grow without a migration.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// ErrNotFound is returned when a record does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Store is the database handle. It is safe for concurrent use.
+type Store struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+// Open opens (creating if needed) DIR/clipperd.db and applies migrations.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	dsn := "file:" + filepath.Join(dir, "clipperd.db") +
+		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	// One connection serialises writers, which SQLite does anyway; it
+	// avoids SQLITE_BUSY between our own goroutines.
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Now is the store's clock (UTC), shared so timestamps agree.
+func (s *Store) Now() time.Time { return s.now().UTC() }
+
+// SetClock replaces the clock; for tests.
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// DB exposes the handle for packages that add their own tables through Migrate.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Timestamp formats t the way the API reports times.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

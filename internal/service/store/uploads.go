@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Upload is a local-file upload: a link handed out by POST /api/upload-links
+// and the bytes received on the object-storage side so far.
+type Upload struct {
+	ID        string
+	OrgID     string
+	UserID    string
+	SessionID string // x-store-resumable-upload-id, set when the resumable session starts
+	Path      string // where the bytes go
+	Total     int64  // declared size, -1 until known
+	Received  int64  // contiguous bytes written from offset 0
+	Complete  bool
+	CreatedAt string
+}
+
+// SaveUpload inserts or replaces an upload record.
+func (s *Store) SaveUpload(ctx context.Context, u *Upload) error {
+	if u.CreatedAt == "" {
+		u.CreatedAt = Timestamp(s.Now())
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO uploads(id, org_id, user_id, session_id, path, total, received, complete, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET session_id = excluded.session_id, path = excluded.path, total = excluded.total,
+			received = excluded.received, complete = excluded.complete`,
+		u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("save upload %s: %w", u.ID, err)
+	}
+	return nil
+}
+
+// GetUpload returns an upload by its uploadId; ErrNotFound when absent.
+func (s *Store) GetUpload(ctx context.Context, id string) (*Upload, error) {
+	return s.getUpload(ctx, `id = ?`, id)
+}
+
+// GetUploadBySession returns an upload by its resumable session id.
+func (s *Store) GetUploadBySession(ctx context.Context, sessionID string) (*Upload, error) {
+	if sessionID == "" {
+		return nil, ErrNotFound
+	}
+	return s.getUpload(ctx, `session_id = ?`, sessionID)
+}
+
+func (s *Store) getUpload(ctx context.Context, where string, arg string) (*Upload, error) {
+	var u Upload
+	var complete int
+	err := s.db.QueryRowContext(ctx, `SELECT id, org_id, user_id, session_id, path, total, received, complete, created_at FROM uploads WHERE `+where, arg).
+		Scan(&u.ID, &u.OrgID, &u.UserID, &u.SessionID, &u.Path, &u.Total, &u.Received, &complete, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get upload: %w", err)
+	}
+	u.Complete = complete != 0
+	return &u, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
