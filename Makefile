@@ -1,0 +1,55 @@
+# The two commands of the README: `make demo` and `make test`. Each does its
+# own set-up (scripts/ensure-tools.sh) so it works on a fresh machine.
+SHELL := /bin/bash
+GOBIN := $(shell go env GOPATH)/bin
+export PATH := $(GOBIN):$(PATH)
+VERSION ?= dev
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all build demo test vet lint docs docs-check unit acc fmt clean
+
+all: build
+
+build:
+	go build -ldflags "$(LDFLAGS)" -o bin/terraform-provider-clipper .
+	go build -o bin/clipperd ./cmd/clipperd
+
+## demo: start clipperd with a generated sample video, apply examples/quickstart, show the clips.
+demo:
+	@scripts/ensure-tools.sh ffmpeg espeak-ng terraform
+	@scripts/demo.sh
+
+## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd.
+test:
+	@scripts/ensure-tools.sh ffmpeg espeak-ng terraform golangci-lint
+	$(MAKE) vet lint docs-check
+	TF_ACC=1 go test -count=1 -timeout 45m ./...
+
+vet:
+	go vet ./...
+
+lint:
+	golangci-lint run ./...
+
+docs:
+	go generate ./...
+
+# CI fails when the generated docs or formatted examples differ from the committed ones.
+docs-check: docs
+	@if git rev-parse --git-dir >/dev/null 2>&1; then \
+	  git diff --exit-code -- docs examples || { echo "docs/ or examples/ are out of date: run 'make docs' and commit"; exit 1; }; \
+	  test -z "$$(git status --porcelain -- docs examples)" || { git status --porcelain -- docs examples; echo "untracked generated docs: run 'make docs' and commit"; exit 1; }; \
+	fi
+
+unit:
+	go test -count=1 ./...
+
+acc:
+	TF_ACC=1 go test -count=1 -timeout 45m ./internal/provider/...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+	terraform fmt -recursive examples
+
+clean:
+	rm -rf bin .demo

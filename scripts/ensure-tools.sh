@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs what `make demo` and `make test` need on a fresh machine, or says
+# exactly what to install where it cannot. Usage: ensure-tools.sh TOOL...
+# Tools: ffmpeg espeak-ng terraform golangci-lint
+set -euo pipefail
+
+GOBIN="$(go env GOPATH)/bin"
+export PATH="$GOBIN:$PATH"
+TERRAFORM_VERSION=v1.5.7
+GOLANGCI_VERSION=v2.15.0
+apt_updated=""
+
+need_apt() { # package...
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    if [ -z "$apt_updated" ]; then
+      echo ">> apt-get update" >&2
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+      apt_updated=1
+    fi
+    echo ">> apt-get install -y $*" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+  elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+  else
+    echo "missing: $*. Install it and run again, e.g.: sudo apt-get install -y $*" >&2
+    exit 1
+  fi
+}
+
+for tool in "$@"; do
+  case "$tool" in
+    ffmpeg)
+      command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || need_apt ffmpeg ;;
+    espeak-ng)
+      command -v espeak-ng >/dev/null || need_apt espeak-ng ;;
+    terraform)
+      if ! command -v terraform >/dev/null; then
+        echo ">> go install github.com/hashicorp/terraform@$TERRAFORM_VERSION" >&2
+        go install "github.com/hashicorp/terraform@$TERRAFORM_VERSION" >&2 || {
+          echo "missing: terraform. Install Terraform >= 1.5 and put it on PATH." >&2; exit 1; }
+      fi ;;
+    golangci-lint)
+      if ! command -v golangci-lint >/dev/null || ! golangci-lint version 2>/dev/null | grep -q 'version 2\.'; then
+        echo ">> go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_VERSION" >&2
+        go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_VERSION" >&2 || {
+          echo "missing: golangci-lint v2. See https://golangci-lint.run/welcome/install/" >&2; exit 1; }
+      fi ;;
+    *) echo "ensure-tools: unknown tool $tool" >&2; exit 2 ;;
+  esac
+done
