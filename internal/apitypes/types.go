@@ -126,6 +126,8 @@ type Project struct {
 	ImportPref            *ImportPref        `json:"importPref"`
 	BrandTemplateID       *string            `json:"brandTemplateId,omitempty"`
 	UploadedVideoAttr     *UploadedVideoAttr `json:"uploadedVideoAttr,omitempty"`
+	// ConclusionActions echoes the create request's actions when the service returns them.
+	ConclusionActions []ConclusionAction `json:"conclusionActions,omitempty"`
 }
 
 // CreateProjectRequest is the body of POST /api/clip-projects.

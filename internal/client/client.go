@@ -1,0 +1,146 @@
+// Package client is the embedded HTTP client of the clipping service API. It is
+// used by the Terraform provider and has no Terraform imports: the provider
+// adapts the Logger interface to its own logging.
+//
+// Every endpoint of the service has one typed method. Retries, the proactive
+// rate limiter and error typing live here, so resources never deal with HTTP.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults applied by New when a Config field is zero.
+const (
+	DefaultBaseURL           = "http://127.0.0.1:8787"
+	DefaultRequestsPerMinute = 30
+	DefaultUserAgent         = "terraform-provider-clipper/dev"
+)
+
+// Config configures a Client.
+type Config struct {
+	BaseURL           string       // default "http://127.0.0.1:8787"; trailing slash tolerated
+	APIKey            string       // required: New fails with a clear error when empty
+	OrgID             string       // optional; sent as header x-svc-org-id on every request
+	RequestsPerMinute int          // default 30
+	UserAgent         string       // default "terraform-provider-clipper/dev"
+	HTTPClient        *http.Client // optional
+	Logger            Logger       // optional; nil = no logging
+}
+
+// Logger receives request/response logs; the provider adapts it to tflog. The
+// client masks the API key (Authorization header) before anything reaches the
+// Logger.
+type Logger interface {
+	Debug(ctx context.Context, msg string, fields map[string]any)
+	Trace(ctx context.Context, msg string, fields map[string]any)
+}
+
+// Stats counts requests for benchmarks and logs.
+type Stats struct {
+	Requests       int64 // HTTP requests sent, including retries and upload requests
+	Retries        int64 // requests sent again after a failure or a 429
+	RateLimited429 int64 // 429 responses of any kind
+	Concurrent429  int64 // 429 responses carrying X-Cap-Reason: concurrent
+}
+
+// Client talks to one clipping service with one API key. It is safe for
+// concurrent use.
+type Client struct {
+	baseURL   string // no trailing slash
+	baseHost  string // scheme://host of baseURL, to decide where credentials may go
+	apiKey    string
+	orgID     string
+	userAgent string
+	http      *http.Client
+	log       Logger
+	limiter   *sharedLimiter
+	policy    retryPolicy
+	chunkSize int64 // upload chunk size in bytes
+
+	requests, retries, limited, concurrent atomic.Int64
+}
+
+// New checks cfg, applies defaults and returns a Client. Clients created with
+// the same BaseURL and APIKey share one rate limiter.
+func New(cfg Config) (*Client, error) {
+	if strings.TrimSpace(cfg.APIKey) == "" {
+		return nil, errors.New("client config: api_key must not be empty")
+	}
+	base := strings.TrimSpace(cfg.BaseURL)
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	base = strings.TrimRight(base, "/")
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("client config: base_url %q is not a valid URL: %w", cfg.BaseURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("client config: base_url %q must be an absolute http or https URL", cfg.BaseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("client config: base_url %q must not carry a query or fragment", cfg.BaseURL)
+	}
+	rpm := cfg.RequestsPerMinute
+	if rpm == 0 {
+		rpm = DefaultRequestsPerMinute
+	}
+	if rpm < 0 {
+		return nil, fmt.Errorf("client config: requests_per_minute must be positive, got %d", rpm)
+	}
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	return &Client{
+		baseURL:   base,
+		baseHost:  u.Scheme + "://" + u.Host,
+		apiKey:    cfg.APIKey,
+		orgID:     cfg.OrgID,
+		userAgent: ua,
+		http:      hc,
+		log:       cfg.Logger,
+		limiter:   limiterFor(base, cfg.APIKey, rpm),
+		policy:    defaultRetryPolicy,
+		chunkSize: defaultChunkSize,
+	}, nil
+}
+
+// Stats returns a snapshot of the request counters.
+func (c *Client) Stats() Stats {
+	return Stats{
+		Requests:       c.requests.Load(),
+		Retries:        c.retries.Load(),
+		RateLimited429: c.limited.Load(),
+		Concurrent429:  c.concurrent.Load(),
+	}
+}
+
+// defaultHTTPClient has no overall Timeout, because an upload chunk of a large
+// file may legitimately take minutes; callers bound calls with ctx instead, and
+// the transport bounds the phases that should be quick.
+func defaultHTTPClient() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		// Another package replaced the default transport; use it as is.
+		return &http.Client{Transport: http.DefaultTransport}
+	}
+	t = t.Clone()
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 15 * time.Second
+	t.ResponseHeaderTimeout = 2 * time.Minute
+	return &http.Client{Transport: t}
+}

@@ -1,0 +1,113 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fastPolicy keeps retry tests quick: same shape as production, millisecond waits.
+var fastPolicy = retryPolicy{
+	maxAttempts: 5,
+	max429:      8,
+	base:        time.Millisecond,
+	max:         4 * time.Millisecond,
+	capBase:     time.Millisecond,
+	capMax:      4 * time.Millisecond,
+}
+
+// testKey is unique per test so tests never share a process-wide limiter.
+func testKey(t *testing.T) string {
+	return "sk-live-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-9f8e7d6c5b4a"
+}
+
+// newTestClient builds a client for base with a high rate and fast backoff.
+func newTestClient(t *testing.T, base string, mod func(*Config)) *Client {
+	t.Helper()
+	cfg := Config{BaseURL: base, APIKey: testKey(t), RequestsPerMinute: 600000}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	c.policy = fastPolicy
+	return c
+}
+
+// writeJSON answers v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// captureLogger records every log line as text.
+type captureLogger struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *captureLogger) Debug(_ context.Context, msg string, fields map[string]any) {
+	l.add("DEBUG", msg, fields)
+}
+
+func (l *captureLogger) Trace(_ context.Context, msg string, fields map[string]any) {
+	l.add("TRACE", msg, fields)
+}
+
+func (l *captureLogger) add(level, msg string, fields map[string]any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf("%s %s %v", level, msg, fields))
+}
+
+func (l *captureLogger) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// counter counts requests a test server saw, safely across handler goroutines.
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) inc(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[key]++
+	return c.n[key]
+}
+
+func (c *counter) get(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
+}
+
+// dropConnection reads the request body, then closes the TCP connection
+// without answering, as a server crashing after it acted would.
+func dropConnection(t *testing.T, w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		t.Error("response writer cannot hijack")
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		t.Errorf("hijack: %v", err)
+		return
+	}
+	_ = conn.Close()
+}

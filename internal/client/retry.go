@@ -1,0 +1,80 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+)
+
+// retryPolicy holds the backoff knobs. Tests shrink them; production uses
+// defaultRetryPolicy.
+type retryPolicy struct {
+	maxAttempts int           // attempts of a GET/DELETE failing with a network error or 5xx
+	max429      int           // retries after plain (rate) 429s
+	base, max   time.Duration // exponential backoff for network errors, 5xx, 429 without Retry-After
+	capBase     time.Duration // backoff after a 429 concurrent-cap refusal
+	capMax      time.Duration
+}
+
+var defaultRetryPolicy = retryPolicy{
+	maxAttempts: 5,
+	max429:      8,
+	base:        time.Second,
+	max:         30 * time.Second,
+	capBase:     5 * time.Second,
+	capMax:      60 * time.Second,
+}
+
+// backoff returns the delay before retry number n (1-based): lo*2^(n-1)
+// capped at hi, with "equal jitter" (half fixed, half random) so parallel
+// clients do not retry in lockstep yet never retry immediately.
+func backoff(n int, lo, hi time.Duration) time.Duration {
+	d := lo
+	for i := 1; i < n && d < hi; i++ {
+		d *= 2
+	}
+	if d > hi {
+		d = hi
+	}
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// idempotent methods may be sent again after any failure.
+func idempotent(method string) bool {
+	return method == http.MethodGet || method == http.MethodDelete || method == http.MethodHead
+}
+
+// notSent reports whether a transport error certainly happened before the
+// server could see the request: the connection was refused or never dialed.
+// Only then is a POST safe to send again; after a timeout or a reset the server
+// may have acted on it.
+func notSent(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}

@@ -1,0 +1,103 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// stageServer answers GET project with the stages in order, repeating the last.
+func stageServer(build func(i int) apitypes.Project) *httptest.Server {
+	var mu sync.Mutex
+	i := 0
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		p := build(i)
+		i++
+		mu.Unlock()
+		writeJSON(w, 200, p)
+	}))
+}
+
+var fastWait = WaitOptions{PollInterval: time.Millisecond, MaxPollInterval: 3 * time.Millisecond}
+
+func TestWaitForProjectReportsEveryStage(t *testing.T) {
+	seq := []string{"QUEUED", "QUEUED", "IMPORT", "IMPORT", "IMPORT", "CURATE", "RENDER", "UPLOAD", "COMPLETE"}
+	srv := stageServer(func(i int) apitypes.Project {
+		return apitypes.Project{ID: "p1", Stage: seq[min(i, len(seq)-1)]}
+	})
+	defer srv.Close()
+	var seen []string
+	opts := fastWait
+	opts.OnStageChange = func(p *apitypes.Project) { seen = append(seen, p.Stage) }
+	p, err := newTestClient(t, srv.URL, nil).WaitForProject(context.Background(), "p1", opts)
+	if err != nil || p.Stage != apitypes.StageComplete {
+		t.Fatalf("wait: %v %+v", err, p)
+	}
+	if got := strings.Join(seen, ","); got != "QUEUED,IMPORT,CURATE,RENDER,UPLOAD,COMPLETE" {
+		t.Fatalf("stage callbacks %s", got)
+	}
+}
+
+func TestWaitForProjectStalled(t *testing.T) {
+	msg := "render: ffmpeg exited with status 1"
+	var count int64 = 2
+	srv := stageServer(func(i int) apitypes.Project {
+		if i < 2 {
+			return apitypes.Project{ID: "p1", Stage: apitypes.StageRender}
+		}
+		return apitypes.Project{ID: "p1", Stage: apitypes.StageStalled, Error: &msg, StallCount: &count}
+	})
+	defer srv.Close()
+	p, err := newTestClient(t, srv.URL, nil).WaitForProject(context.Background(), "p1", fastWait)
+	var se *StalledError
+	if !errors.As(err, &se) || p == nil || p.Stage != apitypes.StageStalled || se.Project != p {
+		t.Fatalf("want StalledError with the project, got %v %+v", err, p)
+	}
+	if !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "stallCount 2") {
+		t.Fatalf("stalled error lacks error/stallCount: %v", err)
+	}
+}
+
+func TestWaitForProjectContextNamesLastStage(t *testing.T) {
+	srv := stageServer(func(int) apitypes.Project { return apitypes.Project{ID: "p1", Stage: apitypes.StageCurate} })
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	p, err := newTestClient(t, srv.URL, nil).WaitForProject(ctx, "p1", fastWait)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "CURATE") {
+		t.Fatalf("want deadline error naming CURATE, got %v", err)
+	}
+	if p == nil || p.Stage != apitypes.StageCurate {
+		t.Fatalf("want the last project seen, got %+v", p)
+	}
+}
+
+func TestWaitForProjectDeleted(t *testing.T) {
+	srv := stageServer(func(int) apitypes.Project {
+		return apitypes.Project{ID: "p1", Stage: apitypes.StageImport, IsDeleted: true}
+	})
+	defer srv.Close()
+	_, err := newTestClient(t, srv.URL, nil).WaitForProject(context.Background(), "p1", fastWait)
+	if err == nil || !strings.Contains(err.Error(), "deleted") {
+		t.Fatalf("want a deleted error, got %v", err)
+	}
+}
+
+func TestWaitForProjectNotFound(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 404, apitypes.ErrorBody{ErrorName: "Not Found"})
+	}))
+	defer srv.Close()
+	_, err := newTestClient(t, srv.URL, nil).WaitForProject(context.Background(), "gone", fastWait)
+	if !IsNotFound(err) {
+		t.Fatalf("want not found, got %v", err)
+	}
+}
