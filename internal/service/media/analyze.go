@@ -1,0 +1,240 @@
+package media
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+const (
+	// windowSec is the analysis resolution; the picture is sampled at the same rate.
+	windowSec = 0.5
+	// analysisRate: audio is reduced to 16 kHz mono before measuring: plenty for speech.
+	analysisRate = 16000
+	// silenceNoiseDB / silenceMinSec: quieter than this for at least this long is a pause.
+	silenceNoiseDB = -35
+	silenceMinSec  = 0.4
+	// sceneThreshold is select's scene score above which a frame starts a new shot.
+	sceneThreshold = 0.3
+	// floorDB stands for digital silence (astats reports -inf).
+	floorDB = -90.0
+	// sampleSide is the longer side of the tiny picture that scene and centre detection see.
+	sampleSide = 160
+)
+
+// Analyze decodes path once and extracts every curation signal from that single pass: per
+// window loudness (astats), pauses (silencedetect), scene cuts (select on a downscaled copy)
+// and a horizontal centre of interest (a 2 fps grayscale thumbnail stream read here).
+// A source without audio gets floor loudness, no speech and one pause spanning everything.
+func Analyze(ctx context.Context, path string) (*Analysis, error) {
+	info, err := probe(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "clipperd-analyze-")
+	if err != nil {
+		return nil, fmt.Errorf("analyze: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	audioLog, sceneLog := filepath.Join(dir, "audio.txt"), filepath.Join(dir, "scenes.txt")
+
+	sw, sh := sampleSize(info.Width, info.Height)
+	graph := fmt.Sprintf("[0:%d]scale=%d:%d:flags=fast_bilinear,split[sc][cx];"+
+		"[sc]select='gt(scene,%g)',metadata=print:key=lavfi.scene_score:file=%s,nullsink;"+
+		"[cx]fps=%g,format=gray[thumbs]",
+		info.videoIndex, sw, sh, sceneThreshold, filterValue(sceneLog), 1/windowSec)
+	if info.HasAudio {
+		graph += fmt.Sprintf(";[0:%d]aformat=sample_fmts=flt:sample_rates=%d:channel_layouts=mono,"+
+			"asetnsamples=n=%d:p=1,"+
+			"astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=RMS_level,"+
+			"silencedetect=n=%ddB:d=%g,ametadata=print:file=%s[aud]",
+			info.audioIndex, analysisRate, int(analysisRate*windowSec), silenceNoiseDB, silenceMinSec, filterValue(audioLog))
+	}
+	args := append(ffmpegBase(), "-i", path, "-filter_complex", graph,
+		"-map", "[thumbs]", "-f", "rawvideo", "pipe:1")
+	if info.HasAudio {
+		args = append(args, "-map", "[aud]", "-f", "null", "-")
+	}
+
+	cmd := exec.CommandContext(ctx, "ffmpeg", args...)
+	tail := &stderrTail{}
+	cmd.Stderr = tail
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("analyze: start ffmpeg: %w", err)
+	}
+	centres, readErr := readCentres(stdout, sw, sh)
+	if readErr != nil {
+		// Drain so ffmpeg is not blocked on a full pipe while we wait for it.
+		_, _ = io.Copy(io.Discard, stdout)
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, toolError(ctx, "analyze: ffmpeg", err, tail)
+	}
+	if readErr != nil {
+		return nil, fmt.Errorf("analyze: read thumbnails: %w", readErr)
+	}
+
+	n := int(math.Ceil(info.DurationSec/windowSec - 1e-9))
+	a := &Analysis{
+		DurationSec: info.DurationSec,
+		WindowSec:   windowSec,
+		LoudnessDB:  make([]float64, n),
+		Speech:      make([]bool, n),
+	}
+	for i := range a.LoudnessDB {
+		a.LoudnessDB[i] = floorDB
+	}
+	if a.SceneCuts, err = readSceneCuts(sceneLog, info.DurationSec); err != nil {
+		return nil, err
+	}
+	a.CenterX = smoothCentres(centres, n, windowSec, a.SceneCuts)
+	if info.HasAudio {
+		if a.Silences, err = readAudioLog(audioLog, a); err != nil {
+			return nil, err
+		}
+	} else {
+		a.Silences = []Interval{{0, info.DurationSec}}
+	}
+	markSpeech(a)
+	return a, nil
+}
+
+// sampleSize scales the longer side to sampleSide, keeping both sides even.
+func sampleSize(w, h int) (int, int) {
+	if w >= h {
+		return sampleSide, max(2, int(math.Round(float64(sampleSide*h)/float64(w)/2))*2)
+	}
+	return max(2, int(math.Round(float64(sampleSide*w)/float64(h)/2))*2), sampleSide
+}
+
+// metaFrames walks the output of ametadata/metadata print: a "frame:N pts:P pts_time:T" line
+// followed by key=value lines for that frame.
+func metaFrames(path string, fn func(t float64, key, value string)) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // the filter creates the file on its first frame; none printed means none found
+	}
+	if err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	t := math.NaN()
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "frame:") {
+			t = math.NaN()
+			if _, after, ok := strings.Cut(line, "pts_time:"); ok {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(after), 64); err == nil {
+					t = v
+				}
+			}
+			continue
+		}
+		if key, value, ok := strings.Cut(line, "="); ok && !math.IsNaN(t) {
+			fn(t, key, value)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("analyze: read %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// readSceneCuts returns cut times, dropping a cut within half a second of the previous one
+// (a flash or a dissolve is one change, not several).
+func readSceneCuts(path string, duration float64) ([]float64, error) {
+	var cuts []float64
+	err := metaFrames(path, func(t float64, key, _ string) {
+		if key != "lavfi.scene_score" || t <= 0 || t >= duration {
+			return
+		}
+		if len(cuts) > 0 && t-cuts[len(cuts)-1] < 0.5 {
+			return
+		}
+		cuts = append(cuts, t)
+	})
+	return cuts, err
+}
+
+// readAudioLog fills a.LoudnessDB and returns the pauses found by silencedetect.
+func readAudioLog(path string, a *Analysis) ([]Interval, error) {
+	var silences []Interval
+	open := math.NaN()
+	lastAudio := 0.0
+	err := metaFrames(path, func(t float64, key, value string) {
+		lastAudio = max(lastAudio, t+windowSec)
+		switch key {
+		case "lavfi.astats.Overall.RMS_level":
+			i := int(math.Round(t / windowSec))
+			if i < 0 || i >= len(a.LoudnessDB) {
+				return
+			}
+			v, err := strconv.ParseFloat(value, 64)
+			if err != nil || math.IsNaN(v) || v < floorDB {
+				v = floorDB // "-inf" for digital silence
+			}
+			a.LoudnessDB[i] = v
+		case "lavfi.silence_start":
+			if v, err := strconv.ParseFloat(value, 64); err == nil {
+				open = max(0, v)
+			}
+		case "lavfi.silence_end":
+			v, err := strconv.ParseFloat(value, 64)
+			if err == nil && !math.IsNaN(open) {
+				silences = appendInterval(silences, Interval{open, min(v, a.DurationSec)})
+			}
+			open = math.NaN()
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !math.IsNaN(open):
+		// silencedetect does not report a pause still running at the end of the stream.
+		silences = appendInterval(silences, Interval{open, a.DurationSec})
+	case lastAudio < a.DurationSec-silenceMinSec:
+		// The audio stops before the picture: what follows is silent.
+		silences = appendInterval(silences, Interval{lastAudio, a.DurationSec})
+	}
+	sort.Slice(silences, func(i, j int) bool { return silences[i].Start < silences[j].Start })
+	return silences, nil
+}
+
+func appendInterval(list []Interval, iv Interval) []Interval {
+	if iv.End <= iv.Start {
+		return list
+	}
+	return append(list, iv)
+}
+
+// markSpeech flags a window as speech when less than half of it lies in a pause.
+func markSpeech(a *Analysis) {
+	j := 0
+	for i := range a.Speech {
+		ws, we := float64(i)*a.WindowSec, float64(i+1)*a.WindowSec
+		we = min(we, a.DurationSec)
+		for j < len(a.Silences) && a.Silences[j].End <= ws {
+			j++
+		}
+		silent := 0.0
+		for k := j; k < len(a.Silences) && a.Silences[k].Start < we; k++ {
+			silent += min(we, a.Silences[k].End) - max(ws, a.Silences[k].Start)
+		}
+		a.Speech[i] = we > ws && silent < (we-ws)/2 && a.LoudnessDB[i] > floorDB
+	}
+}

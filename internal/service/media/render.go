@@ -1,0 +1,219 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// aspectSizes are the export sizes of the layout aspect ratios.
+var aspectSizes = map[string][2]int{
+	"portrait":  {1080, 1920},
+	"square":    {1080, 1080},
+	"landscape": {1920, 1080},
+}
+
+const (
+	defaultAspect        = "portrait" // the service's default layout
+	defaultPreviewHeight = 480
+	minPreviewHeight     = 64
+	maxWatermarkRunes    = 200
+	// endSlack: a highlight may end this far past the probed duration (probes of one file can
+	// differ by a frame or an audio packet); it is clamped to the real end.
+	endSlack = 0.5
+)
+
+// RenderClip renders one highlight of src twice in a single ffmpeg run: the export at the
+// aspect's full size and a preview PreviewHeight pixels high with the same aspect. Both are
+// H.264 (yuv420p) + AAC MP4 with the index up front. An empty Aspect means portrait.
+// Seeking is exact: the clip starts at h.Start and lasts h.End-h.Start.
+func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previewPath string, opts RenderOptions) (*RenderResult, error) {
+	if exportPath == "" || previewPath == "" || exportPath == previewPath {
+		return nil, errors.New("render: exportPath and previewPath must be set and differ")
+	}
+	if sameFile(src, exportPath) || sameFile(src, previewPath) {
+		return nil, errors.New("render: an output path must not be the source")
+	}
+	size, previewH, err := renderSizes(opts)
+	if err != nil {
+		return nil, err
+	}
+	if n := len([]rune(opts.Watermark)); n > maxWatermarkRunes {
+		return nil, fmt.Errorf("render: watermark is %d characters, at most %d allowed", n, maxWatermarkRunes)
+	}
+	info, err := probe(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	start, dur, err := clipSpan(h, info.DurationSec)
+	if err != nil {
+		return nil, err
+	}
+
+	tmp, err := os.MkdirTemp("", "clipperd-render-")
+	if err != nil {
+		return nil, fmt.Errorf("render: temp dir: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var mark string
+	if opts.Watermark != "" {
+		if mark, err = watermarkFilter(opts.Watermark, size, tmp); err != nil {
+			return nil, err
+		}
+	}
+	previewW := evenRound(float64(previewH) * float64(size[0]) / float64(size[1]))
+	graph := reframeFilter(info.videoIndex, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
+	if mark != "" {
+		graph += "," + mark
+	}
+	graph += fmt.Sprintf(",split=2[export][p];[p]scale=%d:%d:flags=bicubic,setsar=1[preview]", previewW, previewH)
+
+	t := strconv.FormatFloat(dur, 'f', 3, 64)
+	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", src, "-filter_complex", graph)
+	args = append(args, outputArgs(info, "[export]", t, "20", "128k", exportPath)...)
+	args = append(args, outputArgs(info, "[preview]", t, "27", "64k", previewPath)...)
+	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
+		os.Remove(exportPath)
+		os.Remove(previewPath)
+		return nil, err
+	}
+
+	res := &RenderResult{}
+	for _, f := range []struct {
+		path string
+		dst  *int64
+	}{{exportPath, &res.ExportBytes}, {previewPath, &res.PreviewBytes}} {
+		st, err := os.Stat(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("render: %w", err)
+		}
+		*f.dst = st.Size()
+	}
+	out, err := probe(ctx, exportPath)
+	if err != nil {
+		return nil, fmt.Errorf("render: probe export: %w", err)
+	}
+	res.DurationSec = out.DurationSec
+	return res, nil
+}
+
+func renderSizes(opts RenderOptions) ([2]int, int, error) {
+	aspect := opts.Aspect
+	if aspect == "" {
+		aspect = defaultAspect
+	}
+	size, ok := aspectSizes[aspect]
+	if !ok {
+		return size, 0, fmt.Errorf("render: aspect %q: want portrait, square or landscape", opts.Aspect)
+	}
+	ph := opts.PreviewHeight
+	if ph == 0 {
+		ph = defaultPreviewHeight
+	}
+	if ph < minPreviewHeight || ph > size[1] {
+		return size, 0, fmt.Errorf("render: previewHeight %d: want %d to %d (the export height)", opts.PreviewHeight, minPreviewHeight, size[1])
+	}
+	return size, ph &^ 1, nil
+}
+
+// clipSpan checks a highlight against the source and returns its start and length.
+func clipSpan(h Highlight, duration float64) (float64, float64, error) {
+	switch {
+	case math.IsNaN(h.Start) || math.IsNaN(h.End) || math.IsInf(h.Start, 0) || math.IsInf(h.End, 0):
+		return 0, 0, errors.New("render: highlight start and end must be finite numbers")
+	case h.Start < 0 || h.End <= h.Start:
+		return 0, 0, fmt.Errorf("render: highlight %.3f-%.3f: want 0 <= start < end", h.Start, h.End)
+	case h.Start >= duration || h.End > duration+endSlack:
+		return 0, 0, fmt.Errorf("render: highlight %.3f-%.3f lies outside the %.3f s source", h.Start, h.End, duration)
+	}
+	end := min(h.End, duration)
+	return h.Start, end - h.Start, nil
+}
+
+func centre(cx float64) float64 {
+	if math.IsNaN(cx) {
+		return 0.5
+	}
+	return min(1, max(0, cx))
+}
+
+// reframeFilter turns the source picture into exactly size: a crop of the target aspect
+// around cx scaled up or down (fill), or the whole picture scaled to fit over a blurred,
+// filled copy of itself (fit). It reads [0:idx] and leaves the chain open.
+func reframeFilter(idx, w, h int, size [2]int, fit bool, cx float64) string {
+	tw, th := size[0], size[1]
+	cw, ch, x, y := cropBox(w, h, float64(tw)/float64(th), cx)
+	crop := fmt.Sprintf("crop=%d:%d:%d:%d", cw, ch, x, y)
+	if !fit {
+		return fmt.Sprintf("[0:%d]%s,scale=%d:%d:flags=bicubic,setsar=1", idx, crop, tw, th)
+	}
+	s := math.Min(float64(tw)/float64(w), float64(th)/float64(h))
+	fw, fh := min(tw, evenRound(float64(w)*s)), min(th, evenRound(float64(h)*s))
+	// Blurring a tenth-size copy is cheap and, scaled up, as soft as a wide blur at full size.
+	bw, bh := evenRound(float64(tw)/10), evenRound(float64(th)/10)
+	return fmt.Sprintf("[0:%d]split=2[bgsrc][fgsrc];"+
+		"[bgsrc]%s,scale=%d:%d,boxblur=6:2,scale=%d:%d,setsar=1[bg];"+
+		"[fgsrc]scale=%d:%d:flags=bicubic,setsar=1[fg];"+
+		"[bg][fg]overlay=(W-w)/2:(H-h)/2",
+		idx, crop, bw, bh, tw, th, fw, fh)
+}
+
+// cropBox is the largest box of aspect ar inside w x h, centred horizontally on cx (clamped
+// to the picture) and vertically.
+func cropBox(w, h int, ar, cx float64) (cw, ch, x, y int) {
+	if float64(w)/float64(h) > ar {
+		ch = h
+		cw = min(w, evenRound(float64(h)*ar))
+		x = int(math.Round(cx*float64(w) - float64(cw)/2))
+		x = min(w-cw, max(0, x))
+		return cw, ch, x, 0
+	}
+	cw = w
+	ch = min(h, evenRound(float64(w)/ar))
+	return cw, ch, 0, (h - ch) / 2
+}
+
+func evenRound(v float64) int { return max(2, int(math.Round(v/2))*2) }
+
+// outputArgs encodes one labelled picture (and the source audio, if any) to an MP4 file.
+func outputArgs(info *probeInfo, label, dur, crf, audioRate, path string) []string {
+	args := []string{"-map", label}
+	if info.HasAudio {
+		args = append(args, "-map", "0:"+strconv.Itoa(info.audioIndex), "-c:a", "aac", "-b:a", audioRate)
+	}
+	return append(args, "-t", dur, "-c:v", "libx264", "-preset", "veryfast", "-crf", crf,
+		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", path)
+}
+
+// watermarkFilter draws text in the bottom right corner. The text goes through a file so no
+// character of it can break the filtergraph, and expansion is off so "%{...}" stays literal.
+// Without drawtext (ffmpeg built without libfreetype) a translucent mark box stands in.
+func watermarkFilter(text string, size [2]int, tmp string) (string, error) {
+	fs := min(size[0], size[1]) / 20
+	margin := fs / 2
+	if !hasFilter("drawtext") {
+		return fmt.Sprintf("drawbox=x=iw-iw/4-%d:y=ih-%d:w=iw/4:h=%d:color=white@0.45:t=fill", margin, fs+margin, fs), nil
+	}
+	file := filepath.Join(tmp, "watermark.txt")
+	if err := os.WriteFile(file, []byte(strings.TrimRight(text, "\n")), 0o600); err != nil {
+		return "", fmt.Errorf("render: watermark text: %w", err)
+	}
+	f := "drawtext="
+	if font := fontFile(); font != "" {
+		f += "fontfile=" + filterValue(font) + ":"
+	}
+	return f + fmt.Sprintf("textfile=%s:expansion=none:fontsize=%d:fontcolor=white@0.85:"+
+		"borderw=%d:bordercolor=black@0.6:x=w-tw-%d:y=h-th-%d",
+		filterValue(file), fs, max(1, fs/18), margin, margin), nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

@@ -1,0 +1,61 @@
+// Package media wraps ffprobe and ffmpeg: probing a source, analysing it in one decode pass,
+// picking highlights from the analysis, and rendering clips.
+package media
+
+import "errors"
+
+// ErrNotVideo is wrapped when the input has no decodable video stream.
+var ErrNotVideo = errors.New("input is not a video")
+
+// ProbeResult describes a media file as ffprobe sees it.
+type ProbeResult struct {
+	DurationSec                        float64
+	Width, Height                      int
+	FPS                                float64
+	HasAudio                           bool
+	SizeBytes                          int64
+	VideoCodec, AudioCodec, FormatName string
+}
+
+// Interval is a span of source time in seconds.
+type Interval struct{ Start, End float64 }
+
+// Analysis is the result of ONE decode pass over the source (audio loudness per window,
+// speech vs silence, scene cuts, and a horizontal centre of interest per window).
+type Analysis struct {
+	DurationSec float64
+	WindowSec   float64    // width of each per-window sample
+	LoudnessDB  []float64  // per window: RMS level in dBFS
+	Speech      []bool     // per window: speech-like (voiced) vs silence
+	Silences    []Interval // detected pauses
+	SceneCuts   []float64  // timestamps of scene changes
+	CenterX     []float64  // per window, 0..1 horizontal centre of interest (0.5 when unknown)
+}
+
+// CurateOptions steers PickHighlights.
+type CurateOptions struct {
+	Range      *Interval    // nil = whole video
+	Durations  [][2]float64 // allowed clip lengths [min,max] seconds; empty = [[15,60]]
+	WholeRange bool         // skipCurate/skipSlicing: one clip of the whole range
+}
+
+// Highlight is one chosen clip of the source.
+type Highlight struct {
+	Start, End float64 // seconds in the source
+	Score      float64
+	CenterX    float64 // mean centre of interest over the clip, 0..1
+}
+
+// RenderOptions steers RenderClip.
+type RenderOptions struct {
+	Aspect        string // "portrait" 1080x1920, "square" 1080x1080, "landscape" 1920x1080
+	Fit           bool   // true: fit the whole frame on a blurred background; false: crop around CenterX
+	Watermark     string // "" = none; else drawn text
+	PreviewHeight int    // preview render height, default 480
+}
+
+// RenderResult reports what RenderClip wrote.
+type RenderResult struct {
+	ExportBytes, PreviewBytes int64
+	DurationSec               float64
+}

@@ -1,0 +1,230 @@
+// Package outbound sends clipperd's conclusion actions: signed webhook calls
+// and emails. Each message is a store.Delivery row, so pending work survives
+// a restart; the Dispatcher sends due rows and reschedules failures with
+// exponential backoff.
+package outbound
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Config configures a Dispatcher.
+type Config struct {
+	Store        *store.Store
+	DataDir      string        // .eml files go to DataDir/outbox when SMTP is empty
+	SMTP         string        // "host:port" of a relay taking plain, unauthenticated mail; empty = write .eml files
+	From         string        // sender address; default "clipperd@localhost"
+	Logger       *slog.Logger  // nil = discard
+	HTTPClient   *http.Client  // for webhooks; nil = a client with a 15 s timeout that does not follow redirects
+	PollInterval time.Duration // how often due deliveries are looked up without a Wake; default 5 s
+
+	// RetryBase is the wait after the first failed attempt; it doubles per
+	// attempt up to RetryMax. Defaults 5 s and 10 min.
+	RetryBase, RetryMax time.Duration
+	// MaxAttempts is how many attempts a delivery gets before it is marked
+	// failed; default 8.
+	MaxAttempts int
+}
+
+// Dispatcher sends pending deliveries.
+type Dispatcher struct {
+	cfg  Config
+	log  *slog.Logger
+	wake chan struct{}
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// parallel bounds how many deliveries of one batch are sent at once, so one
+// slow receiver does not hold up the others.
+const parallel = 4
+
+// New checks cfg and fills its defaults.
+func New(cfg Config) (*Dispatcher, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("outbound: Store is required")
+	}
+	if cfg.SMTP == "" && cfg.DataDir == "" {
+		return nil, errors.New("outbound: DataDir is required when SMTP is not set (emails are written to DataDir/outbox)")
+	}
+	if cfg.From == "" {
+		cfg.From = "clipperd@localhost"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{
+			Timeout: 15 * time.Second,
+			// A redirect answer is not an acknowledgement; re-POSTing
+			// elsewhere would also send the signed body to a third party.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 5 * time.Second
+	}
+	if cfg.RetryBase <= 0 {
+		cfg.RetryBase = 5 * time.Second
+	}
+	if cfg.RetryMax <= 0 {
+		cfg.RetryMax = 10 * time.Minute
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 8
+	}
+	return &Dispatcher{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1)}, nil
+}
+
+// Start runs the send loop until Stop or ctx ends. Deliveries left pending
+// by an earlier process are sent on the first pass.
+func (d *Dispatcher) Start(ctx context.Context) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cancel != nil {
+		return
+	}
+	ctx, d.cancel = context.WithCancel(ctx)
+	d.done = make(chan struct{})
+	go d.loop(ctx, d.done)
+}
+
+// Wake asks the loop to look for due deliveries now instead of at the next poll.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// Stop ends the loop and waits for the batch in progress, or for ctx.
+// A delivery cut short stays pending and is sent after the next Start.
+func (d *Dispatcher) Stop(ctx context.Context) error {
+	d.mu.Lock()
+	cancel, done := d.cancel, d.done
+	d.cancel = nil
+	d.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("outbound: stop: %w", ctx.Err())
+	}
+}
+
+func (d *Dispatcher) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(d.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		d.sendDue(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-d.wake:
+		}
+	}
+}
+
+// sendDue sends every due delivery, batch after batch, until none is due.
+func (d *Dispatcher) sendDue(ctx context.Context) {
+	for ctx.Err() == nil {
+		due, err := d.cfg.Store.DueDeliveries(ctx, 32)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.log.Error("list due deliveries", "err", err)
+			}
+			return
+		}
+		if len(due) == 0 {
+			return
+		}
+		sem := make(chan struct{}, parallel)
+		var wg sync.WaitGroup
+		for i := range due {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(dl *store.Delivery) {
+				defer func() { <-sem; wg.Done() }()
+				d.attempt(ctx, dl)
+			}(&due[i])
+		}
+		wg.Wait()
+	}
+}
+
+// attempt makes one try at dl and records the outcome.
+func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
+	var err error
+	switch dl.Kind {
+	case apitypes.ActionWebhook:
+		err = d.sendWebhook(ctx, dl)
+	case apitypes.ActionEmail:
+		err = d.sendEmail(ctx, dl)
+	default:
+		err = fmt.Errorf("unknown delivery kind %q", dl.Kind)
+	}
+	if err != nil && ctx.Err() != nil {
+		return // cut short by shutdown: the row stays pending and due
+	}
+	dl.Attempts++
+	now := d.cfg.Store.Now()
+	switch {
+	case err == nil:
+		dl.Status, dl.LastError = store.DeliveryDone, ""
+		d.log.Info("delivery sent", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts)
+	case dl.Attempts >= d.cfg.MaxAttempts:
+		dl.Status, dl.LastError = store.DeliveryFailed, err.Error()
+		d.log.Warn("delivery failed, giving up", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "err", err)
+	default:
+		dl.LastError = err.Error()
+		dl.NextAt = now.Add(d.backoff(dl.Attempts))
+		d.log.Warn("delivery failed, will retry", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "next", dl.NextAt, "err", err)
+	}
+	if err := d.cfg.Store.SaveDeliveryAttempt(context.WithoutCancel(ctx), dl); err != nil {
+		d.log.Error("save delivery attempt", "delivery", dl.ID, "err", err)
+	}
+}
+
+// backoff is the wait after the n-th failed attempt: base, 2*base, 4*base... capped.
+func (d *Dispatcher) backoff(n int) time.Duration {
+	w := d.cfg.RetryBase
+	for i := 1; i < n && w < d.cfg.RetryMax; i++ {
+		w *= 2
+	}
+	return min(w, d.cfg.RetryMax)
+}
+
+// outboxDir is where .eml files go without SMTP.
+func (d *Dispatcher) outboxDir() string { return filepath.Join(d.cfg.DataDir, "outbox") }
+
+// writeFileAtomic writes data to path through a temporary file, so a reader
+// of the outbox never sees half a message.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

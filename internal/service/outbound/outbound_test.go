@@ -1,0 +1,414 @@
+package outbound
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"mime"
+	"mime/quotedprintable"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+const (
+	testOrg      = "org-1"
+	firstKey     = "ck_first_key"
+	secondKey    = "ck_second_key"
+	testProject  = "prj_outbound"
+	waitDeadline = 20 * time.Second
+)
+
+// newStore opens a store with an org holding two keys and one project.
+func newStore(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.EnsureKey(ctx, firstKey, testOrg, "user-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureKey(ctx, secondKey, testOrg, "user-2"); err != nil {
+		t.Fatal(err)
+	}
+	p := &store.Project{}
+	p.ID, p.ProjectID, p.OrgID, p.UserID = testProject, testProject, testOrg, "user-1"
+	p.Stage, p.CreatedAt = apitypes.StageComplete, store.Timestamp(time.Now())
+	if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {
+		t.Fatal(err)
+	}
+	return st, dir
+}
+
+func startDispatcher(t *testing.T, cfg Config) *Dispatcher {
+	t.Helper()
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 20 * time.Millisecond
+	}
+	if cfg.RetryBase == 0 {
+		cfg.RetryBase = 30 * time.Millisecond
+	}
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := d.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return d
+}
+
+// waitDelivery polls until delivery id leaves the pending status.
+func waitDelivery(t *testing.T, st *store.Store, id int64) store.Delivery {
+	t.Helper()
+	deadline := time.Now().Add(waitDeadline)
+	for time.Now().Before(deadline) {
+		ds, err := st.ProjectDeliveries(context.Background(), testProject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.ID == id && d.Status != store.DeliveryPending {
+				return d
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("delivery %d still pending after %s", id, waitDeadline)
+	return store.Delivery{}
+}
+
+func enqueue(t *testing.T, st *store.Store, kind, target, body string) int64 {
+	t.Helper()
+	d := &store.Delivery{ProjectID: testProject, Kind: kind, Target: target, Body: body}
+	if err := st.EnqueueDelivery(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	return d.ID
+}
+
+type received struct {
+	body    []byte
+	headers http.Header
+}
+
+func TestWebhookSignedAndRetriedAfterFailure(t *testing.T) {
+	st, dir := newStore(t)
+	var mu sync.Mutex
+	var got []received
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, received{body, r.Header.Clone()})
+		n := len(got)
+		mu.Unlock()
+		if n == 1 {
+			http.Error(w, "receiver down", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+
+	msg := "boom"
+	payload, _ := json.Marshal(apitypes.WebhookPayload{ProjectID: testProject, OrgID: testOrg, Stage: apitypes.StageStalled, Error: &msg, Timestamp: "2025-01-01T00:00:00.000Z"})
+	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL+"/hook", string(payload))
+	startDispatcher(t, Config{Store: st, DataDir: dir})
+
+	d := waitDelivery(t, st, id)
+	if d.Status != store.DeliveryDone || d.Attempts != 2 {
+		t.Fatalf("delivery = %s after %d attempts (last error %q), want done after 2", d.Status, d.Attempts, d.LastError)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 {
+		t.Fatalf("receiver got %d requests, want 2", len(got))
+	}
+	salts := map[string]bool{}
+	for i, r := range got {
+		if string(r.body) != string(payload) {
+			t.Errorf("request %d body = %s, want %s", i, r.body, payload)
+		}
+		salt := r.headers.Get("X-Svc-Salt")
+		if raw, err := hex.DecodeString(salt); err != nil || len(raw) != 8 {
+			t.Errorf("request %d salt %q is not 8 bytes of hex", i, salt)
+		}
+		salts[salt] = true
+		// Independent computation: HMAC-SHA256(first key, body || salt), lowercase hex.
+		m := hmac.New(sha256.New, []byte(firstKey))
+		m.Write(r.body)
+		m.Write([]byte(salt))
+		want := hex.EncodeToString(m.Sum(nil))
+		if sig := r.headers.Get("X-Svc-Signature"); sig != want {
+			t.Errorf("request %d signature = %q, want %q", i, sig, want)
+		}
+		ts, err := strconv.ParseInt(r.headers.Get("X-Svc-Timestamp"), 10, 64)
+		if err != nil || time.Since(time.Unix(ts, 0)).Abs() > time.Hour {
+			t.Errorf("request %d timestamp %q is not current Unix seconds", i, r.headers.Get("X-Svc-Timestamp"))
+		}
+		if ct := r.headers.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("request %d content type %q", i, ct)
+		}
+	}
+	if len(salts) != 2 {
+		t.Errorf("the two attempts reused a salt: %v", salts)
+	}
+}
+
+func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
+	st, dir := newStore(t)
+	var calls int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		http.Error(w, "nope", http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{"projectId":"x"}`)
+	startDispatcher(t, Config{Store: st, DataDir: dir, MaxAttempts: 3, RetryBase: 10 * time.Millisecond})
+	d := waitDelivery(t, st, id)
+	if d.Status != store.DeliveryFailed || d.Attempts != 3 {
+		t.Fatalf("delivery = %s after %d attempts, want failed after 3", d.Status, d.Attempts)
+	}
+	if !strings.Contains(d.LastError, "502") {
+		t.Errorf("last error %q does not name the receiver's answer", d.LastError)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 3 {
+		t.Errorf("receiver called %d times, want 3", calls)
+	}
+}
+
+func TestBackoffDoublesAndCaps(t *testing.T) {
+	d := &Dispatcher{cfg: Config{RetryBase: 5 * time.Second, RetryMax: 30 * time.Second}}
+	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, 30 * time.Second}
+	for i, w := range want {
+		if got := d.backoff(i + 1); got != w {
+			t.Errorf("backoff(%d) = %s, want %s", i+1, got, w)
+		}
+	}
+}
+
+func TestEmailWrittenToOutboxWithoutSMTP(t *testing.T) {
+	st, dir := newStore(t)
+	body := EmailBody(Email{Subject: "Project prj_outbound is COMPLETE — 3 clips", Text: "Your clips are ready.\nhttp://x/media/prj_outbound/c01.mp4"})
+	id := enqueue(t, st, apitypes.ActionEmail, "owner@example.com", body)
+	startDispatcher(t, Config{Store: st, DataDir: dir, From: "clipperd@example.org"})
+	if d := waitDelivery(t, st, id); d.Status != store.DeliveryDone {
+		t.Fatalf("delivery = %s (%s), want done", d.Status, d.LastError)
+	}
+	f, err := os.Open(filepath.Join(dir, "outbox", strconv.FormatInt(id, 10)+".eml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	checkMessage(t, f, "clipperd@example.org", "owner@example.com")
+}
+
+// checkMessage parses an RFC 5322 message and checks its headers and body.
+func checkMessage(t *testing.T, r io.Reader, from, to string) {
+	t.Helper()
+	m, err := mail.ReadMessage(r)
+	if err != nil {
+		t.Fatalf("not an RFC 5322 message: %v", err)
+	}
+	if a, err := mail.ParseAddress(m.Header.Get("From")); err != nil || a.Address != from {
+		t.Errorf("From = %q", m.Header.Get("From"))
+	}
+	if a, err := mail.ParseAddress(m.Header.Get("To")); err != nil || a.Address != to {
+		t.Errorf("To = %q", m.Header.Get("To"))
+	}
+	subject, err := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+	if err != nil || subject != "Project prj_outbound is COMPLETE — 3 clips" {
+		t.Errorf("Subject = %q (%v)", subject, err)
+	}
+	if _, err := m.Header.Date(); err != nil {
+		t.Errorf("Date: %v", err)
+	}
+	if id := m.Header.Get("Message-ID"); !strings.HasPrefix(id, "<") || !strings.Contains(id, "@") {
+		t.Errorf("Message-ID = %q", id)
+	}
+	if ct, params, err := mime.ParseMediaType(m.Header.Get("Content-Type")); err != nil || ct != "text/plain" || params["charset"] != "utf-8" {
+		t.Errorf("Content-Type = %q", m.Header.Get("Content-Type"))
+	}
+	text, err := io.ReadAll(quotedprintable.NewReader(m.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "Your clips are ready.\r\nhttp://x/media/prj_outbound/c01.mp4") {
+		t.Errorf("body = %q", text)
+	}
+}
+
+// smtpSink is a minimal SMTP server: enough of RFC 5321 for net/smtp.
+type smtpSink struct {
+	ln   net.Listener
+	mu   sync.Mutex
+	from string
+	rcpt []string
+	data string
+}
+
+func newSMTPSink(t *testing.T) *smtpSink {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &smtpSink{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	return s
+}
+
+func (s *smtpSink) serve(c net.Conn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	say := func(line string) { _, _ = io.WriteString(c, line+"\r\n") }
+	say("220 sink ESMTP ready")
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		cmd := strings.ToUpper(strings.TrimSpace(line))
+		switch {
+		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
+			say("250 sink")
+		case strings.HasPrefix(cmd, "MAIL FROM:"):
+			s.mu.Lock()
+			s.from = strings.Trim(strings.TrimSpace(line)[len("MAIL FROM:"):], "<> ")
+			s.mu.Unlock()
+			say("250 ok")
+		case strings.HasPrefix(cmd, "RCPT TO:"):
+			s.mu.Lock()
+			s.rcpt = append(s.rcpt, strings.Trim(strings.TrimSpace(line)[len("RCPT TO:"):], "<> "))
+			s.mu.Unlock()
+			say("250 ok")
+		case cmd == "DATA":
+			say("354 end with <CRLF>.<CRLF>")
+			var b strings.Builder
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if l == ".\r\n" {
+					break
+				}
+				b.WriteString(strings.TrimPrefix(l, ".")) // undo dot-stuffing
+			}
+			s.mu.Lock()
+			s.data = b.String()
+			s.mu.Unlock()
+			say("250 queued")
+		case cmd == "QUIT":
+			say("221 bye")
+			return
+		default:
+			say("502 not implemented")
+		}
+	}
+}
+
+func TestEmailSentOverSMTP(t *testing.T) {
+	st, dir := newStore(t)
+	sink := newSMTPSink(t)
+	body := EmailBody(Email{Subject: "Project prj_outbound is COMPLETE — 3 clips", Text: "Your clips are ready.\nhttp://x/media/prj_outbound/c01.mp4"})
+	id := enqueue(t, st, apitypes.ActionEmail, "owner@example.com", body)
+	startDispatcher(t, Config{Store: st, DataDir: dir, SMTP: sink.ln.Addr().String(), From: "clipperd@example.org"})
+	if d := waitDelivery(t, st, id); d.Status != store.DeliveryDone {
+		t.Fatalf("delivery = %s (%s), want done", d.Status, d.LastError)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if sink.from != "clipperd@example.org" || len(sink.rcpt) != 1 || sink.rcpt[0] != "owner@example.com" {
+		t.Errorf("envelope from %q to %v", sink.from, sink.rcpt)
+	}
+	checkMessage(t, strings.NewReader(sink.data), "clipperd@example.org", "owner@example.com")
+	if entries, _ := os.ReadDir(filepath.Join(dir, "outbox")); len(entries) != 0 {
+		t.Errorf("outbox has %d files although SMTP was set", len(entries))
+	}
+}
+
+func TestPendingDeliveriesSurviveRestart(t *testing.T) {
+	st, dir := newStore(t)
+	var up atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "later", http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{}`)
+	// First process: one failed attempt, next try far away, then it stops.
+	d1, err := New(Config{Store: st, DataDir: dir, PollInterval: 10 * time.Millisecond, RetryBase: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1.Start(context.Background())
+	deadline := time.Now().Add(waitDeadline)
+	for {
+		ds, _ := st.ProjectDeliveries(context.Background(), testProject)
+		if len(ds) == 1 && ds[0].Attempts == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("first attempt never recorded")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := d1.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The row is still pending; make it due and let a new dispatcher finish it.
+	up.Store(true)
+	ds, _ := st.ProjectDeliveries(context.Background(), testProject)
+	if ds[0].Status != store.DeliveryPending {
+		t.Fatalf("after stop the delivery is %s, want pending", ds[0].Status)
+	}
+	ds[0].NextAt = time.Now().Add(-time.Second)
+	if err := st.SaveDeliveryAttempt(context.Background(), &ds[0]); err != nil {
+		t.Fatal(err)
+	}
+	startDispatcher(t, Config{Store: st, DataDir: dir})
+	if d := waitDelivery(t, st, id); d.Status != store.DeliveryDone || d.Attempts != 2 {
+		t.Fatalf("delivery = %s after %d attempts, want done after 2", d.Status, d.Attempts)
+	}
+}

@@ -1,0 +1,58 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+)
+
+// curateStage analyses the source in one decode pass and picks the
+// highlights inside the processed span, with lengths allowed by
+// curationPref.clipDurations. skipCurate/skipSlicing make one clip of the
+// whole span.
+func (r *Runner) curateStage(ctx context.Context, j *job) error {
+	cp := curationPref(j.p)
+	a, err := media.Analyze(ctx, j.source)
+	if err != nil {
+		return fmt.Errorf("analyse the video: %w", err) // an ffmpeg failure: worth a retry
+	}
+	opts := media.CurateOptions{
+		Durations:  cp.ClipDurations,
+		WholeRange: isTrue(cp.SkipCurate) || isTrue(cp.SkipSlicing),
+	}
+	if j.ranged {
+		span := j.span
+		opts.Range = &span
+	}
+	hs, err := media.PickHighlights(a, opts)
+	if err != nil {
+		return permanentf("choosing clips with curationPref.clipDurations %s in %s: %w", durations(cp.ClipDurations), spanText(j), err)
+	}
+	if len(hs) == 0 {
+		return permanentf("no clip with a length allowed by curationPref.clipDurations %s fits in %s", durations(cp.ClipDurations), spanText(j))
+	}
+	j.highlights = hs
+	return nil
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+func durations(ds [][2]float64) string {
+	if len(ds) == 0 {
+		return "(default [15,60] s)"
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = fmt.Sprintf("[%g,%g]", d[0], d[1])
+	}
+	return "[" + strings.Join(parts, ",") + "] s"
+}
+
+func spanText(j *job) string {
+	if j.ranged {
+		return fmt.Sprintf("curationPref.range %s–%s", clock(j.span.Start), clock(j.span.End))
+	}
+	return fmt.Sprintf("the video (%s long)", clock(j.span.End))
+}

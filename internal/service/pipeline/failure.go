@@ -1,0 +1,51 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+)
+
+// failure marks how a stage error is handled: a permanent one (bad input,
+// a limit, a missing tool) leaves the project STALLED for good; anything
+// else is transient and retried with backoff.
+type failure struct {
+	err       error
+	permanent bool
+	immediate bool // retry without backoff (an interrupted run, not a fault of the input)
+}
+
+func (f *failure) Error() string { return f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
+
+// permanentf builds a permanent failure; the text is what the user reads in
+// the project's error, so it names the field or limit at fault.
+func permanentf(format string, args ...any) error {
+	return &failure{err: fmt.Errorf(format, args...), permanent: true}
+}
+
+// isPermanent reports whether err must not be retried.
+func isPermanent(err error) bool {
+	var f *failure
+	return errors.As(err, &f) && f.permanent
+}
+
+func isImmediate(err error) bool {
+	var f *failure
+	return errors.As(err, &f) && f.immediate
+}
+
+// interruptedError is the stall recorded for a project a dead process left
+// in flight.
+func interruptedError(stage string) error {
+	return &failure{err: fmt.Errorf("interrupted: clipperd restarted during %s", stage), immediate: true}
+}
+
+// userError shows a message written for the user while keeping the cause
+// in the chain for errors.Is and the logs.
+type userError struct {
+	msg   string
+	cause error
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.cause }

@@ -1,0 +1,151 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// importUpload places a completed upload at dst. A hard link shares the
+// bytes, so a 30 GB upload is not copied; a copy is the fallback when the
+// two paths are on different filesystems.
+func (r *Runner) importUpload(ctx context.Context, p *store.Project, dst string) error {
+	id := videoURL(p)
+	up, err := r.cfg.Store.GetUpload(ctx, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && up.OrgID != p.OrgID) {
+		return permanentf("videoUrl %q is not a known uploadId of this organization: create one with POST /api/upload-links", id)
+	}
+	if err != nil {
+		return fmt.Errorf("look up upload %s: %w", id, err)
+	}
+	if !up.Complete {
+		return permanentf("upload %s is incomplete (%d of %d bytes received): finish the PUT of the file before creating the project", id, up.Received, up.Total)
+	}
+	fi, err := os.Stat(up.Path)
+	if err != nil {
+		return permanentf("the bytes of upload %s are gone from the server: upload the file again", id)
+	}
+	if fi.Size() > maxSourceBytes {
+		return permanentf("upload %s is %s; the limit is 30 GB", id, gb(fi.Size()))
+	}
+	if err := os.Link(up.Path, dst); err == nil {
+		return nil
+	}
+	if err := copyFile(ctx, up.Path, dst); err != nil {
+		return fmt.Errorf("copy upload %s: %w", id, err)
+	}
+	return nil
+}
+
+// importOwnMedia imports a clip address this clipperd handed out
+// ({PublicURL}/media/<projectId>/<file>) from disk, since those addresses
+// usually point at this very host.
+func (r *Runner) importOwnMedia(ctx context.Context, raw, dst string) error {
+	rest := strings.TrimPrefix(raw, strings.TrimSuffix(r.cfg.PublicURL, "/")+"/media/")
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	rel, err := url.PathUnescape(rest)
+	if err != nil {
+		return permanentf("videoUrl %q: %w", raw, err)
+	}
+	root := filepath.Join(r.cfg.DataDir, "media")
+	src := filepath.Join(root, filepath.FromSlash(rel))
+	if r, err := filepath.Rel(root, src); err != nil || r == "." || strings.HasPrefix(r, "..") {
+		return permanentf("videoUrl %q does not name a clipperd media file", raw)
+	}
+	if _, err := os.Stat(src); err != nil {
+		return permanentf("videoUrl names clipperd media %q, which does not exist", rel)
+	}
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return copyFile(ctx, src, dst)
+}
+
+// idleTimeout ends a download that has received nothing for this long.
+const idleTimeout = 60 * time.Second
+
+var errDownloadIdle = errors.New("no data received for 60 s")
+
+// download streams an http(s) media file to dst, refusing more than
+// r.maxDownload bytes.
+func (r *Runner) download(ctx context.Context, u *url.URL, dst string) error {
+	shown := redactURL(u)
+	dctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(dctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return permanentf("videoUrl %s: %w", shown, err)
+	}
+	req.Header.Set("User-Agent", "clipperd-import/1")
+	resp, err := r.client.Do(req)
+	if err != nil {
+		var pe *privateAddrError
+		if errors.As(err, &pe) {
+			return permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, pe.ip)
+		}
+		return fmt.Errorf("download videoUrl %s: %w", shown, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return fmt.Errorf("download videoUrl %s: the server answered %s", shown, resp.Status)
+	default:
+		return permanentf("videoUrl %s answered %s: it must be a public address of an MP4 file", shown, resp.Status)
+	}
+	limit := r.maxDownload
+	if resp.ContentLength > limit {
+		return permanentf("videoUrl %s is %s; links to media files are limited to %s", shown, gb(resp.ContentLength), gb(limit))
+	}
+	part := dst + ".part"
+	f, err := os.Create(part)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", part, err)
+	}
+	idle := time.AfterFunc(idleTimeout, func() { cancel(errDownloadIdle) })
+	defer idle.Stop()
+	n, err := io.Copy(f, io.LimitReader(idleReader{resp.Body, idle}, limit+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil && errors.Is(context.Cause(dctx), errDownloadIdle):
+		err = fmt.Errorf("download videoUrl %s stalled: %w", shown, errDownloadIdle)
+	case err != nil:
+		err = fmt.Errorf("download videoUrl %s: %w", shown, err)
+	case n > limit:
+		err = permanentf("videoUrl %s is larger than %s, the limit for links to media files", shown, gb(limit))
+	case resp.ContentLength >= 0 && n != resp.ContentLength:
+		err = fmt.Errorf("download videoUrl %s: got %d of %d bytes", shown, n, resp.ContentLength)
+	}
+	if err != nil {
+		_ = os.Remove(part)
+		return err
+	}
+	return os.Rename(part, dst)
+}
+
+// idleReader pushes back the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *time.Timer
+}
+
+func (ir idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.t.Reset(idleTimeout)
+	}
+	return n, err
+}

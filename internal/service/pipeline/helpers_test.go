@@ -1,0 +1,244 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+)
+
+const (
+	testOrg    = "org-test"
+	testUser   = "user-test"
+	testKey    = "ck_test_first_key"
+	publicURL  = "http://clipperd.test:8787"
+	finishWait = 80 * time.Second
+)
+
+var sharedDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "pipeline-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func requireFFmpeg(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed; this test needs real ffmpeg (CI installs it)", tool)
+		}
+	}
+}
+
+var (
+	videoOnce sync.Once
+	videoPath string
+	videoErr  error
+)
+
+// testVideo is one generated 40 s 320x240 talk, shared by the tests
+// (read-only: imports hard-link or copy it).
+func testVideo(t *testing.T) string {
+	t.Helper()
+	requireFFmpeg(t)
+	videoOnce.Do(func() {
+		videoPath = filepath.Join(sharedDir, "talk.mp4")
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		videoErr = testvideo.Generate(ctx, videoPath, testvideo.Options{Duration: 40 * time.Second, Width: 320, Height: 240})
+	})
+	if videoErr != nil {
+		t.Fatalf("generate test video: %v", videoErr)
+	}
+	return videoPath
+}
+
+type env struct {
+	t   *testing.T
+	st  *store.Store
+	dir string
+	cfg Config
+}
+
+// newEnv opens a store in a temp dir with one org and its first key.
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.EnsureKey(context.Background(), testKey, testOrg, testUser); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureKey(context.Background(), "ck_second_key", testOrg, "user-2"); err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, st: st, dir: dir, cfg: Config{
+		Store:          st,
+		DataDir:        dir,
+		PublicURL:      publicURL,
+		MonthlyCredits: 900,
+		Workers:        2,
+		Logger:         slog.New(slog.NewTextHandler(t.Output(), nil)),
+		PollInterval:   30 * time.Millisecond,
+		RetryBase:      30 * time.Millisecond,
+	}}
+}
+
+// runner builds a Runner from e.cfg and starts it; it is stopped at cleanup.
+func (e *env) runner() *Runner {
+	e.t.Helper()
+	r, err := New(e.cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = r.Stop(ctx)
+	})
+	return r
+}
+
+// upload records a completed upload whose bytes are at path.
+func (e *env) upload(path string) string {
+	e.t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	u := &store.Upload{ID: store.NewID("up_"), OrgID: testOrg, UserID: testUser, Path: path, Total: fi.Size(), Received: fi.Size(), Complete: true}
+	if err := e.st.SaveUpload(context.Background(), u); err != nil {
+		e.t.Fatal(err)
+	}
+	return u.ID
+}
+
+// create inserts a QUEUED project the way the API does.
+func (e *env) create(req apitypes.CreateProjectRequest) string {
+	e.t.Helper()
+	now := store.Timestamp(e.st.Now())
+	p := &store.Project{Request: req}
+	id := store.NewID("prj_")
+	p.ID, p.ProjectID, p.OrgID, p.UserID = id, id, testOrg, testUser
+	p.Stage, p.CreatedAt, p.UpdatedAt = apitypes.StageQueued, now, now
+	p.ProductTier, p.Visibility, p.Labels = "PRO", apitypes.VisibilityDefault, []string{}
+	p.CurationPref, p.RenderPref, p.ImportPref = req.CurationPref, req.RenderPref, req.ImportPref
+	p.ConclusionActions = req.ConclusionActions
+	p.SourcePlatform = SourcePlatform(req.VideoURL)
+	if err := e.st.CreateProject(context.Background(), p, store.Admission{MaxConcurrent: 4, MonthlyCredits: 900, Reserve: minCredits}); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+func (e *env) project(id string) *store.Project {
+	e.t.Helper()
+	p, err := e.st.GetProject(context.Background(), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// waitDone polls until the project is COMPLETE, or STALLED with no retry planned.
+func (e *env) waitDone(id string) *store.Project {
+	e.t.Helper()
+	return e.waitFor(id, func(p *store.Project) bool {
+		return p.Stage == apitypes.StageComplete || (p.Stage == apitypes.StageStalled && p.RetryAt == "")
+	})
+}
+
+func (e *env) waitFor(id string, ok func(*store.Project) bool) *store.Project {
+	e.t.Helper()
+	deadline := time.Now().Add(finishWait)
+	for {
+		p := e.project(id)
+		if ok(p) {
+			return p
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("project %s still in %s after %s (error %v)", id, p.Stage, finishWait, deref(p.Error))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func f64(v float64) *float64 { return &v }
+func yes() *bool             { b := true; return &b }
+
+// probeSize reads a video's frame size and duration with ffprobe, apart
+// from the media package under test.
+func probeSize(t *testing.T, path string) (w, h int, dur float64) {
+	t.Helper()
+	out, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0",
+		"-show_entries", "stream=width,height:format=duration", "-of", "default=nw=1", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v", path, err)
+	}
+	for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		switch k {
+		case "width":
+			w, _ = strconv.Atoi(v)
+		case "height":
+			h, _ = strconv.Atoi(v)
+		case "duration":
+			dur, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	return w, h, dur
+}
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var _ io.Writer = (*syncBuffer)(nil)

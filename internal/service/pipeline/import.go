@@ -1,0 +1,213 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Limits of the service (service-interface.md, Limits).
+const (
+	maxDurationSec = 10 * 3600
+	maxSourceBytes = 30_000_000_000 // any source
+	maxLinkBytes   = 10_000_000_000 // a public link to a media file
+	minCredits     = 10             // the API project minimum, reserved at create
+	sourceName     = "source.mp4"
+)
+
+func (r *Runner) projectDir(id string) string { return filepath.Join(r.cfg.DataDir, "media", id) }
+
+// importStage puts the source at DataDir/media/<id>/source.mp4, probes it,
+// checks the limits and charges the credits beyond those reserved at create.
+// A source complete from an earlier attempt is reused: files only get their
+// final name once whole.
+func (r *Runner) importStage(ctx context.Context, j *job) error {
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return fmt.Errorf("create media directory: %w", err)
+	}
+	dst := filepath.Join(j.dir, sourceName)
+	kind, plat, u := classify(videoURL(j.p), r.cfg.PublicURL)
+	if _, err := os.Stat(dst); err != nil {
+		switch kind {
+		case kindUpload:
+			err = r.importUpload(ctx, j.p, dst)
+		case kindOwnMedia:
+			err = r.importOwnMedia(ctx, videoURL(j.p), dst)
+		case kindLink:
+			err = r.download(ctx, u, dst)
+		case kindPlatform:
+			err = r.ytdlp(ctx, u, plat, j.dir, dst)
+		default:
+			err = permanentf("videoUrl %q is neither an http(s) address nor an uploadId", videoURL(j.p))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	j.source = dst
+
+	pr, err := media.Probe(ctx, dst)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		// ffprobe's own words name server paths; they go to the log, and the
+		// user reads what to fix. Retrying reads the same bytes: permanent.
+		r.log.Warn("probe of imported source failed", "project", j.p.ID, "err", err)
+		what := describeSource(videoURL(j.p), kind, u)
+		if errors.Is(err, media.ErrNotVideo) {
+			return &failure{err: &userError{what + " is not a video: ffmpeg finds no video stream it can decode", err}, permanent: true}
+		}
+		return &failure{err: &userError{what + " is not a media file ffmpeg can read", err}, permanent: true}
+	}
+	if pr.DurationSec > maxDurationSec {
+		return permanentf("the video is %s long; the limit is 10 hours", clock(pr.DurationSec))
+	}
+	size := pr.SizeBytes
+	if size <= 0 {
+		size = sourceSize(dst)
+	}
+	if size > maxSourceBytes {
+		return permanentf("the video is %s; the limit is 30 GB", gb(size))
+	}
+	j.probe = pr
+	cp := curationPref(j.p)
+	span, ranged, err := processedSpan(&cp, pr.DurationSec)
+	if err != nil {
+		return err
+	}
+	j.span, j.ranged = span, ranged
+	if err := r.chargeCredits(ctx, j); err != nil {
+		return err
+	}
+	p, err := r.cfg.Store.MutateProject(ctx, j.p.ID, func(p *store.Project) error {
+		p.SourcePath, p.SourceDurationSec = dst, pr.DurationSec
+		p.StorageSize = size
+		if p.SourcePlatform == "" {
+			p.SourcePlatform = plat.enum
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record source: %w", err)
+	}
+	j.p = p
+	return nil
+}
+
+// describeSource names the source in messages without leaking link secrets.
+func describeSource(raw string, kind sourceKind, u *url.URL) string {
+	if kind == kindUpload {
+		return "the upload " + raw
+	}
+	return "videoUrl " + redactURL(u)
+}
+
+// processedSpan is the part of the source the project covers: its
+// curationPref.range, checked against the real length, or the whole video.
+func processedSpan(cp *apitypes.CurationPref, dur float64) (media.Interval, bool, error) {
+	whole := media.Interval{Start: 0, End: dur}
+	if cp == nil || cp.Range == nil || cp.Range.StartSec == nil || cp.Range.EndSec == nil {
+		return whole, false, nil
+	}
+	start, end := *cp.Range.StartSec, *cp.Range.EndSec
+	// Half a second of slack: lengths from a player or ffprobe disagree by frames.
+	const slack = 0.5
+	switch {
+	case start < 0 || end <= start:
+		return whole, false, permanentf("curationPref.range must have 0 <= startSec < endSec, got %g..%g", start, end)
+	case start >= dur:
+		return whole, false, permanentf("curationPref.range starts at %gs, past the end of the video (%s long)", start, clock(dur))
+	case end > dur+slack:
+		return whole, false, permanentf("curationPref.range ends at %gs, past the end of the video (%s long); set endSec to at most %.1f", end, clock(dur), dur)
+	}
+	return media.Interval{Start: start, End: math.Min(end, dur)}, true, nil
+}
+
+// chargeCredits takes the project's full cost, one credit per started
+// minute of processed source and at least the API minimum, less what was
+// reserved at create. A retry charges nothing twice.
+func (r *Runner) chargeCredits(ctx context.Context, j *job) error {
+	minutes := int64(math.Ceil((j.span.End - j.span.Start) / 60))
+	total := max(minCredits, minutes)
+	p, err := r.cfg.Store.ChargeProjectCredits(ctx, j.p.ID, total, r.cfg.MonthlyCredits)
+	var capErr *store.MonthlyCapError
+	if errors.As(err, &capErr) {
+		return permanentf("monthly API cap of %d credits reached: this video needs %d more credits (%d of %d used this month); the cap resets at %s",
+			capErr.Cap, capErr.Needed, capErr.Used, capErr.Cap, capErr.ResetAt.Format(time.RFC3339))
+	}
+	if err != nil {
+		return fmt.Errorf("charge credits: %w", err)
+	}
+	j.p = p
+	return nil
+}
+
+// sourceSize is the size of a file, 0 when it is missing.
+func sourceSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// clock formats seconds as m:ss or h:mm:ss.
+func clock(sec float64) string {
+	s := int64(math.Round(sec))
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+func gb(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
+
+// copyFile copies src to dst through dst.part, so dst appears only whole.
+func copyFile(ctx context.Context, src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	part := dst + ".part"
+	out, err := os.Create(part)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, ctxReader{ctx, in})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(part)
+		return err
+	}
+	return os.Rename(part, dst)
+}
+
+// ctxReader stops a long copy when ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

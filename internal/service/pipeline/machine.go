@@ -1,0 +1,231 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// A project's life, in one place:
+//
+//	QUEUED → IMPORT → CURATE → REFINE → RENDER → UPLOAD → COMPLETE
+//	any active stage → STALLED (error set, stallCount+1)
+//	STALLED with retryAt → QUEUED when retryAt passes (scan loop)
+//	active stage found at Start → STALLED "interrupted…" → QUEUED at once
+//
+// Each stage is persisted before its work starts, so the API reports
+// progress. A run keeps its intermediate results (probe, highlights, plans)
+// in a job; every stage is idempotent, so a retry starts again at IMPORT.
+
+// stage is one step of the machine.
+type stage struct {
+	name string
+	run  func(r *Runner, ctx context.Context, j *job) error
+}
+
+var stages = []stage{
+	{apitypes.StageImport, (*Runner).importStage},
+	{apitypes.StageCurate, (*Runner).curateStage},
+	{apitypes.StageRefine, (*Runner).refineStage},
+	{apitypes.StageRender, (*Runner).renderStage},
+	{apitypes.StageUpload, (*Runner).uploadStage},
+}
+
+// inFlightStages are the stages a worker holds a project in; finding one
+// there at Start means the process died mid-run.
+var inFlightStages = []string{apitypes.StageImport, apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender, apitypes.StageUpload}
+
+// job is one run of the machine over a project.
+type job struct {
+	p      *store.Project // as last persisted
+	runID  string
+	dir    string // DataDir/media/<projectId>
+	source string // imported source file
+
+	probe  *media.ProbeResult
+	span   media.Interval // the part of the source processed (range or whole)
+	ranged bool           // curationPref.range was given
+
+	highlights []media.Highlight
+	plans      []*clipPlan
+	renderUsed apitypes.RenderPref // the render preferences applied, reported on clips
+	clips      []apitypes.ExportableClip
+}
+
+var errNotQueued = errors.New("project is not queued")
+
+// process runs one project from QUEUED to COMPLETE or STALLED. When ctx is
+// cancelled (Stop) the project is left in its stage, as after a crash.
+func (r *Runner) process(ctx context.Context, id string) {
+	j := &job{runID: store.NewID("run_")}
+	started := time.Now()
+	from := apitypes.StageQueued
+	for i, st := range stages {
+		p, err := r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
+			if i == 0 {
+				// The claim: only a queued project starts a run.
+				if p.Stage != apitypes.StageQueued && p.Stage != apitypes.StagePending {
+					return errNotQueued
+				}
+				p.RetryAt = ""
+				if t, err := time.Parse(time.RFC3339Nano, p.UpdatedAt); err == nil {
+					started = t // the time spent waiting in QUEUED
+				}
+			}
+			p.Stage = st.name
+			return nil
+		})
+		if errors.Is(err, errNotQueued) || errors.Is(err, store.ErrNotFound) {
+			return
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				r.log.Error("persist stage", "project", id, "stage", st.name, "err", err)
+			}
+			return
+		}
+		r.log.Info("project stage", "project", id, "from", from, "to", st.name, "took", time.Since(started).Round(time.Millisecond))
+		from, started, j.p = st.name, time.Now(), p
+		if j.dir == "" {
+			j.dir = r.projectDir(id)
+		}
+		r.at(ctx, st.name)
+		if err := st.run(r, ctx, j); err != nil {
+			if ctx.Err() != nil {
+				r.log.Warn("project interrupted by shutdown", "project", id, "stage", st.name, "took", time.Since(started).Round(time.Millisecond))
+				return
+			}
+			r.stall(ctx, id, st.name, err, time.Since(started))
+			return
+		}
+	}
+	if err := r.complete(ctx, j); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		r.stall(ctx, id, apitypes.StageUpload, err, time.Since(started))
+		return
+	}
+	r.log.Info("project stage", "project", id, "from", from, "to", apitypes.StageComplete, "took", time.Since(started).Round(time.Millisecond), "clips", len(j.clips))
+}
+
+// at calls the test hook, if any.
+func (r *Runner) at(ctx context.Context, point string) {
+	if r.hook != nil {
+		r.hook(ctx, point)
+	}
+}
+
+// complete moves the project to COMPLETE and queues its conclusion actions
+// in the same transaction.
+func (r *Runner) complete(ctx context.Context, j *job) error {
+	var size int64
+	for _, pl := range j.plans {
+		size += pl.exportBytes + pl.previewBytes
+	}
+	_, queued, err := r.cfg.Store.MutateProjectAndEnqueue(ctx, j.p.ID, func(p *store.Project) ([]store.Delivery, error) {
+		p.Stage = apitypes.StageComplete
+		p.Error, p.RetryAt = nil, ""
+		p.StorageSize = sourceSize(p.SourcePath) + size
+		return r.conclusionDeliveries(p, j.clips), nil
+	})
+	if err != nil {
+		return fmt.Errorf("mark complete: %w", err)
+	}
+	r.deliveriesQueued(queued)
+	return nil
+}
+
+// stall records a failed stage: STALLED, the error, one more stall, and a
+// retry time unless the failure is permanent or retries are used up. A
+// final stall runs the conclusion actions that asked for failures.
+func (r *Runner) stall(ctx context.Context, id, stageName string, cause error, took time.Duration) {
+	var msg string
+	if isImmediate(cause) {
+		msg = cause.Error()
+	} else {
+		msg = fmt.Sprintf("%s failed: %v", stageName, cause)
+	}
+	permanent := isPermanent(cause)
+	var retryAt string
+	p, queued, err := r.cfg.Store.MutateProjectAndEnqueue(context.WithoutCancel(ctx), id, func(p *store.Project) ([]store.Delivery, error) {
+		count := int64(1)
+		if p.StallCount != nil {
+			count = *p.StallCount + 1
+		}
+		retryAt = ""
+		text := msg
+		switch {
+		case permanent:
+		case count > int64(r.cfg.MaxRetries):
+			text = fmt.Sprintf("%s (not retried: the project stalled %d times)", msg, count)
+		case isImmediate(cause):
+			retryAt = store.Timestamp(r.cfg.Store.Now())
+		default:
+			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(count)))
+		}
+		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &text, &count, retryAt
+		if retryAt != "" {
+			return nil, nil // not a conclusion yet: the service tries again
+		}
+		return r.conclusionDeliveries(p, nil), nil
+	})
+	if err != nil {
+		r.log.Error("persist stall", "project", id, "stage", stageName, "cause", cause, "err", err)
+		return
+	}
+	r.log.Warn("project stage", "project", id, "from", stageName, "to", apitypes.StageStalled, "took", took.Round(time.Millisecond),
+		"error", *p.Error, "stallCount", *p.StallCount, "permanent", permanent, "retryAt", retryAt)
+	r.deliveriesQueued(queued)
+}
+
+// retryDelay is the backoff before retrying after the n-th stall.
+func (r *Runner) retryDelay(n int64) time.Duration {
+	d := r.cfg.RetryBase
+	for i := int64(1); i < n && d < time.Hour; i++ {
+		d *= 2
+	}
+	return min(d, time.Hour)
+}
+
+// requeue moves a STALLED project whose retry is due back to QUEUED.
+func (r *Runner) requeue(ctx context.Context, id string) error {
+	_, err := r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
+		if p.Stage != apitypes.StageStalled || p.RetryAt == "" {
+			return errNotQueued
+		}
+		p.Stage, p.RetryAt = apitypes.StageQueued, ""
+		return nil
+	})
+	if errors.Is(err, errNotQueued) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.log.Info("project stage", "project", id, "from", apitypes.StageStalled, "to", apitypes.StageQueued, "reason", "retry")
+	r.Submit(id)
+	return nil
+}
+
+// recoverInterrupted stalls every project an earlier process left in an
+// active stage; the scan loop then retries them at once.
+func (r *Runner) recoverInterrupted(ctx context.Context) error {
+	ps, err := r.cfg.Store.ProjectsInStages(ctx, inFlightStages...)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if !slices.Contains(inFlightStages, p.Stage) {
+			continue
+		}
+		r.stall(ctx, p.ID, p.Stage, interruptedError(p.Stage), 0)
+	}
+	return nil
+}

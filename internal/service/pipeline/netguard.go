@@ -1,0 +1,102 @@
+package pipeline
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// privateAddrError is returned when an import would connect to an address
+// inside the host's network.
+type privateAddrError struct{ ip netip.Addr }
+
+func (e *privateAddrError) Error() string {
+	return fmt.Sprintf("refusing to connect to private or loopback address %s", e.ip)
+}
+
+// blockedPrefixes are ranges net/netip has no predicate for but that reach
+// internal networks: carrier-grade NAT, "this network", benchmarking, NAT64.
+var blockedPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"),
+}
+
+// isPrivateAddr reports whether ip is not a public unicast address.
+func isPrivateAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
+		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {
+		return true
+	}
+	for _, p := range blockedPrefixes {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// guardControl runs after name resolution, on the very address being
+// connected to, so DNS tricks (rebinding, a public name for 127.0.0.1) and
+// redirects cannot reach the private network.
+func guardControl(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return fmt.Errorf("import dial %q: %w", address, err)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("import dial %q: %w", address, err)
+	}
+	if isPrivateAddr(ip) {
+		return &privateAddrError{ip: ip.Unmap()}
+	}
+	return nil
+}
+
+// importClient returns the client for http(s) imports. Unless private
+// imports are allowed its dialer refuses private addresses; it has no
+// overall timeout (sources run to gigabytes) but bounded connect and header
+// waits, and downloads stop when the body goes idle (see idleReader).
+func importClient(base *http.Client, allowPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		dialer.Control = guardControl
+	}
+	if base != nil {
+		t, ok := base.Transport.(*http.Transport)
+		if base.Transport == nil {
+			t, ok = http.DefaultTransport.(*http.Transport), true
+		}
+		if !ok {
+			return base // a custom RoundTripper: its owner decides where it may connect
+		}
+		c := *base
+		tr := t.Clone()
+		tr.DialContext = dialer.DialContext
+		if !allowPrivate {
+			tr.Proxy = nil // a proxy would connect on our behalf, past the guard
+		}
+		c.Transport = tr
+		return &c
+	}
+	tr := &http.Transport{
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConns:          16,
+	}
+	if allowPrivate {
+		tr.Proxy = http.ProxyFromEnvironment
+	}
+	return &http.Client{Transport: tr}
+}

@@ -1,0 +1,97 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// watermarkText is drawn on clips when renderPref.enableWatermark is true.
+const watermarkText = "clipperd"
+
+// renderName matches the files RENDER writes, so a retry can clear them.
+var renderName = regexp.MustCompile(`^c\d+(\.preview)?\.mp4$`)
+
+// renderStage renders each clip's export and preview, one clip at a time
+// (ffmpeg already uses every core).
+func (r *Runner) renderStage(ctx context.Context, j *job) error {
+	opts, used, err := r.renderOptions(ctx, j)
+	if err != nil {
+		return err
+	}
+	j.renderUsed = used
+	if err := clearRenders(j.dir); err != nil {
+		return fmt.Errorf("clear earlier renders: %w", err)
+	}
+	for i, pl := range j.plans {
+		r.at(ctx, fmt.Sprintf("render %d", i))
+		if _, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, opts); err != nil {
+			return fmt.Errorf("render clip %s (%s–%s): %w", pl.curationID, clock(pl.h.Start), clock(pl.h.End), err)
+		}
+		pr, err := media.Probe(ctx, pl.export)
+		if err != nil {
+			return fmt.Errorf("probe the render of clip %s: %w", pl.curationID, err)
+		}
+		pl.durationSec = pr.DurationSec
+		pl.exportBytes, pl.previewBytes = sourceSize(pl.export), sourceSize(pl.preview)
+	}
+	return nil
+}
+
+// renderOptions resolves the layout from renderPref and the brand template,
+// and returns the renderPref that was actually applied, for the clips.
+func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions, apitypes.RenderPref, error) {
+	rp := renderPref(j.p)
+	aspect := strings.ToLower(strings.TrimSpace(rp.LayoutAspectRatio))
+	if !slices.Contains(apitypes.AspectRatios, aspect) {
+		aspect = apitypes.AspectPortrait
+	}
+	tplFit := false
+	tpl, err := r.cfg.Store.BrandTemplate(ctx, j.p.OrgID, brandTemplateID(j.p))
+	if errors.Is(err, store.ErrNotFound) {
+		// The template was removed after the project was created: the org default applies.
+		r.log.Warn("brand template not found, using the default", "project", j.p.ID, "brandTemplateId", brandTemplateID(j.p))
+		tpl, err = r.cfg.Store.BrandTemplate(ctx, j.p.OrgID, "")
+	}
+	if err != nil {
+		return media.RenderOptions{}, rp, fmt.Errorf("read brand template: %w", err)
+	}
+	if tpl.Preferences != nil {
+		tplFit = isTrue(tpl.Preferences.EnableFitLayout)
+	}
+	fit := isTrue(rp.EnableFitLayout) || (tplFit && !isTrue(rp.DisableFitLayout))
+	opts := media.RenderOptions{Aspect: aspect, Fit: fit}
+	if isTrue(rp.EnableWatermark) {
+		opts.Watermark = watermarkText
+	}
+	used := rp
+	used.LayoutAspectRatio = aspect
+	used.EnableFitLayout = &fit
+	return opts, used, nil
+}
+
+// clearRenders removes clip files of an earlier attempt, which may have had
+// more clips or been cut short.
+func clearRenders(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if renderName.MatchString(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// uploadStage publishes the renders as the project's exportable clips,
+// replacing those of any earlier attempt. The files are already where the
+// API serves them from, so "upload" is making them visible.
+func (r *Runner) uploadStage(ctx context.Context, j *job) error {
+	p := j.p
+	cp := curationPref(p)
+	genre := strings.TrimSpace(cp.Genre)
+	if genre == "" {
+		genre = "Auto"
+	}
+	promptName := cp.CustomPrompt
+	if promptName == "" {
+		promptName = cp.Model
+	}
+	if promptName == "" {
+		promptName = apitypes.ModelClipBasic
+	}
+	now := store.Timestamp(r.cfg.Store.Now())
+	base := strings.TrimSuffix(r.cfg.PublicURL, "/") + "/media/" + p.ID + "/"
+	clips := make([]apitypes.ExportableClip, len(j.plans))
+	for i, pl := range j.plans {
+		used := j.renderUsed
+		clips[i] = apitypes.ExportableClip{
+			ID:            p.ID + "." + pl.curationID,
+			ProjectID:     p.ID,
+			CurationID:    pl.curationID,
+			RunID:         j.runID,
+			OrgID:         p.OrgID,
+			UserID:        p.UserID,
+			URIForPreview: base + pl.curationID + ".preview.mp4",
+			URIForExport:  base + pl.curationID + ".mp4",
+			StorageUsed:   pl.exportBytes + pl.previewBytes,
+			DurationMs:    int64(math.Round(pl.durationSec * 1000)),
+			TimeRanges:    [][2]int64{{ms(pl.h.Start), ms(pl.h.End)}},
+			Keywords:      pl.keywords,
+			PromptName:    promptName,
+			Title:         pl.title,
+			Description:   pl.description,
+			Hashtags:      pl.hashtags,
+			Text:          "", // no transcript is made; an empty text is the honest one
+			Genre:         genre,
+			Subgenre:      "",
+			CreatedAt:     now,
+			UpdatedAt:     now,
+			ProductTier:   p.ProductTier,
+			RenderPref:    &used,
+		}
+	}
+	if err := r.cfg.Store.ReplaceClips(ctx, p.ID, p.OrgID, clips); err != nil {
+		return fmt.Errorf("save clips: %w", err)
+	}
+	j.clips = clips
+	return nil
+}
+
+func ms(sec float64) int64 { return int64(math.Round(sec * 1000)) }

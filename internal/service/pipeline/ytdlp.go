@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// ytdlpPermanent are yt-dlp messages about the video itself, which no retry
+// changes.
+var ytdlpPermanent = []string{
+	"unsupported url", "private video", "video unavailable", "this video is private", "members-only",
+	"sign in to confirm", "has been removed", "not available in your country", "http error 404",
+	"http error 403", "larger than max-filesize", "is not a valid url",
+}
+
+// ytdlp fetches a video platform page with yt-dlp into dst.
+func (r *Runner) ytdlp(ctx context.Context, u *url.URL, plat platform, dir, dst string) error {
+	bin, err := exec.LookPath("yt-dlp")
+	if err != nil {
+		return permanentf("yt-dlp is not installed: install it to import from %s links (or upload the file instead)", plat.name)
+	}
+	tmp := filepath.Join(dir, "ytdlp.tmp")
+	_ = os.RemoveAll(tmp) // leftovers of an interrupted attempt
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var stderr tail
+	cmd := exec.CommandContext(ctx, bin,
+		"--no-playlist", "--no-progress", "--no-warnings", "--no-mtime",
+		"--max-filesize", "30000M",
+		"-f", "bv*[height<=1080]+ba/b[height<=1080]/bv*+ba/b",
+		"--merge-output-format", "mp4",
+		"-o", filepath.Join(tmp, "source.%(ext)s"),
+		"--", u.String())
+	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		low := strings.ToLower(msg)
+		for _, p := range ytdlpPermanent {
+			if strings.Contains(low, p) {
+				return permanentf("yt-dlp cannot import %s from %s: %s", redactURL(u), plat.name, msg)
+			}
+		}
+		return fmt.Errorf("yt-dlp %s: %w: %s", redactURL(u), err, msg)
+	}
+	matches, _ := filepath.Glob(filepath.Join(tmp, "source.*"))
+	for _, m := range matches {
+		if ext := filepath.Ext(m); ext == ".part" || ext == ".ytdl" || formatFragment.MatchString(filepath.Base(m)) {
+			continue // partial downloads and formats not merged
+		}
+		return os.Rename(m, dst)
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if strings.Contains(strings.ToLower(msg), "max-filesize") {
+		return permanentf("the video at %s is larger than 30 GB, the limit", redactURL(u))
+	}
+	return errors.New("yt-dlp finished without writing a video: " + msg)
+}
+
+// formatFragment matches yt-dlp's per-format files (source.f137.mp4).
+var formatFragment = regexp.MustCompile(`^source\.f\d+\.`)
+
+// tail keeps the last bytes a command wrote, for error messages.
+type tail struct{ b []byte }
+
+const tailMax = 2048
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > tailMax {
+		t.b = t.b[len(t.b)-tailMax:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string { return string(t.b) }
