@@ -49,7 +49,7 @@ terraform apply -auto-approve -input=false -no-color -var "source_file=$work/sam
 
 echo
 echo "== the clips clipperd made (each file probed with ffprobe to show it plays)"
-terraform output -json clip_urls | tr -d '[]" \n' | tr ',' '\n' | while read -r url; do
+terraform output -json clips | grep -o '"uri_for_export":"[^"]*"' | cut -d'"' -f4 | while read -r url; do
   [ -n "$url" ] || continue
   info="$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height,codec_name:format=duration \
     -of default=noprint_wrappers=1:nokey=1 "$url" | tr '\n' ' ')"

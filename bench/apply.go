@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+)
+
+const applyConfig = `
+variable "source_file" { type = string }
+
+resource "clipper_clip_project" "bench" {
+  count       = %d
+  source_file = var.source_file
+  title       = "bench ${count.index}"
+  curation = {
+    clip_durations = [[8, 20]]
+  }
+  render = {
+    layout_aspect_ratio = "portrait"
+  }
+}
+
+output "ids" { value = clipper_clip_project.bench[*].id }
+`
+
+// runApply applies N clip projects with -parallelism against an in-process
+// clipperd at its default limits, and reports the wall time against the lower
+// bound the concurrent cap allows, the API calls per project and the 429s.
+func runApply(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	projects := fs.Int("projects", 8, "clip projects to apply")
+	parallelism := fs.Int("parallelism", 10, "terraform -parallelism")
+	srcLen := fs.Duration("source", 40*time.Second, "length of the generated source video")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "clipper-bench-apply-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	provider := filepath.Join(work, "bin", "terraform-provider-clipper")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", provider, root).CombinedOutput(); err != nil {
+		return fmt.Errorf("build provider: %w\n%s", err, out)
+	}
+	src := filepath.Join(work, "source.mp4")
+	if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *srcLen, Width: 640, Height: 360}); err != nil {
+		return err
+	}
+
+	const key = "bench-key"
+	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: key})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	proxy, err := newCountingProxy(srv.URL())
+	if err != nil {
+		return err
+	}
+	defer proxy.Close()
+
+	tfDir := filepath.Join(work, "tf")
+	if err := os.MkdirAll(tfDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tfDir, "main.tf"), []byte(fmt.Sprintf(applyConfig, *projects)), 0o644); err != nil {
+		return err
+	}
+	rc := filepath.Join(work, "terraformrc")
+	rcText := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/clipperhq/clipper\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(provider))
+	if err := os.WriteFile(rc, []byte(rcText), 0o644); err != nil {
+		return err
+	}
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1",
+		"CLIPPER_API_KEY="+key, "CLIPPER_BASE_URL="+proxy.URL())
+
+	cmd := exec.CommandContext(ctx, "terraform", "apply", "-auto-approve", "-input=false", "-no-color",
+		fmt.Sprintf("-parallelism=%d", *parallelism), "-var", "source_file="+src)
+	cmd.Dir, cmd.Env = tfDir, env
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("terraform apply: %w\n%s", err, out)
+	}
+
+	idsCmd := exec.CommandContext(ctx, "terraform", "output", "-json", "ids")
+	idsCmd.Dir, idsCmd.Env = tfDir, env
+	idsJSON, err := idsCmd.Output()
+	if err != nil {
+		return fmt.Errorf("terraform output: %w", err)
+	}
+	var ids []string
+	if err := json.Unmarshal(idsJSON, &ids); err != nil {
+		return err
+	}
+
+	// Processing time of each project, as clipperd recorded it (created to COMPLETE).
+	c, err := client.New(client.Config{BaseURL: srv.URL(), APIKey: key, RequestsPerMinute: 600})
+	if err != nil {
+		return err
+	}
+	var sum, longest time.Duration
+	for _, id := range ids {
+		p, err := c.GetProject(ctx, id)
+		if err != nil {
+			return err
+		}
+		created, _ := time.Parse(time.RFC3339, p.CreatedAt)
+		updated, _ := time.Parse(time.RFC3339, p.UpdatedAt)
+		d := updated.Sub(created)
+		sum += d
+		longest = max(longest, d)
+	}
+	const maxConcurrent = 4
+	lower := max(longest, sum/maxConcurrent)
+
+	proxy.mu.Lock()
+	defer proxy.mu.Unlock()
+	var routes []string
+	for r, n := range proxy.byRoute {
+		routes = append(routes, fmt.Sprintf("| `%s` | %d | %.1f |", r, n, float64(n)/float64(len(ids))))
+	}
+	sort.Strings(routes)
+
+	fmt.Printf("### terraform apply of %d clip projects, -parallelism=%d, clipperd defaults (30 req/min, 4 concurrent)\n\n", len(ids), *parallelism)
+	fmt.Printf("Source: generated %s 640x360 video with speech; portrait clips of 8-20 s.\n\n", *srcLen)
+	fmt.Printf("| measure | value |\n|---|---|\n")
+	fmt.Printf("| wall time of `terraform apply` | %.1f s |\n", wall.Seconds())
+	fmt.Printf("| processing time per project (created to COMPLETE), sum / longest | %.1f s / %.1f s |\n", sum.Seconds(), longest.Seconds())
+	fmt.Printf("| lower bound under the concurrent cap, max(longest, sum/4) | %.1f s |\n", lower.Seconds())
+	fmt.Printf("| **wall time / lower bound** | **%.2f** |\n", wall.Seconds()/lower.Seconds())
+	fmt.Printf("| API calls in all / per project | %d / %.1f |\n", proxy.total, float64(proxy.total)/float64(len(ids)))
+	fmt.Printf("| 429s received (of which `X-Cap-Reason: concurrent`) | %d (%d) |\n\n", proxy.status429, proxy.concurrent)
+	fmt.Printf("| route | calls | per project |\n|---|---|---|\n%s\n", strings.Join(routes, "\n"))
+	return nil
+}

@@ -1,0 +1,35 @@
+// Command bench measures clipperd and the provider side by side and prints
+// Markdown for BENCHMARKS.md. Run from the repository root:
+//
+//	go run ./bench pipeline   # analysis pass vs plain decode; pipeline vs plain ffmpeg commands
+//	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|apply [flags]")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var err error
+	switch os.Args[1] {
+	case "pipeline":
+		err = runPipeline(ctx, os.Args[2:])
+	case "apply":
+		err = runApply(ctx, os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown benchmark %q (want pipeline or apply)", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}

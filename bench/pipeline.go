@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+)
+
+// runPipeline measures, on one generated source and in one run:
+// (a) media.Analyze against a plain `ffmpeg -i SRC -f null -` decode, and
+// (b) clipperd's whole pipeline (create to COMPLETE) against the sum of the
+// plain ffmpeg commands that cut and render the same clips.
+func runPipeline(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("pipeline", flag.ContinueOnError)
+	length := fs.Duration("source", 10*time.Minute, "length of the generated source")
+	rounds := fs.Int("rounds", 3, "rounds of (a), alternating the two sides; the median is reported")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "clipper-bench-pipeline-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	src := filepath.Join(work, "source.mp4")
+	genStart := time.Now()
+	if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *length, Width: 1280, Height: 720}); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "generated %s source in %s\n", *length, time.Since(genStart).Round(time.Second))
+
+	// (a) analysis pass against a plain decode, alternating so drift hits both.
+	var plain, analysis []time.Duration
+	for range *rounds {
+		d, err := timed(func() error { return ffmpeg(ctx, "-i", src, "-f", "null", "-") })
+		if err != nil {
+			return err
+		}
+		plain = append(plain, d)
+		d, err = timed(func() error { _, err := media.Analyze(ctx, src); return err })
+		if err != nil {
+			return err
+		}
+		analysis = append(analysis, d)
+	}
+	pm, am := median(plain), median(analysis)
+
+	// (b) the whole pipeline through clipperd's API.
+	const key = "bench-key"
+	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: key})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	c, err := client.New(client.Config{BaseURL: srv.URL(), APIKey: key, RequestsPerMinute: 600})
+	if err != nil {
+		return err
+	}
+	uploadID, err := c.UploadFile(ctx, src)
+	if err != nil {
+		return err
+	}
+	p, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
+		VideoURL:     uploadID,
+		CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{20, 45}}},
+		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait},
+	})
+	if err != nil {
+		return err
+	}
+	p, err = c.WaitForProject(ctx, p.ID, client.WaitOptions{PollInterval: 200 * time.Millisecond, MaxPollInterval: time.Second})
+	if err != nil {
+		return err
+	}
+	created, _ := time.Parse(time.RFC3339, p.CreatedAt)
+	updated, _ := time.Parse(time.RFC3339, p.UpdatedAt)
+	pipelineTime := updated.Sub(created)
+	clips, err := c.ListExportableClips(ctx, client.ClipFilter{ProjectID: p.ID})
+	if err != nil {
+		return err
+	}
+
+	// The same clips made by plain ffmpeg: one command per clip for the
+	// 1080x1920 centre-cropped export, one for the 480p preview.
+	var plainClips time.Duration
+	var clipSeconds float64
+	for i, clip := range clips {
+		if len(clip.TimeRanges) == 0 {
+			return fmt.Errorf("clip %s has no time range", clip.ID)
+		}
+		start := float64(clip.TimeRanges[0][0]) / 1000
+		dur := float64(clip.TimeRanges[0][1]-clip.TimeRanges[0][0]) / 1000
+		clipSeconds += dur
+		for _, out := range []struct{ name, scale string }{{"export", "1080:1920"}, {"preview", "270:480"}} {
+			d, err := timed(func() error {
+				return ffmpeg(ctx, "-ss", ftoa(start), "-i", src, "-t", ftoa(dur),
+					"-vf", "crop=ih*9/16:ih,scale="+out.scale+",setsar=1", "-c:v", "libx264", "-preset", "veryfast",
+					"-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart",
+					filepath.Join(work, fmt.Sprintf("plain-%d-%s.mp4", i, out.name)))
+			})
+			if err != nil {
+				return err
+			}
+			plainClips += d
+		}
+	}
+
+	fmt.Printf("### Pipeline: generated %s 1280x720 source with speech, portrait clips\n\n", *length)
+	fmt.Printf("| measure | time | ratio |\n|---|---|---|\n")
+	fmt.Printf("| (a) plain decode `ffmpeg -i SRC -f null -` (median of %d) | %.2f s | 1.00 |\n", *rounds, pm.Seconds())
+	fmt.Printf("| (a) analysis pass `media.Analyze` (median of %d) | %.2f s | **%.2f** |\n", *rounds, am.Seconds(), am.Seconds()/pm.Seconds())
+	fmt.Printf("| (b) plain ffmpeg commands making the same %d clips (%.0f s of clips, export + preview) | %.2f s | 1.00 |\n", len(clips), clipSeconds, plainClips.Seconds())
+	fmt.Printf("| (b) clipperd pipeline, create to COMPLETE (import, probe, analysis, curation, renders) | %.2f s | **%.2f** |\n\n", pipelineTime.Seconds(), pipelineTime.Seconds()/plainClips.Seconds())
+	return nil
+}
+
+func ffmpeg(ctx context.Context, args ...string) error {
+	full := append([]string{"-nostdin", "-v", "error", "-y"}, args...)
+	if out, err := exec.CommandContext(ctx, "ffmpeg", full...).CombinedOutput(); err != nil {
+		return fmt.Errorf("ffmpeg %v: %w: %s", args, err, out)
+	}
+	return nil
+}
+
+func timed(fn func() error) (time.Duration, error) {
+	start := time.Now()
+	err := fn()
+	return time.Since(start), err
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }

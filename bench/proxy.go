@@ -1,0 +1,71 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+)
+
+// countingProxy sits between terraform and clipperd and counts what crosses
+// it, so the numbers do not depend on either side's own logging.
+type countingProxy struct {
+	mu          sync.Mutex
+	byRoute     map[string]int
+	status429   int
+	concurrent  int
+	total       int
+	server      *httptest.Server
+	upstreamURL *url.URL
+}
+
+func newCountingProxy(upstream string) (*countingProxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return nil, err
+	}
+	p := &countingProxy{byRoute: map[string]int{}, upstreamURL: u}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			p.status429++
+			if resp.Header.Get("X-Cap-Reason") == "concurrent" {
+				p.concurrent++
+			}
+		}
+		return nil
+	}
+	p.server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.total++
+		p.byRoute[r.Method+" "+route(r.URL.Path)]++
+		p.mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p.server.Listener = l
+	p.server.Start()
+	return p, nil
+}
+
+// route folds ids out of a path: /api/clip-projects/abc -> /api/clip-projects/{id}.
+func route(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) >= 3 && parts[0] == "api" {
+		parts[2] = "{id}"
+	} else if len(parts) >= 2 && parts[0] != "api" {
+		parts = []string{parts[0], "…"}
+	}
+	return "/" + strings.Join(parts, "/")
+}
+
+func (p *countingProxy) URL() string { return p.server.URL }
+func (p *countingProxy) Close()      { p.server.Close() }
