@@ -1,0 +1,84 @@
+// Command clipperd is a self-hosted implementation of the clipping
+// service's HTTP API that clips video with ffmpeg.
+//
+//	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
+//	clipperd keys create --data DIR --org ORG --user USER
+//	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage:
+  clipperd serve [flags]                               run the API server (serve -h lists the flags)
+  clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
+  clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
+                                                       write a generated sample video
+`
+
+// errUsage marks a command-line mistake (exit status 2).
+var errUsage = errors.New("usage error")
+
+func main() {
+	// SIGINT/SIGTERM cancel ctx; serve then stops gracefully.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "clipperd:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "clipperd:", err)
+		os.Exit(1)
+	}
+}
+
+// run executes one command line (without the program name).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: a command is required", errUsage)
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stderr)
+	case "keys":
+		if len(args) < 2 || args[1] != "create" {
+			fmt.Fprint(stderr, usage)
+			return fmt.Errorf("%w: keys takes the subcommand create", errUsage)
+		}
+		return keysCreate(ctx, args[2:], stdout, stderr)
+	case "sample":
+		return sample(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	}
+}
+
+// parseFlags parses fs and turns a bad flag into errUsage (flag prints the details).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %s: %w", errUsage, fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s: unexpected argument %q", errUsage, fs.Name(), fs.Arg(0))
+	}
+	return nil
+}

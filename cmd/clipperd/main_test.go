@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+)
+
+// TestKeysCreateWhileServing runs `clipperd keys create` in-process against
+// the data directory of a running server; the printed key (the last word)
+// works at once.
+func TestKeysCreateWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := server.Start(t.Context(), server.Config{Listen: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"keys", "create", "--data", dir, "--org", "org-acme", "--user", "user-ann"}, &out, &errOut); err != nil {
+		t.Fatalf("keys create: %v (stderr %s)", err, errOut.String())
+	}
+	words := strings.Fields(out.String())
+	if len(words) == 0 {
+		t.Fatal("keys create printed nothing")
+	}
+	key := words[len(words)-1]
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"/api/brand-templates?q=mine", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("x-svc-org-id", "org-acme")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the new key got %d, want 200", resp.StatusCode)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := [][]string{
+		{},
+		{"frobnicate"},
+		{"keys"},
+		{"keys", "create", "--data", t.TempDir(), "--user", "u"},
+		{"serve", "--rate-limit", "0"},
+		{"serve", "--log-level", "loud"},
+		{"serve", "--no-such-flag"},
+		{"sample"},
+		{"sample", "--out", "x.mp4", "--width", "33"},
+	}
+	for _, args := range cases {
+		var out, errOut bytes.Buffer
+		if err := run(t.Context(), args, &out, &errOut); !errors.Is(err, errUsage) {
+			t.Errorf("run %q: error %v, want a usage error", args, err)
+		}
+	}
+}
+
+// TestSample writes a short sample video and checks its frame size with ffprobe.
+func TestSample(t *testing.T) {
+	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed; clipperd sample needs ffmpeg and espeak-ng", tool)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "sample.mp4")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"sample", "--out", out, "--duration", "12s", "--width", "320", "--height", "240"}, &stdout, &stderr); err != nil {
+		t.Fatalf("sample: %v (stderr %s)", err, stderr.String())
+	}
+	probe, err := exec.CommandContext(t.Context(), "ffprobe", "-v", "error", "-select_streams", "v:0",
+		"-show_entries", "stream=width,height", "-of", "csv=p=0:s=x", out).Output()
+	if err != nil {
+		t.Fatalf("ffprobe: %v", err)
+	}
+	if got := strings.TrimSpace(string(probe)); got != "320x240" {
+		t.Errorf("sample is %s, want 320x240", got)
+	}
+}

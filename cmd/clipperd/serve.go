@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+)
+
+// apiKeyEnv names the development key the server ensures at start.
+const apiKeyEnv = "CLIPPERD_API_KEY"
+
+// serve runs the server until ctx ends (SIGINT/SIGTERM), then stops it gracefully.
+func serve(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg server.Config
+	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
+	fs.StringVar(&cfg.DataDir, "data", "./clipperd-data", "data directory (database, uploads, media)")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out (default http://<listen>)")
+	fs.IntVar(&cfg.RateLimit, "rate-limit", api.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
+	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", api.DefaultMaxConcurrent, "projects in flight per organization")
+	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", api.DefaultMonthlyCredits, "credits per organization and calendar month")
+	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
+	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
+	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	for name, v := range map[string]int{"rate-limit": cfg.RateLimit, "max-concurrent": cfg.MaxConcurrent, "monthly-credits": cfg.MonthlyCredits} {
+		if v < 1 {
+			return fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
+		}
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
+		return fmt.Errorf("%w: --log-level must be debug, info, warn or error, not %q", errUsage, *level)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	cfg.APIKey = os.Getenv(apiKeyEnv)
+
+	srv, err := server.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.APIKey != "" {
+		cfg.Logger.Info("development key from "+apiKeyEnv+" is active", "org", server.DevOrgID, "user", server.DevUserID)
+	}
+	<-ctx.Done()
+	cfg.Logger.Info("stopping")
+	return srv.Close()
+}

@@ -1,0 +1,129 @@
+// Package api is clipperd's HTTP surface: the /api/ endpoints of
+// service-interface.md (as filled-gaps.md completes them), the object-storage
+// side of the local upload flow (/storage/), rendered media (/media/) and
+// /healthz. Handlers are thin: they check the caller, validate the request,
+// and hand the work to the store and the pipeline.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Defaults of the limits, the spec's values.
+const (
+	DefaultRateLimit      = 30
+	DefaultMaxConcurrent  = 4
+	DefaultMonthlyCredits = 900
+)
+
+// ReserveCredits is taken when a project is created: the spec's "API project
+// minimum" of 10 credits. The pipeline charges the rest (one credit per
+// minute of source) once it has probed the video.
+const ReserveCredits = 10
+
+// Config is what the handlers need.
+type Config struct {
+	Store *store.Store
+	// Runner gets every created project (Runner.Submit). Nil only in tests
+	// that exercise handlers without processing.
+	Runner         *pipeline.Runner
+	DataDir        string // uploads under DataDir/uploads, media under DataDir/media
+	PublicURL      string // base of the addresses handed out (upload and media links)
+	RateLimit      int    // requests per minute per key on project and clip endpoints; 0 = DefaultRateLimit
+	MaxConcurrent  int    // projects in flight per org; 0 = DefaultMaxConcurrent
+	MonthlyCredits int    // credits per org and calendar month; 0 = DefaultMonthlyCredits
+	// AllowPrivateImports lets videoUrl point at loopback and private
+	// networks (a local test server); off, such imports are refused.
+	AllowPrivateImports bool
+	Logger              *slog.Logger // nil = discard
+}
+
+// API holds the handlers' shared state.
+type API struct {
+	store          *store.Store
+	runner         *pipeline.Runner
+	uploadsDir     string
+	mediaDir       string
+	publicURL      string
+	maxConcurrent  int
+	monthlyCredits int64
+	allowPrivate   bool
+	log            *slog.Logger
+	limiter        *keyLimiter
+	uploadLocks    keyedMutex
+}
+
+// New returns the handler of every clipperd route.
+func New(cfg Config) http.Handler {
+	a := newAPI(cfg)
+	mux := http.NewServeMux()
+
+	// Core project and clip endpoints: bearer auth and the per-key rate limit.
+	mux.Handle("POST /api/clip-projects", a.authed(a.limited(a.createProject)))
+	mux.Handle("GET /api/clip-projects/{id}", a.authed(a.limited(a.getProject)))
+	mux.Handle("POST /api/clip-projects/{id}/update-visibility", a.authed(a.limited(a.updateVisibility)))
+	mux.Handle("GET /api/exportable-clips", a.authed(a.limited(a.exportableClips)))
+
+	// Other API endpoints: bearer auth only (the spec rate-limits the core ones).
+	mux.Handle("GET /api/brand-templates", a.authed(a.brandTemplates))
+	mux.Handle("POST /api/upload-links", a.authed(a.createUploadLink))
+
+	// Object storage: authorised by the unguessable upload and session ids,
+	// like a signed URL, never by the API key.
+	mux.HandleFunc("POST /storage/uploads/{uploadId}", a.startUpload)
+	mux.HandleFunc("PUT /storage/sessions/{sessionId}", a.putUpload)
+
+	// Rendered clips, like presigned links: no auth, unguessable ids.
+	mux.HandleFunc("GET /media/{projectId}/{file}", a.serveMedia)
+
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok"))
+	})
+	mux.HandleFunc("GET /upgrade", a.upgradePage)
+	return a.logRequests(mux)
+}
+
+func newAPI(cfg Config) *API {
+	if cfg.RateLimit <= 0 {
+		cfg.RateLimit = DefaultRateLimit
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if cfg.MonthlyCredits <= 0 {
+		cfg.MonthlyCredits = DefaultMonthlyCredits
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &API{
+		store:          cfg.Store,
+		runner:         cfg.Runner,
+		uploadsDir:     filepath.Join(cfg.DataDir, "uploads"),
+		mediaDir:       filepath.Join(cfg.DataDir, "media"),
+		publicURL:      strings.TrimSuffix(cfg.PublicURL, "/"),
+		maxConcurrent:  cfg.MaxConcurrent,
+		monthlyCredits: int64(cfg.MonthlyCredits),
+		allowPrivate:   cfg.AllowPrivateImports,
+		log:            logger,
+		limiter:        newKeyLimiter(cfg.RateLimit),
+	}
+}
+
+// upgradePage is where the monthly-cap answer's upgrade_url points: on a
+// self-hosted server the cap is a flag, so the page says which.
+func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("clipperd: the monthly credit cap per organization is set with `clipperd serve --monthly-credits N` " +
+		"(currently " + strconv.FormatInt(a.monthlyCredits, 10) + "). Restart the server with a higher value to raise it; " +
+		"otherwise access resumes on the first day of next month (UTC).\n"))
+}

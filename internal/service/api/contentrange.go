@@ -1,0 +1,65 @@
+package api
+
+import (
+	"strconv"
+	"strings"
+)
+
+// contentRange is a parsed upload Content-Range header.
+type contentRange struct {
+	present bool  // the header was sent
+	query   bool  // "bytes */N": a status query, no body
+	first   int64 // first byte of the chunk
+	last    int64 // last byte of the chunk, inclusive
+	total   int64 // whole upload size, -1 when the client sent "*" (not known yet)
+}
+
+// parseContentRange reads "bytes a-b/N", "bytes a-b/*" or "bytes */N".
+func parseContentRange(h string) (contentRange, error) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return contentRange{total: -1}, nil
+	}
+	bad := func(rule string) (contentRange, error) {
+		return contentRange{}, badField("Content-Range", "%s, not %q", rule, h)
+	}
+	spec, ok := strings.CutPrefix(h, "bytes ")
+	if !ok {
+		return bad(`must be "bytes FIRST-LAST/TOTAL" or "bytes */TOTAL"`)
+	}
+	rng, totalStr, ok := strings.Cut(strings.TrimSpace(spec), "/")
+	if !ok {
+		return bad(`must be "bytes FIRST-LAST/TOTAL" or "bytes */TOTAL"`)
+	}
+	cr := contentRange{present: true, total: -1}
+	if totalStr != "*" {
+		t, err := strconv.ParseInt(totalStr, 10, 64)
+		if err != nil || t < 0 {
+			return bad("TOTAL must be a non-negative integer or *")
+		}
+		cr.total = t
+	}
+	if rng == "*" {
+		if cr.total < 0 {
+			return bad("a status query needs the total: bytes */TOTAL")
+		}
+		cr.query = true
+		return cr, nil
+	}
+	a, b, ok := strings.Cut(rng, "-")
+	if !ok {
+		return bad(`must be "bytes FIRST-LAST/TOTAL"`)
+	}
+	var err1, err2 error
+	cr.first, err1 = strconv.ParseInt(a, 10, 64)
+	cr.last, err2 = strconv.ParseInt(b, 10, 64)
+	switch {
+	case err1 != nil || err2 != nil || cr.first < 0:
+		return bad("FIRST and LAST must be non-negative integers")
+	case cr.last < cr.first:
+		return bad("LAST must not be below FIRST")
+	case cr.total >= 0 && cr.last >= cr.total:
+		return bad("LAST must be below TOTAL")
+	}
+	return cr, nil
+}

@@ -1,0 +1,247 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Values every new project starts with (service-interface.md, Project).
+const (
+	productTier     = "PRO"
+	storageTemp     = "TEMPORARY"
+	clusterName     = "local"
+	projectLifetime = 30 * 24 * time.Hour
+	// capRetryAfter is the Retry-After of a concurrent-cap 429: a project
+	// takes at least that long, so asking sooner is wasted.
+	capRetryAfter = 15
+)
+
+var projectPermissions = []string{"PROJECT_SHARE", "PROJECT_EDIT", "PROJECT_VIEW"}
+
+// createProject is POST /api/clip-projects.
+func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
+	key := caller(r)
+	var req apitypes.CreateProjectRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if err := normalizeCreate(&req); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	tpl, err := a.store.BrandTemplate(r.Context(), key.OrgID, req.BrandTemplateID)
+	if errors.Is(err, store.ErrNotFound) {
+		a.fail(w, r, badField("brandTemplateId", "unknown brand template %q; GET /api/brand-templates?q=mine lists the usable ones", req.BrandTemplateID))
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	req.BrandTemplateID = tpl.TemplateID
+	// Last, as it may look the host up in DNS: every cheaper rule first.
+	platform, sourceID, uploadID, err := a.resolveSource(r.Context(), key, req.VideoURL)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+
+	p := a.newProject(key, &req, platform, sourceID)
+	err = a.store.CreateProject(r.Context(), p, store.Admission{
+		MaxConcurrent: a.maxConcurrent, MonthlyCredits: a.monthlyCredits, Reserve: ReserveCredits,
+	})
+	var capErr *store.MonthlyCapError
+	switch {
+	case errors.Is(err, store.ErrConcurrentCap):
+		w.Header().Set(apitypes.HeaderCapReason, apitypes.CapReasonConcurrent)
+		w.Header().Set("Retry-After", strconv.Itoa(capRetryAfter))
+		writeError(w, http.StatusTooManyRequests, errTooMany,
+			"concurrent project limit of "+strconv.Itoa(a.maxConcurrent)+" projects in flight reached; retry when one finishes")
+		return
+	case errors.As(err, &capErr):
+		a.monthlyCapReached(w, capErr)
+		return
+	case err != nil:
+		a.fail(w, r, err)
+		return
+	}
+	a.log.Info("project created", "project", p.ID, "org", p.OrgID, "source", platform)
+	if a.runner != nil {
+		a.runner.Submit(p.ID)
+	}
+	if uploadID != "" {
+		w.Header().Set(apitypes.HeaderUploadID, uploadID)
+	}
+	writeJSON(w, http.StatusCreated, present(p.Project))
+}
+
+// resolveSource checks videoUrl: an http(s) link to a public host, or a
+// complete upload of the caller's org.
+func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string) (platform, sourceID, uploadID string, err error) {
+	link, isLink, err := classifyVideoURL(videoURL)
+	if err != nil {
+		return "", "", "", err
+	}
+	if isLink {
+		if !a.allowPrivate {
+			if err := checkPublicHost(ctx, link.Hostname()); err != nil {
+				return "", "", "", err
+			}
+		}
+		platform, sourceID = sourceOf(link)
+		return platform, sourceID, "", nil
+	}
+	up, err := a.store.GetUpload(ctx, videoURL)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && up.OrgID != key.OrgID) {
+		return "", "", "", badField("videoUrl", "unknown upload id %q: use the uploadId of POST /api/upload-links, or an http(s) URL", videoURL)
+	}
+	if err != nil {
+		return "", "", "", err
+	}
+	if !up.Complete {
+		total := "an unknown number of"
+		if up.Total >= 0 {
+			total = strconv.FormatInt(up.Total, 10)
+		}
+		return "", "", "", badField("videoUrl", "upload %s is incomplete (%d of %s bytes received); finish the PUTs first",
+			up.ID, up.Received, total)
+	}
+	return apitypes.PlatformUploaded, up.ID, up.ID, nil
+}
+
+func (a *API) newProject(key store.Key, req *apitypes.CreateProjectRequest, platform, sourceID string) *store.Project {
+	now := a.store.Now()
+	id := store.NewID("")
+	created := store.Timestamp(now)
+	videoURL, model, tpl := req.VideoURL, req.CurationPref.Model, req.BrandTemplateID
+	var stalls int64
+	return &store.Project{
+		Project: apitypes.Project{
+			ID:                    id,
+			ProjectID:             id,
+			UserID:                key.UserID,
+			OrgID:                 key.OrgID,
+			SourcePlatform:        platform,
+			SourceID:              sourceID,
+			Labels:                []string{},
+			ProductTier:           productTier,
+			Stage:                 apitypes.StageQueued,
+			StorageStatus:         storageTemp,
+			StorageExpireAt:       store.Timestamp(now.Add(projectLifetime)),
+			CreatedAt:             created,
+			UpdatedAt:             created,
+			ClusterJobID:          "",
+			Cluster:               clusterName,
+			Visibility:            apitypes.VisibilityDefault,
+			Permissions:           slices.Clone(projectPermissions),
+			PromptRecommendations: []string{},
+			SourceURI:             &videoURL,
+			Model:                 &model,
+			StallCount:            &stalls,
+			CurationPref:          req.CurationPref,
+			RenderPref:            req.RenderPref,
+			ImportPref:            req.ImportPref,
+			BrandTemplateID:       &tpl,
+			UploadedVideoAttr:     req.UploadedVideoAttr,
+			ConclusionActions:     req.ConclusionActions,
+		},
+		Request: *req,
+	}
+}
+
+// present makes sure every list field of a project is an array, never null,
+// whatever wrote the record.
+func present(p apitypes.Project) apitypes.Project {
+	if p.Labels == nil {
+		p.Labels = []string{}
+	}
+	if p.Permissions == nil {
+		p.Permissions = []string{}
+	}
+	if p.PromptRecommendations == nil {
+		p.PromptRecommendations = []string{}
+	}
+	return p
+}
+
+// monthlyCapReached answers the spec's 403: not a 429, so clients do not
+// retry in a loop. upgrade_url is {PublicURL}/upgrade, a page of this server
+// that says how to raise the cap (a flag on a self-hosted server).
+func (a *API) monthlyCapReached(w http.ResponseWriter, e *store.MonthlyCapError) {
+	writeJSON(w, http.StatusForbidden, apitypes.MonthlyCapBody{
+		Code:       apitypes.CodeMonthlyCap,
+		ResetAt:    e.ResetAt.UTC().Format(time.RFC3339),
+		UpgradeURL: a.publicURL + "/upgrade",
+	})
+}
+
+// ownProject loads a project of the caller's org; another org's project is
+// reported exactly like a missing one.
+func (a *API) ownProject(ctx context.Context, key store.Key, id string) (*store.Project, error) {
+	p, err := a.store.GetProject(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.OrgID != key.OrgID {
+		return nil, store.ErrNotFound
+	}
+	return p, nil
+}
+
+func (a *API) projectNotFound(w http.ResponseWriter, id string) {
+	writeError(w, http.StatusNotFound, errNotFound, "project "+strconv.Quote(id)+" not found")
+}
+
+// getProject is GET /api/clip-projects/{id}.
+func (a *API) getProject(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	p, err := a.ownProject(r.Context(), caller(r), id)
+	if errors.Is(err, store.ErrNotFound) {
+		a.projectNotFound(w, id)
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, present(p.Project))
+}
+
+// updateVisibility is POST /api/clip-projects/{id}/update-visibility.
+func (a *API) updateVisibility(w http.ResponseWriter, r *http.Request) {
+	key, id := caller(r), r.PathValue("id")
+	var req apitypes.UpdateVisibilityRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if !slices.Contains(apitypes.Visibilities, req.Visibility) {
+		a.fail(w, r, badField("visibility", "must be one of %s, not %q", strings.Join(apitypes.Visibilities, ", "), req.Visibility))
+		return
+	}
+	p, err := a.store.MutateProject(r.Context(), id, func(p *store.Project) error {
+		if p.OrgID != key.OrgID {
+			return store.ErrNotFound
+		}
+		p.Visibility = req.Visibility
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		a.projectNotFound(w, id)
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, present(p.Project))
+}

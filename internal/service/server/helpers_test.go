@@ -1,0 +1,314 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+)
+
+const devKey = "ck_test_dev_key"
+
+// startServer starts a real server on a free port in a temp dir. Unless the
+// test sets them, it uses the dev key and a rate limit high enough for polling.
+func startServer(t *testing.T, cfg Config) *Server {
+	t.Helper()
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:0"
+	}
+	if cfg.APIKey == "" {
+		cfg.APIKey = devKey
+	}
+	if cfg.RateLimit == 0 {
+		cfg.RateLimit = 100000
+	}
+	if cfg.Logger == nil && testing.Verbose() {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	srv, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return srv
+}
+
+// apiClient speaks to a server with one key.
+type apiClient struct {
+	t    *testing.T
+	base string
+	key  string
+}
+
+func newClient(t *testing.T, srv *Server, key string) *apiClient {
+	return &apiClient{t: t, base: srv.URL(), key: key}
+}
+
+// do sends a request; body is JSON-encoded unless it is a string (sent as is)
+// or nil. hdr are header name/value pairs.
+func (c *apiClient) do(method, path string, body any, hdr ...string) (*http.Response, []byte) {
+	c.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	target := path
+	if !strings.HasPrefix(path, "http") {
+		target = c.base + path
+	}
+	req, err := http.NewRequestWithContext(c.t.Context(), method, target, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i+1] == "" {
+			req.Header.Del(hdr[i])
+		} else {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatalf("%s %s: reading body: %v", method, path, err)
+	}
+	return resp, data
+}
+
+// create posts a project and returns the response.
+func (c *apiClient) create(body any) (*http.Response, []byte) {
+	c.t.Helper()
+	return c.do(http.MethodPost, "/api/clip-projects", body)
+}
+
+// mustCreate posts a project and fails unless it is created.
+func (c *apiClient) mustCreate(body any) apitypes.Project {
+	c.t.Helper()
+	resp, data := c.create(body)
+	if resp.StatusCode != http.StatusCreated {
+		c.t.Fatalf("create: status %d, body %s", resp.StatusCode, data)
+	}
+	return decode[apitypes.Project](c.t, data)
+}
+
+func (c *apiClient) project(id string) apitypes.Project {
+	c.t.Helper()
+	resp, data := c.do(http.MethodGet, "/api/clip-projects/"+id, nil)
+	if resp.StatusCode != http.StatusOK {
+		c.t.Fatalf("get project %s: status %d, body %s", id, resp.StatusCode, data)
+	}
+	return decode[apitypes.Project](c.t, data)
+}
+
+// waitStage polls the project until its stage is one of want. A STALLED
+// project that is not wanted ends the test with its error.
+func (c *apiClient) waitStage(id string, timeout time.Duration, want ...string) apitypes.Project {
+	c.t.Helper()
+	return c.waitFor(id, timeout, false, want...)
+}
+
+// waitFor is waitStage; with stallOK a STALLED project is waited on too (the
+// service retries it), as after an interrupted run.
+func (c *apiClient) waitFor(id string, timeout time.Duration, stallOK bool, want ...string) apitypes.Project {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		p := c.project(id)
+		if slices.Contains(want, p.Stage) {
+			return p
+		}
+		if p.Stage == apitypes.StageStalled && !stallOK {
+			c.t.Fatalf("project %s stalled: %s", id, deref(p.Error))
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("project %s still in stage %s after %s, want %v", id, p.Stage, timeout, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (c *apiClient) clips(projectID string) []apitypes.ExportableClip {
+	c.t.Helper()
+	resp, data := c.do(http.MethodGet, "/api/exportable-clips?q=findByProjectId&projectId="+projectID, nil)
+	if resp.StatusCode != http.StatusOK {
+		c.t.Fatalf("exportable-clips: status %d, body %s", resp.StatusCode, data)
+	}
+	return decode[[]apitypes.ExportableClip](c.t, data)
+}
+
+// uploadFile runs the upload flow with chunks of chunk bytes and returns the uploadId.
+func (c *apiClient) uploadFile(data []byte, chunk int) string {
+	c.t.Helper()
+	link := c.uploadLink()
+	session := c.startSession(link.URL)
+	total := len(data)
+	for off := 0; off < total; off += chunk {
+		end := min(off+chunk, total) - 1
+		resp, body := c.do(http.MethodPut, session, data[off:end+1],
+			"Content-Range", fmt.Sprintf("bytes %d-%d/%d", off, end, total), "Content-Type", "application/octet-stream")
+		want := http.StatusPermanentRedirect
+		if end == total-1 {
+			want = http.StatusOK
+		}
+		if resp.StatusCode != want {
+			c.t.Fatalf("PUT %d-%d: status %d, want %d; body %s", off, end, resp.StatusCode, want, body)
+		}
+	}
+	return link.UploadID
+}
+
+func (c *apiClient) uploadLink() apitypes.UploadLink {
+	c.t.Helper()
+	resp, data := c.do(http.MethodPost, "/api/upload-links", apitypes.UploadLinkRequest{Video: apitypes.UploadLinkVideo{Usecase: apitypes.UsecaseLocalUpload}})
+	if resp.StatusCode != http.StatusOK {
+		c.t.Fatalf("upload-links: status %d, body %s", resp.StatusCode, data)
+	}
+	return decode[apitypes.Envelope[apitypes.UploadLink]](c.t, data).Data
+}
+
+func (c *apiClient) startSession(uploadURL string) string {
+	c.t.Helper()
+	resp, data := c.do(http.MethodPost, uploadURL, nil, apitypes.HeaderResumable, "start")
+	if resp.StatusCode != http.StatusCreated {
+		c.t.Fatalf("start upload: status %d, body %s", resp.StatusCode, data)
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		c.t.Fatal("start upload: no location header")
+	}
+	return loc
+}
+
+func decode[T any](t *testing.T, data []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("decoding %T from %s: %v", v, data, err)
+	}
+	return v
+}
+
+// wantError checks an error answer: status, errorName and a message containing want.
+func wantError(t *testing.T, resp *http.Response, data []byte, status int, name, want string) {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d; body %s", resp.StatusCode, status, data)
+	}
+	eb := decode[apitypes.ErrorBody](t, data)
+	if eb.ErrorName != name {
+		t.Errorf("errorName %q, want %q (body %s)", eb.ErrorName, name, data)
+	}
+	if eb.ErrorMessage == nil || !strings.Contains(*eb.ErrorMessage, want) {
+		t.Errorf("errorMessage %q does not contain %q", deref(eb.ErrorMessage), want)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// needFFmpeg skips a test that runs the pipeline when ffmpeg is absent (CI installs it).
+func needFFmpeg(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed; the pipeline tests need ffmpeg, ffprobe and espeak-ng", tool)
+		}
+	}
+}
+
+var (
+	videoOnce sync.Once
+	videoData []byte
+	videoErr  error
+	videoDir  string
+)
+
+// sourceVideo returns the bytes of a generated 36 s 320x240 talk, made once per test run.
+func sourceVideo(t *testing.T) []byte {
+	t.Helper()
+	needFFmpeg(t)
+	videoOnce.Do(func() {
+		path := filepath.Join(videoDir, "source.mp4")
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if videoErr = testvideo.Generate(ctx, path, testvideo.Options{Duration: 36 * time.Second, Width: 320, Height: 240}); videoErr == nil {
+			videoData, videoErr = os.ReadFile(path)
+		}
+	})
+	if videoErr != nil {
+		t.Fatalf("generating the source video: %v", videoErr)
+	}
+	return videoData
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "clipperd-server-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	videoDir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// probe returns width and height of the first video stream of path (ffprobe).
+func probe(t *testing.T, path string) (int, int) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "ffprobe", "-v", "error", "-select_streams", "v:0",
+		"-show_entries", "stream=width,height", "-of", "csv=p=0:s=x", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v", path, err)
+	}
+	var w, h int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "%dx%d", &w, &h); err != nil {
+		t.Fatalf("ffprobe %s: parsing %q: %v", path, out, err)
+	}
+	return w, h
+}

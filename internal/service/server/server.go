@@ -1,0 +1,241 @@
+// Package server wires clipperd together: the store, the pipeline runner,
+// the outbound dispatcher and the HTTP API, behind one Start and one Close.
+// The clipperd command and in-process tests both start it this way.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// The development organization and user that Config.APIKey acts for.
+const (
+	DevOrgID  = "org-dev"
+	DevUserID = "user-dev"
+)
+
+// DefaultListen is the address served when Config.Listen is empty.
+const DefaultListen = "127.0.0.1:8787"
+
+// defaultShutdownGrace bounds a graceful Close: open requests and in-flight
+// pipeline work get this long before they are cut (the pipeline resumes cut
+// work on the next start).
+const defaultShutdownGrace = 10 * time.Second
+
+// Config configures a server. Zero limits take the spec's defaults.
+type Config struct {
+	Listen              string // "127.0.0.1:8787" default; "127.0.0.1:0" picks a free port
+	DataDir             string // required
+	PublicURL           string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
+	APIKey              string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
+	RateLimit           int    // requests per minute per key on project & clip endpoints, default 30
+	MaxConcurrent       int    // projects in flight per org, default 4
+	MonthlyCredits      int    // default 900
+	SMTP                string // "host:port"; empty = write .eml files under DataDir/outbox
+	AllowPrivateImports bool
+	Logger              *slog.Logger // nil = discard
+	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
+	// connections are closed and in-flight ffmpeg work is cancelled.
+	ShutdownGrace time.Duration
+}
+
+// Server is a running clipperd.
+type Server struct {
+	url    string
+	dir    string // absolute data directory
+	grace  time.Duration
+	log    *slog.Logger
+	http   *http.Server
+	served chan error
+	runner *pipeline.Runner
+	disp   *outbound.Dispatcher
+	store  *store.Store
+	cancel context.CancelFunc
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start opens the data directory, starts the pipeline and the dispatcher and
+// serves the API; it is listening when it returns. ctx bounds the start
+// only: the server runs until Close.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("server: DataDir is required")
+	}
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("server: data dir %q: %w", cfg.DataDir, err)
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.RateLimit <= 0 {
+		cfg.RateLimit = api.DefaultRateLimit
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = api.DefaultMaxConcurrent
+	}
+	if cfg.MonthlyCredits <= 0 {
+		cfg.MonthlyCredits = api.DefaultMonthlyCredits
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = defaultShutdownGrace
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+
+	st, err := store.Open(ctx, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = s.stopAll()
+		}
+	}()
+
+	if cfg.APIKey != "" {
+		if err := st.EnsureKey(ctx, cfg.APIKey, DevOrgID, DevUserID); err != nil {
+			return nil, fmt.Errorf("server: development key: %w", err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
+	}
+	s.url = cfg.PublicURL
+	if s.url == "" {
+		s.url = "http://" + reachableAddr(ln.Addr())
+	}
+
+	s.disp, err = outbound.New(outbound.Config{
+		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
+	})
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.runner, err = pipeline.New(pipeline.Config{
+		Store:               st,
+		DataDir:             dataDir,
+		PublicURL:           s.url,
+		AllowPrivateImports: cfg.AllowPrivateImports,
+		MonthlyCredits:      int64(cfg.MonthlyCredits),
+		Logger:              logger.With("component", "pipeline"),
+		OnDeliveryEnqueued:  s.disp.Wake,
+	})
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+
+	// The background work outlives the start's ctx; Close ends it.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	s.disp.Start(runCtx)
+	if err := s.runner.Start(runCtx); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: start pipeline: %w", err)
+	}
+
+	s.http = &http.Server{
+		Handler: api.New(api.Config{
+			Store:               st,
+			Runner:              s.runner,
+			DataDir:             dataDir,
+			PublicURL:           s.url,
+			RateLimit:           cfg.RateLimit,
+			MaxConcurrent:       cfg.MaxConcurrent,
+			MonthlyCredits:      cfg.MonthlyCredits,
+			AllowPrivateImports: cfg.AllowPrivateImports,
+			Logger:              logger.With("component", "api"),
+		}),
+		ReadHeaderTimeout: 15 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	s.served = make(chan error, 1)
+	go func() { s.served <- s.http.Serve(ln) }()
+	ok = true
+	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
+	return s, nil
+}
+
+// reachableAddr is addr with an unspecified host (listening on all
+// interfaces) replaced by the loopback address, so the default public URL
+// is one a local client can use.
+func reachableAddr(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// URL is the server's public base URL, e.g. "http://127.0.0.1:41234".
+func (s *Server) URL() string { return s.url }
+
+// Close stops the server gracefully: it stops accepting requests and waits
+// for open ones, stops the pipeline (work cut short resumes on the next
+// start) and the dispatcher, then closes the store. Calling it again returns
+// the first result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.stopAll() })
+	return s.closeErr
+}
+
+func (s *Server) stopAll() error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.grace)
+	defer cancel()
+	var errs []error
+	if s.http != nil {
+		if err := s.http.Shutdown(ctx); err != nil {
+			// Requests still open after the grace period (a slow upload) are cut.
+			_ = s.http.Close()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+			}
+		}
+		if err := <-s.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, fmt.Errorf("http serve: %w", err))
+		}
+	}
+	if s.runner != nil {
+		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
+		}
+	}
+	if s.disp != nil {
+		if err := s.disp.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, fmt.Errorf("outbound stop: %w", err))
+		}
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+	if err := s.store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("store close: %w", err))
+	}
+	s.log.Info("clipperd stopped")
+	return errors.Join(errs...)
+}
