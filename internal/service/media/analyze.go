@@ -59,7 +59,9 @@ func Analyze(ctx context.Context, path string) (*Analysis, error) {
 			"silencedetect=n=%ddB:d=%g,ametadata=print:file=%s[aud]",
 			info.audioIndex, analysisRate, int(analysisRate*windowSec), silenceNoiseDB, silenceMinSec, filterValue(audioLog))
 	}
-	args := append(ffmpegBase(), "-i", path, "-filter_complex", graph,
+	// One filter thread: the filters see tiny frames, thread hand-offs cost more than they
+	// save, and the decoder's own threads already keep the cores busy.
+	args := append(ffmpegBase(), "-filter_complex_threads", "1", "-i", localURL(path), "-filter_complex", graph,
 		"-map", "[thumbs]", "-f", "rawvideo", "pipe:1")
 	if info.HasAudio {
 		args = append(args, "-map", "[aud]", "-f", "null", "-")

@@ -1,8 +1,12 @@
 package media
 
 import (
+	"context"
+	"errors"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"math"
+	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -119,4 +123,42 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+func TestAnalyzeVideoWithoutAudio(t *testing.T) {
+	src, layout := sourceVideo(t, 60, 320, 240)
+	silent := filepath.Join(t.TempDir(), "silent.mp4")
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-i", src, "-an", "-c:v", "copy", silent).CombinedOutput(); err != nil {
+		t.Fatalf("strip audio: %v: %s", err, out)
+	}
+	a, err := Analyze(context.Background(), silent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Silences) != 1 || a.Silences[0].Start != 0 || math.Abs(a.Silences[0].End-60) > 0.1 {
+		t.Errorf("silences %v, want one over the whole video", a.Silences)
+	}
+	for i, sp := range a.Speech {
+		if sp || a.LoudnessDB[i] != floorDB {
+			t.Fatalf("window %d: speech %v at %.1f dB in a video without audio", i, sp, a.LoudnessDB[i])
+		}
+	}
+	if len(a.SceneCuts) != len(layout.SceneCuts()) {
+		t.Errorf("%d cuts without audio, want %d", len(a.SceneCuts), len(layout.SceneCuts()))
+	}
+	opts := CurateOptions{Durations: [][2]float64{{10, 20}}}
+	hs, err := PickHighlights(a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHighlights(t, a, opts, hs, false)
+}
+
+func TestAnalyzeHonoursCancellation(t *testing.T) {
+	src, _ := sourceVideo(t, 60, 320, 240)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Analyze(ctx, src); !errors.Is(err, context.Canceled) {
+		t.Errorf("Analyze with a cancelled context: %v, want context.Canceled", err)
+	}
 }

@@ -20,6 +20,9 @@ const (
 	endTail   = 0.3
 	// cutLookahead: a scene cut this soon after a clip's start makes a lively opening.
 	cutLookahead = 1.5
+	// minUsefulClip: shorter clips are never proposed, even when a span allows them (a span
+	// [0, max] would otherwise admit clips of a few frames).
+	minUsefulClip = 1.0
 	// maxFallbackStarts bounds the work when candidates come from plain window boundaries.
 	maxFallbackStarts = 2000
 )
@@ -175,6 +178,7 @@ func pauseCandidates(a *Analysis, rs, re float64, durations [][2]float64, sc *sc
 	slices.Sort(ends)
 	starts, ends = slices.Compact(starts), slices.Compact(ends)
 	lo, hi := lengthBounds(durations)
+	lo = max(lo, minUsefulClip)
 	var out []Highlight
 	for _, st := range starts {
 		j := sort.SearchFloat64s(ends, st+lo-eps)
@@ -202,7 +206,7 @@ func windowCandidates(a *Analysis, rs, re float64, durations [][2]float64, sc *s
 			if top < d[0] || top <= 0 {
 				continue
 			}
-			lo := max(d[0], min(top, a.WindowSec)) // a length of 0 is allowed but useless
+			lo := max(d[0], min(top, minUsefulClip))
 			for _, l := range []float64{lo, (lo + top) / 2, top} {
 				if fit := lengthFit(durations, l); fit >= 0 {
 					out = append(out, sc.highlight(st, st+l, fit))

@@ -71,7 +71,7 @@ func checkHighlights(t *testing.T, a *Analysis, opts CurateOptions, hs []Highlig
 		if h.Start < rs || h.End > re || h.Start >= h.End {
 			t.Errorf("clip %d %.2f-%.2f is not inside range %.2f-%.2f", i, h.Start, h.End, rs, re)
 		}
-		if lengthFit(durations, h.End-h.Start) < 0 {
+		if lengthFit(durations, h.End-h.Start) < 0 || (h.End-h.Start < minUsefulClip && re-rs >= minUsefulClip) {
 			t.Errorf("clip %d length %.3f fits none of %v", i, h.End-h.Start, durations)
 		}
 		if i > 0 && h.Start < hs[i-1].End {
@@ -125,7 +125,7 @@ func TestPickHighlightsProperties(t *testing.T) {
 func TestPickHighlightsCountGrowsWithLength(t *testing.T) {
 	a := synthetic(3*3600, talk(3*3600), nil)
 	prev := 0
-	for _, l := range []float64{40, 120, 300, 900, 1800, 3*3600} {
+	for _, l := range []float64{40, 120, 300, 900, 1800, 3 * 3600} {
 		hs, err := PickHighlights(a, CurateOptions{Range: &Interval{0, l}})
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -81,6 +82,15 @@ func filterValue(v string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// localURL names a local file for ffmpeg/ffprobe so that nothing in it (a "name:" prefix)
+// is taken for a protocol.
+func localURL(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return "file:" + p
 }
 
 // ffmpegBase is the start of every ffmpeg command line: quiet except for errors, which end up

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -65,9 +66,9 @@ func probe(ctx context.Context, path string) (*probeInfo, error) {
 		return nil, fmt.Errorf("probe %s: is a directory", path)
 	}
 	var out bytes.Buffer
-	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", "--", path}
+	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", localURL(path)}
 	if err := runTool(ctx, "ffprobe", "ffprobe", args, &out); err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, exec.ErrNotFound) {
 			return nil, err
 		}
 		// ffprobe fails only when it cannot read the container at all: not a video we can use.
@@ -122,7 +123,7 @@ func probe(ctx context.Context, path string) (*probeInfo, error) {
 func quarterTurn(tag string, side []struct {
 	Rotation float64 `json:"rotation"`
 }) bool {
-	deg := parseSeconds(tag)
+	deg, _ := strconv.ParseFloat(tag, 64) // "" or garbage: no rotation
 	for _, sd := range side {
 		if sd.Rotation != 0 {
 			deg = sd.Rotation

@@ -74,7 +74,7 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	graph += fmt.Sprintf(",split=2[export][p];[p]scale=%d:%d:flags=bicubic,setsar=1[preview]", previewW, previewH)
 
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
-	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", src, "-filter_complex", graph)
+	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", localURL(src), "-filter_complex", graph)
 	args = append(args, outputArgs(info, "[export]", t, "20", "128k", exportPath)...)
 	args = append(args, outputArgs(info, "[preview]", t, "27", "64k", previewPath)...)
 	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
@@ -187,7 +187,7 @@ func outputArgs(info *probeInfo, label, dur, crf, audioRate, path string) []stri
 		args = append(args, "-map", "0:"+strconv.Itoa(info.audioIndex), "-c:a", "aac", "-b:a", audioRate)
 	}
 	return append(args, "-t", dur, "-c:v", "libx264", "-preset", "veryfast", "-crf", crf,
-		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", path)
+		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", localURL(path))
 }
 
 // watermarkFilter draws text in the bottom right corner. The text goes through a file so no
