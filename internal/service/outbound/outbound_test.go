@@ -60,7 +60,7 @@ func newStore(t *testing.T) (*store.Store, string) {
 	return st, dir
 }
 
-func startDispatcher(t *testing.T, cfg Config) *Dispatcher {
+func startDispatcher(t *testing.T, cfg Config) {
 	t.Helper()
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = 20 * time.Millisecond
@@ -80,7 +80,6 @@ func startDispatcher(t *testing.T, cfg Config) *Dispatcher {
 			t.Error(err)
 		}
 	})
-	return d
 }
 
 // waitDelivery polls until delivery id leaves the pending status.

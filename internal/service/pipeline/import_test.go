@@ -78,7 +78,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/big.mp4":
-			w.Write([]byte(strings.Repeat("x", 5000)))
+			_, _ = w.Write([]byte(strings.Repeat("x", 5000)))
 		case "/flaky.mp4":
 			http.Error(w, "busy", http.StatusBadGateway)
 		default:
@@ -127,11 +127,15 @@ func TestImportUploadErrors(t *testing.T) {
 		t.Errorf("unknown upload: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "half.bin")
-	os.WriteFile(path, []byte("abc"), 0o644)
+	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	id := e.upload(path)
 	u, _ := e.st.GetUpload(context.Background(), id)
 	u.Complete, u.Total = false, 100
-	e.st.SaveUpload(context.Background(), u)
+	if err := e.st.SaveUpload(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
 	j = e.importJob(r, id, nil)
 	if err := r.importStage(context.Background(), j); err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "incomplete") {
 		t.Errorf("incomplete upload: %v", err)

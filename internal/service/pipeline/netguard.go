@@ -71,10 +71,11 @@ func importClient(base *http.Client, allowPrivate bool) *http.Client {
 		dialer.Control = guardControl
 	}
 	if base != nil {
-		t, ok := base.Transport.(*http.Transport)
-		if base.Transport == nil {
-			t, ok = http.DefaultTransport.(*http.Transport), true
+		rt := base.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
 		}
+		t, ok := rt.(*http.Transport)
 		if !ok {
 			return base // a custom RoundTripper: its owner decides where it may connect
 		}
