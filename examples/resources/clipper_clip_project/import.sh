@@ -1,0 +1,3 @@
+# Clip projects are imported by project id. source_file, source_hash and
+# timeouts cannot be read back from the service: keep them in the configuration.
+terraform import clipper_clip_project.talk 3f2a9c0d41b7e5a6c8d9

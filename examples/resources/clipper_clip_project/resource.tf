@@ -1,0 +1,68 @@
+# A local recording, uploaded when the project is created.
+resource "clipper_clip_project" "talk" {
+  source_file = "${path.module}/talk.mp4"
+  source_hash = filesha256("${path.module}/talk.mp4")
+  title       = "Conference talk"
+  source_lang = "en"
+  visibility  = "PUBLIC_VIEW"
+
+  curation = {
+    model          = "ClipBasic"
+    clip_durations = [[15, 30], [30, 60]]
+    topic_keywords = ["terraform", "automation"]
+    genre          = "Podcast"
+  }
+
+  render = {
+    layout_aspect_ratio = "portrait"
+    remove_filler_words = true
+    enable_caption      = true
+    highlight_color = {
+      primary = "#FFCC00"
+    }
+    font = {
+      family         = "Inter"
+      numerical_size = 48
+      stroke = {
+        enabled = true
+        color   = "#000000"
+        width   = 2
+      }
+    }
+  }
+
+  conclusion_actions = [
+    {
+      type           = "WEBHOOK"
+      url            = "https://hooks.example.com/clipper"
+      notify_failure = true
+    },
+    {
+      type  = "EMAIL"
+      email = "video-team@example.com"
+    },
+  ]
+
+  timeouts = {
+    create = "90m"
+  }
+}
+
+# A public video, clipped with ClipAnything over its first ten minutes.
+resource "clipper_clip_project" "stream" {
+  video_url         = "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
+  brand_template_id = "preset-fancy-Gameplay"
+
+  curation = {
+    model         = "ClipAnything"
+    custom_prompt = "the most surprising plays"
+    range = {
+      start_sec = 0
+      end_sec   = 600
+    }
+  }
+
+  render = {
+    layout_aspect_ratio = "landscape"
+  }
+}

@@ -1,0 +1,146 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+)
+
+// Acceptance tests run Terraform against one in-process clipperd, started on
+// first use and shared by every test of the binary.
+
+const accAPIKey = "acc-test-key"
+
+// accEnv is what the acceptance tests need from the shared setup.
+type accEnv struct {
+	URL   string // base URL of the in-process clipperd
+	Video string // a 30 s talking-head test video
+	Dir   string // scratch directory removed when the binary exits
+}
+
+var acc struct {
+	once sync.Once
+	env  accEnv
+	srv  *server.Server
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if acc.srv != nil {
+		if err := acc.srv.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "closing clipperd: %v\n", err)
+		}
+	}
+	if acc.env.Dir != "" {
+		_ = os.RemoveAll(acc.env.Dir)
+	}
+	os.Exit(code)
+}
+
+// testAccSetup skips the test unless TF_ACC is set, then returns the shared
+// server and video, starting them on first use.
+func testAccSetup(t *testing.T) accEnv {
+	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1 to run it", resource.EnvTfAcc)
+	}
+	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("acceptance test needs %s, which is not installed", tool)
+		}
+	}
+	acc.once.Do(startAccServer)
+	if acc.err != nil {
+		t.Fatalf("acceptance setup: %v", acc.err)
+	}
+	return acc.env
+}
+
+func startAccServer() {
+	dir, err := os.MkdirTemp("", "clipper-acc-")
+	if err != nil {
+		acc.err = err
+		return
+	}
+	acc.env.Dir = dir
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	video := filepath.Join(dir, "talk.mp4")
+	if err := testvideo.Generate(ctx, video, testvideo.Options{Duration: 30 * time.Second, Width: 320, Height: 240}); err != nil {
+		acc.err = fmt.Errorf("generating the test video: %w", err)
+		return
+	}
+	srv, err := server.Start(ctx, server.Config{
+		Listen:              "127.0.0.1:0",
+		DataDir:             filepath.Join(dir, "data"),
+		APIKey:              accAPIKey,
+		AllowPrivateImports: true,
+		// Far above the service's 30/min so that polling never waits on the limiter.
+		RateLimit: 600,
+	})
+	if err != nil {
+		acc.err = fmt.Errorf("starting clipperd: %w", err)
+		return
+	}
+	acc.srv = srv
+	acc.env.URL = srv.URL()
+	acc.env.Video = video
+}
+
+// testAccProviders serves the provider in-process, polling faster than the
+// production defaults so a test spends its time processing, not sleeping.
+func testAccProviders() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"clipper": providerserver.NewProtocol6WithError(&ClipperProvider{
+			version: "test",
+			wait:    client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second},
+		}),
+	}
+}
+
+// providerBlock configures the provider for the shared clipperd.
+func (e accEnv) providerBlock() string {
+	return fmt.Sprintf(`
+provider "clipper" {
+  base_url            = %q
+  api_key             = %q
+  requests_per_minute = 600
+}
+`, e.URL, accAPIKey)
+}
+
+// apiClient is a client for checks made beside Terraform.
+func (e accEnv) apiClient(t *testing.T) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: e.URL, APIKey: accAPIKey, RequestsPerMinute: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// errorText matches an error message however Terraform wraps its lines.
+func errorText(msg string) *regexp.Regexp {
+	words := strings.Fields(msg)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(strings.Join(words, `\s+`))
+}

@@ -1,0 +1,112 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ datasource.DataSource              = &BrandTemplatesDataSource{}
+	_ datasource.DataSourceWithConfigure = &BrandTemplatesDataSource{}
+)
+
+// BrandTemplatesDataSource lists the brand templates the account can use:
+// the presets and its own.
+type BrandTemplatesDataSource struct {
+	data *providerData
+}
+
+// NewBrandTemplatesDataSource is the data source constructor registered by the provider.
+func NewBrandTemplatesDataSource() datasource.DataSource {
+	return &BrandTemplatesDataSource{}
+}
+
+// Metadata sets the data source type name.
+func (d *BrandTemplatesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_brand_templates"
+}
+
+// Schema describes the data source.
+func (d *BrandTemplatesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Brand templates usable as `brand_template_id` of a `clipper_clip_project`: the ten presets " +
+			"(`preset-fancy-Karaoke`, ...) and the account's own templates.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`mine`, or `mine/<type>` when filtered by `type`.",
+				Computed:            true,
+			},
+			"type": schema.StringAttribute{
+				MarkdownDescription: "Only list templates of this type, e.g. `preset` or `custom`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"templates": schema.ListNestedAttribute{
+				MarkdownDescription: "The templates.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"template_id": schema.StringAttribute{MarkdownDescription: "Template id, the value of `brand_template_id`.", Computed: true},
+						"name":        schema.StringAttribute{MarkdownDescription: "Display name.", Computed: true},
+						"is_default":  schema.BoolAttribute{MarkdownDescription: "Whether projects without a template use this one.", Computed: true},
+						"type":        schema.StringAttribute{MarkdownDescription: "Template type, e.g. `preset` or `custom`.", Computed: true},
+					},
+				},
+			},
+		},
+	}
+}
+
+// Configure receives the provider's client.
+func (d *BrandTemplatesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// Read lists the templates, filtered by type when asked.
+func (d *BrandTemplatesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg brandTemplatesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	templates, err := d.data.Client.ListBrandTemplates(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to list brand templates", err.Error())
+		return
+	}
+	cfg.ID = types.StringValue("mine")
+	if !cfg.Type.IsNull() {
+		cfg.ID = types.StringValue("mine/" + cfg.Type.ValueString())
+	}
+	cfg.Templates = make([]brandTemplateModel, 0, len(templates))
+	for _, t := range templates {
+		if !cfg.Type.IsNull() && t.Type != cfg.Type.ValueString() {
+			continue
+		}
+		cfg.Templates = append(cfg.Templates, brandTemplateModel{
+			TemplateID: types.StringValue(t.TemplateID),
+			Name:       types.StringValue(t.Name),
+			IsDefault:  types.BoolValue(t.IsDefault),
+			Type:       types.StringValue(t.Type),
+		})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+type brandTemplatesModel struct {
+	ID        types.String         `tfsdk:"id"`
+	Type      types.String         `tfsdk:"type"`
+	Templates []brandTemplateModel `tfsdk:"templates"`
+}
+
+type brandTemplateModel struct {
+	TemplateID types.String `tfsdk:"template_id"`
+	Name       types.String `tfsdk:"name"`
+	IsDefault  types.Bool   `tfsdk:"is_default"`
+	Type       types.String `tfsdk:"type"`
+}

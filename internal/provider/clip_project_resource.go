@@ -1,0 +1,332 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+)
+
+// Default operation timeouts, overridable in the timeouts argument.
+const (
+	defaultCreateTimeout = 60 * time.Minute
+	defaultReadTimeout   = 5 * time.Minute
+	defaultUpdateTimeout = 5 * time.Minute
+)
+
+var (
+	pathCuration = path.Root("curation")
+	pathRender   = path.Root("render")
+)
+
+var (
+	_ resource.Resource                     = &ClipProjectResource{}
+	_ resource.ResourceWithConfigure        = &ClipProjectResource{}
+	_ resource.ResourceWithImportState      = &ClipProjectResource{}
+	_ resource.ResourceWithConfigValidators = &ClipProjectResource{}
+)
+
+// ClipProjectResource manages a clipping project.
+type ClipProjectResource struct {
+	data *providerData
+}
+
+// NewClipProjectResource is the resource constructor registered by the provider.
+func NewClipProjectResource() resource.Resource {
+	return &ClipProjectResource{}
+}
+
+// Metadata sets the resource type name.
+func (r *ClipProjectResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_clip_project"
+}
+
+// Schema is in clip_project_schema.go.
+func (r *ClipProjectResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = clipProjectSchema(ctx)
+}
+
+// ConfigValidators holds the rules across top-level arguments; the rules
+// inside nested arguments are validators of those arguments.
+func (r *ClipProjectResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("video_url"), path.MatchRoot("source_file")),
+	}
+}
+
+// Configure receives the provider's client.
+func (r *ClipProjectResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// Create uploads the source when it is a local file, creates the project,
+// records it in state at once and then waits for it to conclude.
+func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan clipProjectModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := r.data.Client
+
+	videoURL := plan.VideoURL.ValueString()
+	if !plan.SourceFile.IsNull() {
+		file := plan.SourceFile.ValueString()
+		tflog.Info(ctx, "Uploading source file", map[string]any{"source_file": file})
+		uploadID, err := c.UploadFile(ctx, file)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "Unable to upload source_file",
+				fmt.Sprintf("Uploading %s failed: %s", file, err))
+			return
+		}
+		videoURL = uploadID
+	}
+
+	body, diags := plan.createRequest(ctx, videoURL)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	project, err := c.CreateProject(ctx, body)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create clip project", err.Error())
+		return
+	}
+	tflog.Info(ctx, "Created clip project", map[string]any{"project_id": project.ID, "stage": project.Stage})
+
+	// From here on the project exists: every exit keeps it in state, so a
+	// failure leaves a tainted resource to replace rather than an orphan.
+	wantVisibility := plan.Visibility.ValueString()
+	plan.setReported(project)
+	plan.ClipCount = types.Int64Value(0)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	// The create body has no visibility: projects start as DEFAULT.
+	if wantVisibility != project.Visibility {
+		updated, err := c.UpdateProjectVisibility(ctx, project.ID, wantVisibility)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("visibility"), "Unable to set clip project visibility",
+				fmt.Sprintf("Project %s was created but setting visibility %s failed: %s", project.ID, wantVisibility, err))
+			return
+		}
+		project = updated
+		plan.setReported(project)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+
+	if !plan.WaitForCompletion.ValueBool() {
+		return
+	}
+	project, err = c.WaitForProject(ctx, project.ID, r.waitOptions(ctx, project.ID))
+	if project != nil {
+		plan.setReported(project)
+	}
+	if err != nil {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(waitFailure(plan.ID.ValueString(), timeout, err))
+		return
+	}
+	resp.Diagnostics.Append(r.refreshClipCount(ctx, &plan, project)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// waitOptions are the provider's polling settings plus a log line per stage.
+func (r *ClipProjectResource) waitOptions(ctx context.Context, id string) client.WaitOptions {
+	opts := r.data.Wait
+	opts.OnStageChange = func(p *apitypes.Project) {
+		fields := map[string]any{"project_id": id, "stage": p.Stage}
+		if p.Error != nil {
+			fields["error"] = *p.Error
+		}
+		tflog.Info(ctx, "Clip project stage changed", fields)
+	}
+	return opts
+}
+
+// waitFailure explains why waiting for a project ended without COMPLETE.
+func waitFailure(id string, timeout time.Duration, err error) diag.Diagnostic {
+	const tainted = " The project stays in state marked as tainted; the next apply replaces it with a new project."
+	var stalled *client.StalledError
+	if errors.As(err, &stalled) {
+		return diag.NewErrorDiagnostic("Clip project stalled",
+			fmt.Sprintf("The service reports: %s.%s", err, tainted))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return diag.NewErrorDiagnostic("Timed out waiting for clip project",
+			fmt.Sprintf("Project %s did not complete within the create timeout (%s): %s.%s", id, timeout, err, tainted))
+	}
+	return diag.NewErrorDiagnostic("Error waiting for clip project",
+		fmt.Sprintf("Waiting for project %s failed: %s.%s", id, err, tainted))
+}
+
+// Read refreshes the project. A project the service no longer has (404,
+// deleted or purged) leaves the state so that the next plan recreates it.
+func (r *ClipProjectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state clipProjectModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Read(ctx, defaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	id := state.ID.ValueString()
+	project, err := r.data.Client.GetProject(ctx, id)
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddWarning("Clip project not found",
+			fmt.Sprintf("Project %s no longer exists on the service; removing it from state.", id))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read clip project", err.Error())
+		return
+	}
+	if project.IsDeleted || project.IsPurged {
+		resp.Diagnostics.AddWarning("Clip project deleted",
+			fmt.Sprintf("Project %s is deleted or purged on the service (is_deleted=%t, is_purged=%t); removing it from state.",
+				id, project.IsDeleted, project.IsPurged))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+
+	// Import stores only the id: no project_id yet means nothing to reconcile with.
+	importing := state.ProjectID.IsNull()
+	state.setReported(project)
+	resp.Diagnostics.Append(state.readArguments(ctx, project, importing)...)
+	if importing {
+		state.WaitForCompletion = types.BoolValue(true)
+		resp.Diagnostics.Append(r.dropDefaultTemplate(ctx, &state)...)
+	}
+	resp.Diagnostics.Append(r.refreshClipCount(ctx, &state, project)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update changes visibility, the one argument the service can change. Other
+// in-place changes (wait_for_completion, timeouts, the write-only source
+// arguments of an imported project) only concern the provider.
+func (r *ClipProjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state clipProjectModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := r.data.Client
+
+	id := state.ID.ValueString()
+	var project *apitypes.Project
+	var err error
+	if !plan.Visibility.Equal(state.Visibility) {
+		tflog.Info(ctx, "Updating clip project visibility", map[string]any{
+			"project_id": id, "from": state.Visibility.ValueString(), "to": plan.Visibility.ValueString()})
+		project, err = c.UpdateProjectVisibility(ctx, id, plan.Visibility.ValueString())
+	} else {
+		project, err = c.GetProject(ctx, id)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to update clip project", err.Error())
+		return
+	}
+	plan.setReported(project)
+	resp.Diagnostics.Append(r.refreshClipCount(ctx, &plan, project)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete only forgets the project: the service has no delete endpoint and
+// projects expire on their own.
+func (r *ClipProjectResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state clipProjectModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	expires := state.StorageExpireAt.ValueString()
+	if expires == "" {
+		expires = "unknown"
+	}
+	resp.Diagnostics.AddWarning("Clip project not deleted on the service",
+		fmt.Sprintf("The clipping service has no delete endpoint. Project %s was removed from the Terraform state "+
+			"only; it stays on the service until storage_expire_at (%s).", state.ID.ValueString(), expires))
+}
+
+// ImportState takes a project id.
+func (r *ClipProjectResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+// dropDefaultTemplate clears an imported brand_template_id that is the
+// account's default template: the service reports the template it applied,
+// and a configuration that relies on the default does not name it.
+func (r *ClipProjectResource) dropDefaultTemplate(ctx context.Context, m *clipProjectModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if m.BrandTemplateID.IsNull() {
+		return diags
+	}
+	templates, err := r.data.Client.ListBrandTemplates(ctx)
+	if err != nil {
+		diags.AddError("Unable to list brand templates", err.Error())
+		return diags
+	}
+	for _, t := range templates {
+		if t.IsDefault && t.TemplateID == m.BrandTemplateID.ValueString() {
+			m.BrandTemplateID = types.StringNull()
+		}
+	}
+	return diags
+}
+
+// refreshClipCount sets clip_count: the number of exportable clips of a
+// COMPLETE project, 0 before that.
+func (r *ClipProjectResource) refreshClipCount(ctx context.Context, m *clipProjectModel, p *apitypes.Project) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if p.Stage != apitypes.StageComplete {
+		m.ClipCount = types.Int64Value(0)
+		return diags
+	}
+	clips, err := r.data.Client.ListExportableClips(ctx, client.ClipFilter{ProjectID: m.ID.ValueString()})
+	if err != nil {
+		diags.AddError("Unable to count the project's clips", err.Error())
+		return diags
+	}
+	m.ClipCount = types.Int64Value(int64(len(clips)))
+	return diags
+}

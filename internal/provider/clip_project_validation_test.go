@@ -1,0 +1,91 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// TestAccClipProject_validation checks that every documented rule fails at
+// plan time, with a message naming the attribute, before anything is created.
+func TestAccClipProject_validation(t *testing.T) {
+	env := testAccSetup(t)
+	project := func(body string) string {
+		return env.providerBlock() + fmt.Sprintf(`
+resource "clipper_clip_project" "bad" {
+%s
+}
+`, body)
+	}
+	withVideo := func(body string) string {
+		return project(fmt.Sprintf("  video_url = \"https://videos.example.com/talk.mp4\"\n%s", body))
+	}
+	cases := []struct {
+		name   string
+		config string
+		want   *regexp.Regexp
+	}{
+		{"range order", withVideo(`curation = { range = { start_sec = 60, end_sec = 30 } }`),
+			errorText("curation.range: start_sec (60) must be less than end_sec (30)")},
+		{"range partial", withVideo(`curation = { range = { start_sec = 10 } }`),
+			regexp.MustCompile(`(?s)attribute\s+"end_sec"\s+is\s+required`)},
+		{"clip duration order", withVideo(`curation = { clip_durations = [[30, 10]] }`),
+			errorText("curation.clip_durations[0]: min (30) must be less than max (10)")},
+		{"clip duration pair", withVideo(`curation = { clip_durations = [[10, 20], [5, 10, 15]] }`),
+			errorText("curation.clip_durations[1] must be a pair [min, max] of seconds, got 3 values")},
+		{"clip duration negative", withVideo(`curation = { clip_durations = [[-5, 10]] }`),
+			errorText("curation.clip_durations[0]: min (-5) must be 0 or more seconds")},
+		{"topic_keywords with ClipAnything", withVideo(`curation = { model = "ClipAnything", topic_keywords = ["golang"] }`),
+			errorText("curation.topic_keywords applies only when curation.model is ClipBasic")},
+		{"custom_prompt with the default model", withVideo(`curation = { custom_prompt = "funny moments" }`),
+			errorText("curation.custom_prompt applies only when curation.model is ClipAnything")},
+		{"unknown model", withVideo(`curation = { model = "ClipEverything" }`),
+			regexp.MustCompile(`(?s)curation\.model.*value must be one of`)},
+		{"bad email", withVideo(`conclusion_actions = [{ type = "EMAIL", email = "not-an-address" }]`),
+			errorText("conclusion_actions[0].email must be an email address such as ops@example.com")},
+		{"email action without email", withVideo(`conclusion_actions = [{ type = "EMAIL" }]`),
+			errorText("conclusion_actions[0].email is required when type is EMAIL")},
+		{"webhook url", withVideo(`conclusion_actions = [{ type = "WEBHOOK", url = "mailto:ops@example.com" }]`),
+			errorText("conclusion_actions[0].url must be an absolute http or https URL")},
+		{"webhook without url", withVideo(`conclusion_actions = [{ type = "WEBHOOK" }]`),
+			errorText("conclusion_actions[0].url is required when type is WEBHOOK")},
+		{"unknown action type", withVideo(`conclusion_actions = [{ type = "SMS" }]`),
+			regexp.MustCompile(`(?s)conclusion_actions\[0\]\.type.*value must be one of`)},
+		{"bad video_url", project(`video_url = "ftp://videos.example.com/talk.mp4"`),
+			errorText("video_url must be an http or https URL or an upload id")},
+		{"bad ratio", withVideo(`render = { fit_layout_crop_ratio = "9x16" }`),
+			errorText("render.fit_layout_crop_ratio must be a ratio w:h of two positive integers")},
+		{"bad aspect ratio", withVideo(`render = { layout_aspect_ratio = "widescreen" }`),
+			regexp.MustCompile(`(?s)render\.layout_aspect_ratio.*value must be one of`)},
+		{"bad color", withVideo(`render = { highlight_color = { primary = "yellow" } }`),
+			errorText("render.highlight_color.primary must be a hex color such as #FFCC00")},
+		{"bad visibility", withVideo(`visibility = "PRIVATE"`),
+			regexp.MustCompile(`(?s)visibility.*value must be one of`)},
+		{"bad source_lang", withVideo(`source_lang = "English"`),
+			regexp.MustCompile(`(?s)source_lang.*must be auto or a language code`)},
+		{"both sources", project(fmt.Sprintf(`
+  video_url   = "https://videos.example.com/talk.mp4"
+  source_file = %q`, env.Video)),
+			regexp.MustCompile(`(?s)Exactly\s+one\s+of\s+these\s+attributes\s+must\s+be\s+configured:\s+\[video_url,source_file\]`)},
+		{"no source", project(`title = "nothing to clip"`),
+			regexp.MustCompile(`(?s)Exactly\s+one\s+of\s+these\s+attributes\s+must\s+be\s+configured`)},
+		{"missing source file", project(`source_file = "/nonexistent/talk.mp4"`),
+			errorText("source_file must be the path of an existing file")},
+		{"source_hash without source_file", withVideo(`source_hash = "abc"`),
+			regexp.MustCompile(`(?s)source_file.*must\s+be\s+specified\s+when.*source_hash`)},
+	}
+	steps := make([]resource.TestStep, 0, len(cases))
+	for _, tc := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      "# " + tc.name + "\n" + tc.config,
+			PlanOnly:    true,
+			ExpectError: tc.want,
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps:                    steps,
+	})
+}

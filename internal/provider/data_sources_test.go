@@ -1,0 +1,151 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+func TestAccBrandTemplatesDataSource(t *testing.T) {
+	env := testAccSetup(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{
+			{
+				Config: env.providerBlock() + `
+data "clipper_brand_templates" "all" {}
+
+data "clipper_brand_templates" "presets" {
+  type = "preset"
+}
+`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.clipper_brand_templates.presets", tfjsonpath.New("templates"),
+						knownvalue.ListSizeExact(len(apitypes.PresetTemplateIDs))),
+					statecheck.ExpectKnownValue("data.clipper_brand_templates.presets", tfjsonpath.New("id"), knownvalue.StringExact("mine/preset")),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkPresetsListed("data.clipper_brand_templates.all"),
+					checkPresetsListed("data.clipper_brand_templates.presets"),
+					resource.TestCheckTypeSetElemNestedAttrs("data.clipper_brand_templates.all", "templates.*",
+						map[string]string{"template_id": "preset-fancy-Simple", "type": "preset", "is_default": "true"}),
+				),
+			},
+		},
+	})
+}
+
+// checkPresetsListed checks that every preset template id of the spec is listed.
+func checkPresetsListed(addr string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		n, err := strconv.Atoi(rs.Primary.Attributes["templates.#"])
+		if err != nil {
+			return fmt.Errorf("%s: templates.#: %w", addr, err)
+		}
+		var ids []string
+		for i := range n {
+			ids = append(ids, rs.Primary.Attributes[fmt.Sprintf("templates.%d.template_id", i)])
+		}
+		for _, want := range apitypes.PresetTemplateIDs {
+			if !slices.Contains(ids, want) {
+				return fmt.Errorf("%s lacks preset %s (has %v)", addr, want, ids)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccSocialAccountsDataSource(t *testing.T) {
+	env := testAccSetup(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{
+			{
+				Config: env.providerBlock() + `
+data "clipper_social_accounts" "all" {}
+
+data "clipper_social_accounts" "youtube" {
+  platform = "YOUTUBE"
+}
+`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					// A fresh organization may have no account connected: the list exists, possibly empty.
+					statecheck.ExpectKnownValue("data.clipper_social_accounts.all", tfjsonpath.New("accounts"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue("data.clipper_social_accounts.youtube", tfjsonpath.New("id"), knownvalue.StringExact("mine/YOUTUBE")),
+				},
+				Check: checkAccountsPlatform("data.clipper_social_accounts.youtube", "YOUTUBE"),
+			},
+			{
+				Config: env.providerBlock() + `
+data "clipper_social_accounts" "bad" {
+  platform = "MYSPACE"
+}
+`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)platform.*value must be one of.*YOUTUBE`),
+			},
+		},
+	})
+}
+
+// checkAccountsPlatform checks that a filtered list holds only that platform.
+func checkAccountsPlatform(addr, platform string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		n, err := strconv.Atoi(rs.Primary.Attributes["accounts.#"])
+		if err != nil {
+			return fmt.Errorf("%s: accounts.#: %w", addr, err)
+		}
+		for i := range n {
+			if got := rs.Primary.Attributes[fmt.Sprintf("accounts.%d.platform", i)]; got != platform {
+				return fmt.Errorf("%s: account %d has platform %s, want only %s", addr, i, got, platform)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccExportableClipsDataSource_filters(t *testing.T) {
+	env := testAccSetup(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{
+			{
+				Config: env.providerBlock() + `
+data "clipper_exportable_clips" "both" {
+  project_id    = "p1"
+  collection_id = "c1"
+}
+`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Exactly\s+one\s+of\s+these\s+attributes\s+must\s+be\s+configured`),
+			},
+			{
+				// A project nobody has: the service answers 404, not an empty list.
+				Config: env.providerBlock() + `
+data "clipper_exportable_clips" "missing" {
+  project_id = "no-such-project"
+}
+`,
+				ExpectError: regexp.MustCompile(`(?s)Unable to list exportable clips`),
+			},
+		},
+	})
+}

@@ -1,0 +1,193 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+)
+
+var (
+	_ datasource.DataSource                     = &ExportableClipsDataSource{}
+	_ datasource.DataSourceWithConfigure        = &ExportableClipsDataSource{}
+	_ datasource.DataSourceWithConfigValidators = &ExportableClipsDataSource{}
+)
+
+// ExportableClipsDataSource lists the rendered clips of a project or a collection.
+type ExportableClipsDataSource struct {
+	data *providerData
+}
+
+// NewExportableClipsDataSource is the data source constructor registered by the provider.
+func NewExportableClipsDataSource() datasource.DataSource {
+	return &ExportableClipsDataSource{}
+}
+
+// Metadata sets the data source type name.
+func (d *ExportableClipsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_exportable_clips"
+}
+
+// Schema describes the data source.
+func (d *ExportableClipsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Exportable clips of a project or of a collection, every page of them.",
+		Attributes: map[string]schema.Attribute{
+			"id": str("The `project_id` or `collection_id` the clips were listed by."),
+			"project_id": schema.StringAttribute{
+				MarkdownDescription: "List the clips of this project. Exactly one of `project_id` and `collection_id` is required.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"collection_id": schema.StringAttribute{
+				MarkdownDescription: "List the clips of this collection. Exactly one of `project_id` and `collection_id` is required.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"clips": schema.ListNestedAttribute{
+				MarkdownDescription: "The clips, in the service's order.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"id":              str("Composite clip id `{projectId}.{curationId}`, the content id of collections."),
+						"project_id":      str("Project of the clip."),
+						"curation_id":     str("Bare clip id, used by the social posting endpoints."),
+						"run_id":          str("Processing run that produced the clip."),
+						"org_id":          str("Organization identifier."),
+						"user_id":         str("Owner user identifier."),
+						"uri_for_preview": str("Download address of the preview rendition."),
+						"uri_for_export":  str("Download address of the rendered clip."),
+						"storage_used":    schema.Int64Attribute{MarkdownDescription: "Bytes of storage the clip uses.", Computed: true},
+						"duration_ms":     schema.Int64Attribute{MarkdownDescription: "Length of the clip in milliseconds.", Computed: true},
+						"time_ranges": schema.ListAttribute{
+							MarkdownDescription: "Parts of the source video in the clip, as `[start_ms, end_ms]` pairs.",
+							Computed:            true,
+							ElementType:         types.ListType{ElemType: types.Int64Type},
+						},
+						"keywords":     schema.ListAttribute{MarkdownDescription: "Keywords of the clip.", Computed: true, ElementType: types.StringType},
+						"prompt_name":  str("Prompt that selected the clip."),
+						"title":        str("Generated title."),
+						"description":  str("Generated description."),
+						"hashtags":     str("Generated hashtags, one string."),
+						"text":         str("Transcript of the clip."),
+						"genre":        str("Genre of the clip."),
+						"subgenre":     str("Subgenre of the clip."),
+						"created_at":   str("Creation time."),
+						"updated_at":   str("Last update time."),
+						"product_tier": str("Product tier the clip was rendered under."),
+					},
+				},
+			},
+		},
+	}
+}
+
+// ConfigValidators requires exactly one of the two filters.
+func (d *ExportableClipsDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("project_id"), path.MatchRoot("collection_id")),
+	}
+}
+
+// Configure receives the provider's client.
+func (d *ExportableClipsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// Read lists every page of clips.
+func (d *ExportableClipsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg exportableClipsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	filter := client.ClipFilter{ProjectID: cfg.ProjectID.ValueString(), CollectionID: cfg.CollectionID.ValueString()}
+	clips, err := d.data.Client.ListExportableClips(ctx, filter)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to list exportable clips", err.Error())
+		return
+	}
+	cfg.ID = types.StringValue(filter.ProjectID + filter.CollectionID)
+	cfg.Clips = make([]exportableClipModel, 0, len(clips))
+	for _, c := range clips {
+		cfg.Clips = append(cfg.Clips, exportableClipFromAPI(c))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+type exportableClipsModel struct {
+	ID           types.String          `tfsdk:"id"`
+	ProjectID    types.String          `tfsdk:"project_id"`
+	CollectionID types.String          `tfsdk:"collection_id"`
+	Clips        []exportableClipModel `tfsdk:"clips"`
+}
+
+type exportableClipModel struct {
+	ID            types.String `tfsdk:"id"`
+	ProjectID     types.String `tfsdk:"project_id"`
+	CurationID    types.String `tfsdk:"curation_id"`
+	RunID         types.String `tfsdk:"run_id"`
+	OrgID         types.String `tfsdk:"org_id"`
+	UserID        types.String `tfsdk:"user_id"`
+	URIForPreview types.String `tfsdk:"uri_for_preview"`
+	URIForExport  types.String `tfsdk:"uri_for_export"`
+	StorageUsed   types.Int64  `tfsdk:"storage_used"`
+	DurationMs    types.Int64  `tfsdk:"duration_ms"`
+	TimeRanges    types.List   `tfsdk:"time_ranges"`
+	Keywords      types.List   `tfsdk:"keywords"`
+	PromptName    types.String `tfsdk:"prompt_name"`
+	Title         types.String `tfsdk:"title"`
+	Description   types.String `tfsdk:"description"`
+	Hashtags      types.String `tfsdk:"hashtags"`
+	Text          types.String `tfsdk:"text"`
+	Genre         types.String `tfsdk:"genre"`
+	Subgenre      types.String `tfsdk:"subgenre"`
+	CreatedAt     types.String `tfsdk:"created_at"`
+	UpdatedAt     types.String `tfsdk:"updated_at"`
+	ProductTier   types.String `tfsdk:"product_tier"`
+}
+
+func exportableClipFromAPI(c apitypes.ExportableClip) exportableClipModel {
+	pairType := types.ListType{ElemType: types.Int64Type}
+	ranges := make([]attr.Value, 0, len(c.TimeRanges))
+	for _, r := range c.TimeRanges {
+		ranges = append(ranges, types.ListValueMust(types.Int64Type,
+			[]attr.Value{types.Int64Value(r[0]), types.Int64Value(r[1])}))
+	}
+	return exportableClipModel{
+		ID:            types.StringValue(c.ID),
+		ProjectID:     types.StringValue(c.ProjectID),
+		CurationID:    types.StringValue(c.CurationID),
+		RunID:         types.StringValue(c.RunID),
+		OrgID:         types.StringValue(c.OrgID),
+		UserID:        types.StringValue(c.UserID),
+		URIForPreview: types.StringValue(c.URIForPreview),
+		URIForExport:  types.StringValue(c.URIForExport),
+		StorageUsed:   types.Int64Value(c.StorageUsed),
+		DurationMs:    types.Int64Value(c.DurationMs),
+		TimeRanges:    types.ListValueMust(pairType, ranges),
+		Keywords:      stringList(c.Keywords),
+		PromptName:    types.StringValue(c.PromptName),
+		Title:         types.StringValue(c.Title),
+		Description:   types.StringValue(c.Description),
+		Hashtags:      types.StringValue(c.Hashtags),
+		Text:          types.StringValue(c.Text),
+		Genre:         types.StringValue(c.Genre),
+		Subgenre:      types.StringValue(c.Subgenre),
+		CreatedAt:     types.StringValue(c.CreatedAt),
+		UpdatedAt:     types.StringValue(c.UpdatedAt),
+		ProductTier:   types.StringValue(c.ProductTier),
+	}
+}

@@ -1,0 +1,217 @@
+// Package provider implements the clipper Terraform provider: its configuration,
+// the clipper_clip_project resource and the read-only data sources.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+)
+
+// Environment variables read when the matching provider argument is not set.
+const (
+	envAPIKey  = "CLIPPER_API_KEY"
+	envBaseURL = "CLIPPER_BASE_URL"
+	envOrgID   = "CLIPPER_ORG_ID"
+)
+
+// Defaults of the provider arguments.
+const (
+	defaultBaseURL           = "http://127.0.0.1:8787"
+	defaultRequestsPerMinute = 30
+)
+
+var _ provider.Provider = &ClipperProvider{}
+
+// ClipperProvider is the provider implementation.
+type ClipperProvider struct {
+	// version is "dev" for local builds, "test" in acceptance tests and the
+	// release version when built by goreleaser.
+	version string
+	// wait overrides how the resource polls a project; tests shorten it so a
+	// run does not spend most of its time sleeping. Zero values use the client's defaults.
+	wait client.WaitOptions
+}
+
+// ClipperProviderModel is the provider configuration.
+type ClipperProviderModel struct {
+	APIKey            types.String `tfsdk:"api_key"`
+	BaseURL           types.String `tfsdk:"base_url"`
+	OrgID             types.String `tfsdk:"org_id"`
+	RequestsPerMinute types.Int64  `tfsdk:"requests_per_minute"`
+}
+
+// providerData is what Configure hands to every resource and data source.
+type providerData struct {
+	Client *client.Client
+	Wait   client.WaitOptions
+}
+
+// New returns a constructor of the provider for providerserver.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &ClipperProvider{version: version}
+	}
+}
+
+// Metadata sets the provider type name, the prefix of every resource name.
+func (p *ClipperProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "clipper"
+	resp.Version = p.version
+}
+
+// Schema describes the provider arguments.
+func (p *ClipperProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The clipper provider manages video clipping projects on the clipping service " +
+			"(or a self-hosted `clipperd`) and reads their clips, brand templates and connected social accounts.",
+		Attributes: map[string]schema.Attribute{
+			"api_key": schema.StringAttribute{
+				MarkdownDescription: "API key sent as a bearer token. May also be set with the `" + envAPIKey + "` environment variable.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"base_url": schema.StringAttribute{
+				MarkdownDescription: "Base address of the service API. May also be set with the `" + envBaseURL +
+					"` environment variable. Defaults to `" + defaultBaseURL + "`.",
+				Optional:   true,
+				Validators: []validator.String{httpURL()},
+			},
+			"org_id": schema.StringAttribute{
+				MarkdownDescription: "Organization id sent as the `x-svc-org-id` header; needed by users who belong to several " +
+					"organizations. May also be set with the `" + envOrgID + "` environment variable.",
+				Optional: true,
+			},
+			"requests_per_minute": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Client-side request budget per minute, shared by every resource "+
+					"of this provider. Defaults to `%d`, the service's limit per API key.", defaultRequestsPerMinute),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
+		},
+	}
+}
+
+// Configure builds the one API client every resource and data source uses.
+func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg ClipperProviderModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	// An unknown value cannot be resolved until apply; say so instead of
+	// silently falling back to an environment variable.
+	unknown := map[string]bool{
+		"api_key":             cfg.APIKey.IsUnknown(),
+		"base_url":            cfg.BaseURL.IsUnknown(),
+		"org_id":              cfg.OrgID.IsUnknown(),
+		"requests_per_minute": cfg.RequestsPerMinute.IsUnknown(),
+	}
+	for _, name := range []string{"api_key", "base_url", "org_id", "requests_per_minute"} {
+		if unknown[name] {
+			resp.Diagnostics.AddAttributeError(path.Root(name), "Unknown clipper provider argument",
+				fmt.Sprintf("The provider cannot create the API client because %s is not known until apply. "+
+					"Set it to a static value or use the environment variable instead.", name))
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	apiKey := firstNonEmpty(cfg.APIKey.ValueString(), os.Getenv(envAPIKey))
+	baseURL := firstNonEmpty(cfg.BaseURL.ValueString(), os.Getenv(envBaseURL), defaultBaseURL)
+	orgID := firstNonEmpty(cfg.OrgID.ValueString(), os.Getenv(envOrgID))
+	rpm := defaultRequestsPerMinute
+	if !cfg.RequestsPerMinute.IsNull() {
+		rpm = int(cfg.RequestsPerMinute.ValueInt64())
+	}
+
+	if apiKey == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing clipper API key",
+			"The provider needs an API key: set the api_key argument in the provider block or the "+
+				envAPIKey+" environment variable.")
+		return
+	}
+
+	// The key never reaches logs: neither as a field nor inside another value.
+	ctx = tflog.SetField(ctx, "clipper_base_url", baseURL)
+	ctx = tflog.SetField(ctx, "clipper_api_key", apiKey)
+	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "clipper_api_key")
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, apiKey)
+	tflog.Debug(ctx, "Creating clipper API client")
+
+	c, err := client.New(client.Config{
+		BaseURL:           baseURL,
+		APIKey:            apiKey,
+		OrgID:             orgID,
+		RequestsPerMinute: rpm,
+		UserAgent:         "terraform-provider-clipper/" + p.version,
+		Logger:            tflogAdapter{apiKey: apiKey},
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create clipper API client", err.Error())
+		return
+	}
+
+	data := &providerData{Client: c, Wait: p.wait}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+	tflog.Info(ctx, "Configured clipper API client", map[string]any{"requests_per_minute": rpm})
+}
+
+// Resources lists the resources of the provider.
+func (p *ClipperProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{
+		NewClipProjectResource,
+	}
+}
+
+// DataSources lists the data sources of the provider.
+func (p *ClipperProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewExportableClipsDataSource,
+		NewBrandTemplatesDataSource,
+		NewSocialAccountsDataSource,
+	}
+}
+
+// providerDataFrom unwraps ProviderData in a resource's or data source's
+// Configure. It returns nil without a diagnostic when the provider is not
+// configured yet (Terraform calls Configure early, during validation).
+func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data type",
+			fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return pd
+}
+
+// firstNonEmpty returns the first non-blank value.
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

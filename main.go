@@ -1,0 +1,33 @@
+// Command terraform-provider-clipper serves the clipper Terraform provider.
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider"
+)
+
+// Format example configurations and generate the registry docs from the schema and templates.
+//go:generate terraform fmt -recursive ./examples/
+//go:generate go tool tfplugindocs generate --provider-name clipper
+
+// version is set by goreleaser through -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	var debug bool
+	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	flag.Parse()
+
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address: "registry.terraform.io/clipperhq/clipper",
+		Debug:   debug,
+	})
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+}
