@@ -3,6 +3,7 @@
 //
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
 //	clipperd keys create --data DIR --org ORG --user USER
+//	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
 package main
 
@@ -20,6 +21,8 @@ import (
 const usage = `usage:
   clipperd serve [flags]                               run the API server (serve -h lists the flags)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
+  clipperd accounts connect --data DIR --org ORG --platform P --name NAME
+                                                       record a connected social account (prints its postAccountId last)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
 `
@@ -58,6 +61,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: keys takes the subcommand create", errUsage)
 		}
 		return keysCreate(ctx, args[2:], stdout, stderr)
+	case "accounts":
+		if len(args) < 2 || args[1] != "connect" {
+			fmt.Fprint(stderr, usage)
+			return fmt.Errorf("%w: accounts takes the subcommand connect", errUsage)
+		}
+		return accountsConnect(ctx, args[2:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

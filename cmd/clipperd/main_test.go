@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os/exec"
@@ -88,5 +89,55 @@ func TestSample(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(probe)); got != "320x240" {
 		t.Errorf("sample is %s, want 320x240", got)
+	}
+}
+
+// TestAccountsConnectWhileServing records a social account for the dev org of
+// a running server; GET /api/social-accounts lists it at once.
+func TestAccountsConnectWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := server.Start(t.Context(), server.Config{Listen: "127.0.0.1:0", DataDir: dir, APIKey: "dev-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+
+	var out, errOut bytes.Buffer
+	err = run(t.Context(), []string{"accounts", "connect", "--data", dir, "--org", server.DevOrgID, "--platform", "youtube", "--name", "Clipper Channel"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("accounts connect: %v (stderr %s)", err, errOut.String())
+	}
+	words := strings.Fields(out.String())
+	id := words[len(words)-1]
+
+	var errOut2 bytes.Buffer
+	if err := run(t.Context(), []string{"accounts", "connect", "--data", dir, "--org", "o", "--platform", "MYSPACE", "--name", "x"}, &out, &errOut2); err == nil || !strings.Contains(err.Error(), "MYSPACE") {
+		t.Errorf("unknown platform: %v", err)
+	}
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"/api/social-accounts?q=mine", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer dev-key")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data []struct {
+			PostAccountID string `json:"postAccountId"`
+			Platform      string `json:"platform"`
+			ExtUserName   string `json:"extUserName"`
+			ExtUserID     string `json:"extUserId"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Data) != 1 || body.Data[0].PostAccountID != id || body.Data[0].Platform != "YOUTUBE" ||
+		body.Data[0].ExtUserName != "Clipper Channel" || body.Data[0].ExtUserID == "" {
+		t.Fatalf("social accounts = %+v, want the one connected (%s)", body.Data, id)
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
 
@@ -102,6 +104,29 @@ func startAccServer() {
 	acc.srv = srv
 	acc.env.URL = srv.URL()
 	acc.env.Video = video
+	acc.err = seedSocialAccounts(ctx, filepath.Join(dir, "data"))
+}
+
+// accAccounts are the social accounts connected for the acceptance tests'
+// organization; clipperd has no OAuth flow, so they go straight to its store,
+// as `clipperd accounts connect` does.
+var accAccounts = []apitypes.SocialAccount{
+	{Platform: "YOUTUBE", ExtUserName: "Clipper Channel", ExtUserProfileLink: "https://www.youtube.com/@clipper"},
+	{Platform: "LINKEDIN", ExtUserName: "Clipper Inc", SubAccountID: "urn:li:organization:42"},
+}
+
+func seedSocialAccounts(ctx context.Context, dataDir string) error {
+	st, err := store.Open(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, a := range accAccounts {
+		if _, err := st.ConnectSocialAccount(ctx, server.DevOrgID, a); err != nil {
+			return fmt.Errorf("seeding social accounts: %w", err)
+		}
+	}
+	return nil
 }
 
 // testAccProviders serves the provider in-process, polling faster than the

@@ -74,6 +74,16 @@ func TestAccSocialAccountsDataSource(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders(),
 		Steps: []resource.TestStep{
+			// The invalid step comes first: the post-test destroy runs the last config.
+			{
+				Config: env.providerBlock() + `
+data "clipper_social_accounts" "bad" {
+  platform = "MYSPACE"
+}
+`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)platform.*value must be one of.*YOUTUBE`),
+			},
 			{
 				Config: env.providerBlock() + `
 data "clipper_social_accounts" "all" {}
@@ -83,20 +93,19 @@ data "clipper_social_accounts" "youtube" {
 }
 `,
 				ConfigStateChecks: []statecheck.StateCheck{
-					// A fresh organization may have no account connected: the list exists, possibly empty.
-					statecheck.ExpectKnownValue("data.clipper_social_accounts.all", tfjsonpath.New("accounts"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue("data.clipper_social_accounts.all", tfjsonpath.New("accounts"), knownvalue.ListSizeExact(len(accAccounts))),
 					statecheck.ExpectKnownValue("data.clipper_social_accounts.youtube", tfjsonpath.New("id"), knownvalue.StringExact("mine/YOUTUBE")),
+					statecheck.ExpectKnownValue("data.clipper_social_accounts.youtube", tfjsonpath.New("accounts"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"platform":              knownvalue.StringExact("YOUTUBE"),
+							"ext_user_name":         knownvalue.StringExact("Clipper Channel"),
+							"ext_user_profile_link": knownvalue.StringExact("https://www.youtube.com/@clipper"),
+							"post_account_id":       knownvalue.NotNull(),
+						}),
+					})),
+					statecheck.ExpectKnownValue("data.clipper_social_accounts.all", tfjsonpath.New("accounts").AtSliceIndex(1).AtMapKey("sub_account_id"), knownvalue.StringExact("urn:li:organization:42")),
 				},
 				Check: checkAccountsPlatform("data.clipper_social_accounts.youtube", "YOUTUBE"),
-			},
-			{
-				Config: env.providerBlock() + `
-data "clipper_social_accounts" "bad" {
-  platform = "MYSPACE"
-}
-`,
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)platform.*value must be one of.*YOUTUBE`),
 			},
 		},
 	})

@@ -74,6 +74,7 @@ func New(cfg Config) http.Handler {
 	// Other API endpoints: bearer auth only (the spec rate-limits the core ones).
 	mux.Handle("GET /api/brand-templates", a.authed(a.brandTemplates))
 	mux.Handle("POST /api/upload-links", a.authed(a.createUploadLink))
+	mux.Handle("GET /api/social-accounts", a.authed(a.socialAccounts))
 
 	// Object storage: authorised by the unguessable upload and session ids,
 	// like a signed URL, never by the API key.

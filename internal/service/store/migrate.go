@@ -71,6 +71,15 @@ var migrations = []string{
 		data TEXT NOT NULL
 	);
 	CREATE INDEX brand_templates_org ON brand_templates(org_id);`,
+	// 2: connected social accounts.
+	`CREATE TABLE social_accounts (
+		post_account_id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		platform TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		data TEXT NOT NULL
+	);
+	CREATE INDEX social_accounts_org ON social_accounts(org_id, platform);`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

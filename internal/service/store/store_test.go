@@ -223,3 +223,22 @@ func TestBrandTemplatesDefault(t *testing.T) {
 		t.Fatalf("another org's template visible: %v", err)
 	}
 }
+
+func TestSocialAccounts(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	if _, err := s.ConnectSocialAccount(ctx, "org", apitypes.SocialAccount{Platform: "MYSPACE", ExtUserName: "x"}); err == nil {
+		t.Fatal("an unknown platform was accepted")
+	}
+	yt, err := s.ConnectSocialAccount(ctx, "org", apitypes.SocialAccount{Platform: "YOUTUBE", ExtUserName: "Chan"})
+	if err != nil || yt.PostAccountID == "" || yt.ExtUserID == "" {
+		t.Fatalf("connect: %+v %v", yt, err)
+	}
+	if _, err := s.ConnectSocialAccount(ctx, "other", apitypes.SocialAccount{Platform: "TWITTER", ExtUserName: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.SocialAccounts(ctx, "org")
+	if err != nil || len(list) != 1 || list[0] != yt {
+		t.Fatalf("org accounts = %+v %v", list, err)
+	}
+}

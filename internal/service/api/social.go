@@ -1,0 +1,22 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// socialAccounts is GET /api/social-accounts?q=mine: the org's connected
+// accounts in the common envelope.
+func (a *API) socialAccounts(w http.ResponseWriter, r *http.Request) {
+	if q := r.URL.Query().Get("q"); q != "mine" {
+		a.fail(w, r, badField("q", "must be mine, not %q", q))
+		return
+	}
+	list, err := a.store.SocialAccounts(r.Context(), caller(r).OrgID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[[]apitypes.SocialAccount]{Data: list})
+}
