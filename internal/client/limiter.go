@@ -5,21 +5,33 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
+
+// limitWindow is the period the service counts requests over (a minute), plus
+// a margin: the service sees arrival times, and a request that took longer on
+// the wire than the one a minute before it must still land outside its window.
+const limitWindow = time.Minute + time.Second
 
 // sharedLimiter is the one rate limiter of a (BaseURL, APIKey) pair in this
 // process. Terraform runs resources in parallel and the provider may build
 // several clients; the service counts requests per key, so all of them must
-// draw from the same bucket.
+// draw from the same window.
+//
+// It is a sliding-window log: a request is admitted when fewer than size
+// requests were admitted in the last limitWindow. That keeps every sliding
+// minute at or under the limit, like a token bucket with burst 1 would, but
+// lets a burst through at once (eight projects created together do not wait
+// two seconds each), which is what the service's "30 requests per minute"
+// allows.
 type sharedLimiter struct {
-	lim *rate.Limiter
-
 	mu    sync.Mutex
-	until time.Time // no request before this instant (set from a 429 Retry-After)
+	size  int
+	sent  []time.Time // admission times within the window, oldest first
+	until time.Time   // no request before this instant (set from a 429 Retry-After)
+	now   func() time.Time
 }
 
 var (
@@ -33,52 +45,63 @@ var (
 func limiterFor(base, apiKey string, rpm int) *sharedLimiter {
 	sum := sha256.Sum256([]byte(base + "\x00" + apiKey))
 	k := hex.EncodeToString(sum[:])
+	rpm = max(rpm, 1)
 	limitersMu.Lock()
 	defer limitersMu.Unlock()
-	want := limitFor(rpm)
 	if l, ok := limiters[k]; ok {
-		if want < l.lim.Limit() {
-			l.lim.SetLimit(want)
-		}
+		l.mu.Lock()
+		l.size = min(l.size, rpm)
+		l.mu.Unlock()
 		return l
 	}
-	l := &sharedLimiter{lim: rate.NewLimiter(want, 1)}
+	l := &sharedLimiter{size: rpm, now: time.Now}
 	limiters[k] = l
 	return l
 }
 
-// limitFor turns requests-per-minute into a token rate. With burst 1 the bucket
-// holds at most one token, so in any window of 60 s at most 1 + 60*r requests
-// pass: the token present at the window's start plus those refilled during it.
-// r = (rpm-1)/60 per second makes that exactly rpm, in every sliding window,
-// not just in aligned minutes. For rpm == 1 the rate is one per 61 s, so two
-// requests are never inside the same 60 s.
-func limitFor(rpm int) rate.Limit {
-	if rpm <= 1 {
-		return rate.Every(61 * time.Second)
-	}
-	return rate.Limit(float64(rpm-1) / 60)
+// rateLimited reports whether path is one the service rate-limits: its core
+// project and clip endpoints. Other endpoints are not held back in advance;
+// a 429 from any of them is still waited out and retried.
+func rateLimited(path string) bool {
+	return strings.HasPrefix(path, "/api/clip-projects") || strings.HasPrefix(path, "/api/exportable-clips")
 }
 
-// wait blocks until a request may be sent or ctx ends.
-func (l *sharedLimiter) wait(ctx context.Context) error {
+// admit records a request at now and returns 0 if it may go, or how long to
+// wait before asking again.
+func (l *sharedLimiter) admit(now time.Time) time.Duration {
 	l.mu.Lock()
-	until := l.until
-	l.mu.Unlock()
-	if d := time.Until(until); d > 0 {
+	defer l.mu.Unlock()
+	if l.until.After(now) {
+		return l.until.Sub(now)
+	}
+	cut := 0
+	for cut < len(l.sent) && now.Sub(l.sent[cut]) >= limitWindow {
+		cut++
+	}
+	l.sent = l.sent[cut:]
+	if len(l.sent) >= l.size {
+		return l.sent[len(l.sent)-l.size].Add(limitWindow).Sub(now)
+	}
+	l.sent = append(l.sent, now)
+	return 0
+}
+
+// wait blocks until a request may be sent or ctx ends. A wait that would
+// outlast ctx's deadline fails at once, as the deadline it is.
+func (l *sharedLimiter) wait(ctx context.Context) error {
+	for {
+		now := l.now()
+		d := l.admit(now)
+		if d <= 0 {
+			return nil
+		}
+		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
+			return fmt.Errorf("rate limit: the next request may go in %s, after the deadline: %w", d.Round(time.Millisecond), context.DeadlineExceeded)
+		}
 		if err := sleep(ctx, d); err != nil {
 			return err
 		}
 	}
-	if err := l.lim.Wait(ctx); err != nil {
-		if ctx.Err() == nil {
-			// rate refuses early when the wait would outlast the deadline;
-			// report it as the deadline it is.
-			return fmt.Errorf("%v: %w", err, context.DeadlineExceeded)
-		}
-		return err
-	}
-	return nil
 }
 
 // pause holds every client of this limiter back for d, after the server said
@@ -86,7 +109,7 @@ func (l *sharedLimiter) wait(ctx context.Context) error {
 func (l *sharedLimiter) pause(d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if t := time.Now().Add(d); t.After(l.until) {
+	if t := l.now().Add(d); t.After(l.until) {
 		l.until = t
 	}
 }

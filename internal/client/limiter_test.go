@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
@@ -26,18 +24,18 @@ func TestClientsShareOneLimiterPerBaseAndKey(t *testing.T) {
 	}
 }
 
-// One client's request uses the shared token, so a second client with the same
-// key must wait (and, with a short deadline, is refused at once), while a
+// One client's request fills the shared window, so a second client with the
+// same key must wait (and, with a short deadline, is refused at once), while a
 // client of another key is not held back.
 func TestSharedLimiterHoldsBackSecondClient(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, apitypes.Project{ID: "p1"})
 	}))
 	defer srv.Close()
-	slow := func(c *Config) { c.RequestsPerMinute = 2 } // one token per 60 s
+	slow := func(c *Config) { c.RequestsPerMinute = 1 }
 	a := newTestClient(t, srv.URL, slow)
 	b := newTestClient(t, srv.URL, slow)
-	other := newTestClient(t, srv.URL, func(c *Config) { c.RequestsPerMinute = 2; c.APIKey = testKey(t) + "-other" })
+	other := newTestClient(t, srv.URL, func(c *Config) { c.RequestsPerMinute = 1; c.APIKey = testKey(t) + "-other" })
 
 	if _, err := a.GetProject(context.Background(), "p1"); err != nil {
 		t.Fatal(err)
@@ -53,18 +51,22 @@ func TestSharedLimiterHoldsBackSecondClient(t *testing.T) {
 	if _, err := other.GetProject(ctx, "p1"); err != nil {
 		t.Fatalf("client of another key was held back: %v", err)
 	}
+	// Endpoints the service does not rate-limit are not held back.
+	if _, err := b.ListBrandTemplates(ctx); errors.Is(err, context.DeadlineExceeded) || b.Stats().Requests != 1 {
+		t.Fatalf("an unlimited endpoint waited for the limiter: %v", err)
+	}
 }
 
-// The token rate keeps any sliding 60 s window at or under RequestsPerMinute.
-// Checked on virtual time with AllowN, so nothing sleeps.
+// The window keeps any sliding 60 s at or under RequestsPerMinute while
+// admitting a burst at once. Checked on virtual time, so nothing sleeps.
 func TestLimitKeepsEverySlidingWindowUnderRPM(t *testing.T) {
 	for _, rpm := range []int{1, 2, 30, 100} {
-		lim := rate.NewLimiter(limitFor(rpm), 1)
 		start := time.Unix(1_700_000_000, 0)
+		lim := &sharedLimiter{size: rpm}
 		var sent []time.Time
 		for t0 := time.Duration(0); t0 < 5*time.Minute; t0 += time.Millisecond {
 			now := start.Add(t0)
-			if lim.AllowN(now, 1) {
+			for lim.admit(now) == 0 { // everything that may go at this instant
 				sent = append(sent, now)
 			}
 		}
@@ -77,18 +79,35 @@ func TestLimitKeepsEverySlidingWindowUnderRPM(t *testing.T) {
 				t.Fatalf("rpm %d: %d requests within 60 s ending %v", rpm, n, sent[i].Sub(start))
 			}
 		}
-		// The limit is not needlessly low: over 5 minutes it lets through
-		// about 5*(rpm-1) requests (less a little for the 1 ms ticks).
-		if float64(len(sent)) < 0.95*float64(5*(rpm-1)) {
+		// A burst of rpm goes at once...
+		if len(sent) < rpm || sent[rpm-1] != start {
+			t.Fatalf("rpm %d: the first %d requests were not admitted at once", rpm, rpm)
+		}
+		// ...and the limit is not needlessly low: over 5 minutes about 5*rpm
+		// requests pass (less the one-second margin per window).
+		if float64(len(sent)) < 0.9*float64(5*rpm) {
 			t.Fatalf("rpm %d: only %d requests in 5 minutes", rpm, len(sent))
 		}
+	}
+}
+
+// A 429's Retry-After holds back every request of the key, limited or not.
+func TestPauseHoldsBackEveryEndpoint(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	lim := &sharedLimiter{size: 30, now: func() time.Time { return now }}
+	lim.pause(5 * time.Second)
+	if d := lim.admit(now); d != 5*time.Second {
+		t.Fatalf("admit during a pause: wait %v, want 5s", d)
+	}
+	if d := lim.admit(now.Add(5 * time.Second)); d != 0 {
+		t.Fatalf("admit after the pause: wait %v", d)
 	}
 }
 
 func TestLowerRateWins(t *testing.T) {
 	a := newTestClient(t, "http://svc.test", func(c *Config) { c.RequestsPerMinute = 600 })
 	newTestClient(t, "http://svc.test", func(c *Config) { c.RequestsPerMinute = 61 })
-	if got := a.limiter.lim.Limit(); got != limitFor(61) {
-		t.Fatalf("shared limit %v, want the lower %v", got, limitFor(61))
+	if got := a.limiter.size; got != 61 {
+		t.Fatalf("shared limit %d, want the lower 61", got)
 	}
 }

@@ -58,7 +58,7 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 		if attempt > 1 {
 			c.retries.Add(1)
 		}
-		if err := c.limiter.wait(ctx); err != nil {
+		if err := c.waitTurn(ctx, ac.path); err != nil {
 			if lastErr != nil {
 				return fmt.Errorf("%w; stopped retrying: %w", lastErr, err)
 			}
@@ -231,6 +231,21 @@ func unmarshal(b []byte, out any) error {
 func requireID(field, v string) error {
 	if v == "" {
 		return fmt.Errorf("%s must not be empty", field)
+	}
+	return nil
+}
+
+// waitTurn holds a request to a rate-limited endpoint until the shared
+// limiter admits it; any request waits out a Retry-After pause.
+func (c *Client) waitTurn(ctx context.Context, path string) error {
+	if rateLimited(path) {
+		return c.limiter.wait(ctx)
+	}
+	c.limiter.mu.Lock()
+	until := c.limiter.until
+	c.limiter.mu.Unlock()
+	if d := time.Until(until); d > 0 {
+		return sleep(ctx, d)
 	}
 	return nil
 }
