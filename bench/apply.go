@@ -18,6 +18,12 @@ import (
 )
 
 const applyConfig = `
+terraform {
+  required_providers {
+    clipper = { source = "clipperhq/clipper" }
+  }
+}
+
 variable "source_file" { type = string }
 
 resource "clipper_clip_project" "bench" {
