@@ -272,20 +272,41 @@ func (r *ClipProjectResource) Update(ctx context.Context, req resource.UpdateReq
 }
 
 // Delete only forgets the project: the service has no delete endpoint and
-// projects expire on their own.
+// projects expire on their own. It asks the service for the project so the
+// warning names the expiry the service holds now, not a stale one.
 func (r *ClipProjectResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state clipProjectModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	id := state.ID.ValueString()
 	expires := state.StorageExpireAt.ValueString()
+	project, err := r.data.Client.GetProject(ctx, id)
+	switch {
+	case client.IsNotFound(err) || (err == nil && (project.IsDeleted || project.IsPurged)):
+		tflog.Info(ctx, "Clip project already gone from the service", map[string]any{"project_id": id})
+		return
+	case err != nil:
+		// Forgetting the project needs nothing from the service; say what is known.
+		tflog.Warn(ctx, "Could not read clip project before removing it from state", map[string]any{"project_id": id, "error": err.Error()})
+	case project.StorageExpireAt != "":
+		expires = project.StorageExpireAt
+	}
 	if expires == "" {
 		expires = "unknown"
 	}
 	resp.Diagnostics.AddWarning("Clip project not deleted on the service",
 		fmt.Sprintf("The clipping service has no delete endpoint. Project %s was removed from the Terraform state "+
-			"only; it stays on the service until storage_expire_at (%s).", state.ID.ValueString(), expires))
+			"only; it stays on the service until storage_expire_at (%s).", id, expires))
 }
 
 // ImportState takes a project id.
