@@ -4,6 +4,7 @@
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
 //	clipperd keys create --data DIR --org ORG --user USER
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME
+//	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
 package main
 
@@ -23,6 +24,8 @@ const usage = `usage:
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
   clipperd accounts connect --data DIR --org ORG --platform P --name NAME
                                                        record a connected social account (prints its postAccountId last)
+  clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect portrait|square|landscape] [--fit] [--watermark]
+                                                       store a brand template of the org (prints its templateId last)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
 `
@@ -67,6 +70,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: accounts takes the subcommand connect", errUsage)
 		}
 		return accountsConnect(ctx, args[2:], stdout, stderr)
+	case "templates":
+		if len(args) < 2 || args[1] != "create" {
+			fmt.Fprint(stderr, usage)
+			return fmt.Errorf("%w: templates takes the subcommand create", errUsage)
+		}
+		return templatesCreate(ctx, args[2:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

@@ -60,6 +60,9 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--log-level", "loud"},
 		{"serve", "--no-such-flag"},
 		{"sample"},
+		{"templates"},
+		{"templates", "create", "--data", t.TempDir(), "--org", "o"},
+		{"templates", "create", "--data", t.TempDir(), "--org", "o", "--name", "n", "--aspect", "diagonal"},
 		{"sample", "--out", "x.mp4", "--width", "33"},
 	}
 	for _, args := range cases {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -22,11 +23,6 @@ const (
 	DefaultMaxConcurrent  = 4
 	DefaultMonthlyCredits = 900
 )
-
-// ReserveCredits is taken when a project is created: the spec's "API project
-// minimum" of 10 credits. The pipeline charges the rest (one credit per
-// minute of source) once it has probed the video.
-const ReserveCredits = 10
 
 // Config is what the handlers need.
 type Config struct {
@@ -43,6 +39,9 @@ type Config struct {
 	// networks (a local test server); off, such imports are refused.
 	AllowPrivateImports bool
 	Logger              *slog.Logger // nil = discard
+	// Now is the rate limiter's clock; nil = time.Now. Tests move it to
+	// check the window without sleeping.
+	Now func() time.Time
 }
 
 // API holds the handlers' shared state.
@@ -106,6 +105,10 @@ func newAPI(cfg Config) *API {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	limiter := newKeyLimiter(cfg.RateLimit)
+	if cfg.Now != nil {
+		limiter.now = cfg.Now
+	}
 	return &API{
 		store:          cfg.Store,
 		runner:         cfg.Runner,
@@ -116,7 +119,7 @@ func newAPI(cfg Config) *API {
 		monthlyCredits: int64(cfg.MonthlyCredits),
 		allowPrivate:   cfg.AllowPrivateImports,
 		log:            logger,
-		limiter:        newKeyLimiter(cfg.RateLimit),
+		limiter:        limiter,
 	}
 }
 

@@ -75,7 +75,7 @@ func (a *API) authed(next http.HandlerFunc) http.Handler {
 // limited applies the per-key rate limit; it runs after authed.
 func (a *API) limited(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !a.limiter.admit(w, caller(r).Key, time.Now()) {
+		if !a.limiter.admit(w, caller(r).Key, a.limiter.now()) {
 			writeError(w, http.StatusTooManyRequests, errTooMany,
 				"rate limit of "+strconv.Itoa(a.limiter.perMinute)+" requests per minute per API key exceeded; retry after the Retry-After seconds")
 			return

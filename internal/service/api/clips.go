@@ -42,7 +42,8 @@ func (a *API) exportableClips(w http.ResponseWriter, r *http.Request) {
 	case qByProject:
 		a.clipsOfProject(w, r, strings.TrimSpace(q.Get("projectId")), pageNum, pageSize)
 	case qByCollection:
-		a.clipsOfCollection(w, r, strings.TrimSpace(q.Get("collectionId")))
+		// Collections come with a later version; say so rather than list nothing.
+		a.fail(w, r, badField("q", "collections are not supported by this clipperd version; use findByProjectId"))
 	case "":
 		a.fail(w, r, badField("q", "is required: findByProjectId or findByCollectionId"))
 	default:
@@ -71,27 +72,6 @@ func (a *API) clipsOfProject(w http.ResponseWriter, r *http.Request, projectID s
 		presentClip(&clips[i])
 	}
 	writeJSON(w, http.StatusOK, clips)
-}
-
-// clipsOfCollection serves q=findByCollectionId. Collections arrive with a
-// later change that adds their tables; until the collections table exists
-// there is nothing to look up, which the caller is told plainly.
-func (a *API) clipsOfCollection(w http.ResponseWriter, r *http.Request, collectionID string) {
-	if collectionID == "" {
-		a.fail(w, r, badField("collectionId", "is required when q=findByCollectionId"))
-		return
-	}
-	exists, err := a.store.TableExists(r.Context(), "collections")
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	if !exists {
-		a.fail(w, r, badField("q", "findByCollectionId: collections are not available yet"))
-		return
-	}
-	// The collections change that creates the table wires its lookup here.
-	writeError(w, http.StatusNotImplemented, errNotAvailable, "q=findByCollectionId is not wired to the collections store in this build")
 }
 
 // intParam parses an optional integer query parameter within [lo, hi]

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -29,8 +30,19 @@ var projectPermissions = []string{"PROJECT_SHARE", "PROJECT_EDIT", "PROJECT_VIEW
 // createProject is POST /api/clip-projects.
 func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 	key := caller(r)
+	body, err := readBody(w, r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	// The shape of clipDurations first: the typed decode below would
+	// silently trim or pad its pairs.
+	if err := checkClipDurationsJSON(body); err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	var req apitypes.CreateProjectRequest
-	if err := decodeJSON(w, r, &req); err != nil {
+	if err := unmarshalBody(body, &req); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -57,7 +69,7 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 
 	p := a.newProject(key, &req, platform, sourceID)
 	err = a.store.CreateProject(r.Context(), p, store.Admission{
-		MaxConcurrent: a.maxConcurrent, MonthlyCredits: a.monthlyCredits, Reserve: ReserveCredits,
+		MaxConcurrent: a.maxConcurrent, MonthlyCredits: a.monthlyCredits, Reserve: sources.ReserveCredits,
 	})
 	var capErr *store.MonthlyCapError
 	switch {
@@ -84,25 +96,27 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, present(p.Project))
 }
 
-// resolveSource checks videoUrl: an http(s) link to a public host, or a
-// complete upload of the caller's org.
+// resolveSource checks videoUrl with the rules the pipeline imports by
+// (package sources): an http(s) link to a public host, or a complete upload
+// of the caller's org. It returns what the project reports as its source.
 func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string) (platform, sourceID, uploadID string, err error) {
-	link, isLink, err := classifyVideoURL(videoURL)
+	src, err := sources.Classify(videoURL)
 	if err != nil {
-		return "", "", "", err
+		return "", "", "", badField("videoUrl", "%s", classifyRule(err))
 	}
-	if isLink {
-		if !a.allowPrivate {
-			if err := checkPublicHost(ctx, link.Hostname()); err != nil {
+	if src.Kind != sources.KindUpload {
+		// This server's own media addresses are read from disk by the
+		// pipeline, never fetched, so the network rule does not apply.
+		if !a.allowPrivate && !a.ownMedia(videoURL) {
+			if err := checkPublicHost(ctx, src.URL.Hostname()); err != nil {
 				return "", "", "", err
 			}
 		}
-		platform, sourceID = sourceOf(link)
-		return platform, sourceID, "", nil
+		return src.Platform, src.ID, "", nil
 	}
-	up, err := a.store.GetUpload(ctx, videoURL)
+	up, err := a.store.GetUpload(ctx, src.ID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && up.OrgID != key.OrgID) {
-		return "", "", "", badField("videoUrl", "unknown upload id %q: use the uploadId of POST /api/upload-links, or an http(s) URL", videoURL)
+		return "", "", "", badField("videoUrl", "unknown upload id %q: use the uploadId of POST /api/upload-links, or an http(s) URL", src.ID)
 	}
 	if err != nil {
 		return "", "", "", err
@@ -115,7 +129,7 @@ func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string)
 		return "", "", "", badField("videoUrl", "upload %s is incomplete (%d of %s bytes received); finish the PUTs first",
 			up.ID, up.Received, total)
 	}
-	return apitypes.PlatformUploaded, up.ID, up.ID, nil
+	return src.Platform, up.ID, up.ID, nil
 }
 
 func (a *API) newProject(key store.Key, req *apitypes.CreateProjectRequest, platform, sourceID string) *store.Project {
@@ -154,7 +168,9 @@ func (a *API) newProject(key store.Key, req *apitypes.CreateProjectRequest, plat
 			UploadedVideoAttr:     req.UploadedVideoAttr,
 			ConclusionActions:     req.ConclusionActions,
 		},
-		Request: *req,
+		// The pipeline reads the echoed fields above; of the body it needs
+		// only the videoUrl as sent.
+		Request: apitypes.CreateProjectRequest{VideoURL: req.VideoURL},
 	}
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +22,6 @@ const (
 	errConflict     = "Conflict"
 	errTooMany      = "TooManyRequests"
 	errInternal     = "Internal Server Error"
-	errNotAvailable = "Not Implemented"
 )
 
 // maxJSONBody bounds request bodies of the JSON endpoints; a project
@@ -63,23 +63,43 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, http.StatusInternalServerError, errInternal, "internal error; see the server log")
 }
 
+// readBody reads a request body of at most maxJSONBody bytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	var me *http.MaxBytesError
+	switch {
+	case errors.As(err, &me):
+		return nil, badField("body", "must be at most %d bytes", me.Limit)
+	case err != nil:
+		return nil, badField("body", "could not be read: %v", err)
+	}
+	return data, nil
+}
+
 // decodeJSON reads one JSON value from the body into v, answering type
 // mistakes with the JSON path of the offending field.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	data, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	return unmarshalBody(data, v)
+}
+
+// unmarshalBody decodes one JSON value of a request body into v, answering
+// type mistakes with the JSON path of the offending field.
+func unmarshalBody(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
-		var me *http.MaxBytesError
 		switch {
 		case errors.As(err, &te) && te.Field != "":
-			return badField(te.Field, "must be a %s, not a JSON %s", goTypeName(te.Type.String()), te.Value)
+			return badField(te.Field, "must be %s, not a JSON %s", goTypeName(te.Type.String()), te.Value)
 		case errors.As(err, &te):
-			return badField("body", "must be a JSON %s, not a JSON %s", goTypeName(te.Type.String()), te.Value)
+			return badField("body", "must be %s, not a JSON %s", goTypeName(te.Type.String()), te.Value)
 		case errors.As(err, &se):
 			return badField("body", "malformed JSON at byte %d: %v", se.Offset, err)
-		case errors.As(err, &me):
-			return badField("body", "must be at most %d bytes", me.Limit)
 		case errors.Is(err, io.EOF):
 			return badField("body", "a JSON object is required")
 		default:
@@ -92,19 +112,20 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// goTypeName turns a Go type into the JSON word a client understands.
+// goTypeName turns a Go type into the JSON words a client understands,
+// with the article ("a number", "an array").
 func goTypeName(t string) string {
 	t = strings.TrimPrefix(t, "*")
 	switch {
 	case t == "string":
-		return "string"
+		return "a string"
 	case t == "bool":
-		return "boolean"
+		return "a boolean"
 	case strings.HasPrefix(t, "float"), strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
-		return "number"
+		return "a number"
 	case strings.HasPrefix(t, "[]"), strings.HasPrefix(t, "["):
-		return "array"
+		return "an array"
 	default:
-		return "object"
+		return "an object"
 	}
 }

@@ -126,23 +126,3 @@ func checkAction(i int, act apitypes.ConclusionAction) error {
 	}
 	return nil
 }
-
-// classifyVideoURL tells a link from an upload id. Anything with a scheme is
-// a link and must be http(s) with a host; anything else is taken as an
-// upload id, which the caller looks up.
-func classifyVideoURL(s string) (link *url.URL, isLink bool, err error) {
-	u, perr := url.Parse(s)
-	if perr != nil || u.Scheme == "" {
-		if strings.Contains(s, "://") {
-			return nil, true, badField("videoUrl", "is not a valid URL: %v", perr)
-		}
-		return nil, false, nil
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, true, badField("videoUrl", "must be an http(s) URL or an uploadId from POST /api/upload-links, not a %s: address", u.Scheme)
-	}
-	if u.Hostname() == "" {
-		return nil, true, badField("videoUrl", "must be an absolute http(s) URL with a host")
-	}
-	return u, true, nil
-}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -36,7 +35,13 @@ const (
 // and a horizontal centre of interest (a 2 fps grayscale thumbnail stream read here).
 // A source without audio gets floor loudness, no speech and one pause spanning everything.
 func Analyze(ctx context.Context, path string) (*Analysis, error) {
-	info, err := probe(ctx, path)
+	return AnalyzeProbed(ctx, path, nil)
+}
+
+// AnalyzeProbed is Analyze of a source the caller has probed already: src
+// is Probe's result for path (nil probes it).
+func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult) (*Analysis, error) {
+	info, err := sourceInfo(ctx, path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -51,13 +56,13 @@ func Analyze(ctx context.Context, path string) (*Analysis, error) {
 	graph := fmt.Sprintf("[0:%d]scale=%d:%d:flags=fast_bilinear,split[sc][cx];"+
 		"[sc]select='gt(scene,%g)',metadata=print:key=lavfi.scene_score:file=%s,nullsink;"+
 		"[cx]fps=%g,format=gray[thumbs]",
-		info.videoIndex, sw, sh, sceneThreshold, filterValue(sceneLog), 1/windowSec)
+		info.VideoStream, sw, sh, sceneThreshold, filterValue(sceneLog), 1/windowSec)
 	if info.HasAudio {
 		graph += fmt.Sprintf(";[0:%d]aformat=sample_fmts=flt:sample_rates=%d:channel_layouts=mono,"+
 			"asetnsamples=n=%d:p=1,"+
 			"astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=RMS_level,"+
 			"silencedetect=n=%ddB:d=%g,ametadata=print:file=%s[aud]",
-			info.audioIndex, analysisRate, int(analysisRate*windowSec), silenceNoiseDB, silenceMinSec, filterValue(audioLog))
+			info.AudioStream, analysisRate, int(analysisRate*windowSec), silenceNoiseDB, silenceMinSec, filterValue(audioLog))
 	}
 	// One filter thread: the filters see tiny frames, thread hand-offs cost more than they
 	// save, and the decoder's own threads already keep the cores busy.
@@ -67,7 +72,7 @@ func Analyze(ctx context.Context, path string) (*Analysis, error) {
 		args = append(args, "-map", "[aud]", "-f", "null", "-")
 	}
 
-	cmd := exec.CommandContext(ctx, "ffmpeg", args...)
+	cmd := Command(ctx, "ffmpeg", args...)
 	tail := &stderrTail{}
 	cmd.Stderr = tail
 	stdout, err := cmd.StdoutPipe()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -59,7 +58,7 @@ func toolError(ctx context.Context, what string, err error, tail *stderrTail) er
 
 // runTool runs name with args; stdout goes to out (nil discards it).
 func runTool(ctx context.Context, what, name string, args []string, out io.Writer) error {
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := Command(ctx, name, args...)
 	tail := &stderrTail{}
 	cmd.Stdout = out
 	cmd.Stderr = tail

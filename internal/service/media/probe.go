@@ -13,21 +13,41 @@ import (
 	"strings"
 )
 
-// probeInfo is ProbeResult plus what the other operations need to address streams.
-type probeInfo struct {
-	ProbeResult
-	videoIndex int // ffprobe stream index of the picture
-	audioIndex int // -1 when there is no audio
-}
-
 // Probe inspects path with ffprobe. A file without a decodable, timed video stream (text,
 // audio only, a still image) yields an error wrapping ErrNotVideo.
 func Probe(ctx context.Context, path string) (*ProbeResult, error) {
-	info, err := probe(ctx, path)
+	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("probe: %w", err)
 	}
-	return &info.ProbeResult, nil
+	if st.IsDir() {
+		return nil, fmt.Errorf("probe %s: is a directory", path)
+	}
+	var out bytes.Buffer
+	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", localURL(path)}
+	if err := runTool(ctx, "ffprobe", "ffprobe", args, &out); err != nil {
+		if ctx.Err() != nil || errors.Is(err, exec.ErrNotFound) {
+			return nil, err
+		}
+		// ffprobe fails only when it cannot read the container at all: not a video we can use.
+		return nil, fmt.Errorf("%w: %v", ErrNotVideo, err)
+	}
+	var raw ffprobeOutput
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		return nil, fmt.Errorf("probe: parse ffprobe output: %w", err)
+	}
+	return describe(&raw, path, st.Size())
+}
+
+// sourceInfo is src when the caller has probed path already, else a new probe.
+func sourceInfo(ctx context.Context, path string, src *ProbeResult) (*ProbeResult, error) {
+	if src == nil {
+		return Probe(ctx, path)
+	}
+	if src.Width <= 0 || src.Height <= 0 || src.DurationSec <= 0 || src.VideoStream < 0 || (src.HasAudio && src.AudioStream < 0) {
+		return nil, fmt.Errorf("probe result for %s lacks the picture size, duration or stream indices: pass Probe's result or nil", path)
+	}
+	return src, nil
 }
 
 type ffprobeOutput struct {
@@ -57,35 +77,17 @@ type ffprobeOutput struct {
 	} `json:"format"`
 }
 
-func probe(ctx context.Context, path string) (*probeInfo, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("probe %s: is a directory", path)
-	}
-	var out bytes.Buffer
-	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", localURL(path)}
-	if err := runTool(ctx, "ffprobe", "ffprobe", args, &out); err != nil {
-		if ctx.Err() != nil || errors.Is(err, exec.ErrNotFound) {
-			return nil, err
-		}
-		// ffprobe fails only when it cannot read the container at all: not a video we can use.
-		return nil, fmt.Errorf("%w: %v", ErrNotVideo, err)
-	}
-	var raw ffprobeOutput
-	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
-		return nil, fmt.Errorf("probe: parse ffprobe output: %w", err)
-	}
-	info := &probeInfo{videoIndex: -1, audioIndex: -1}
+// describe turns ffprobe's report of path (size bytes) into a ProbeResult,
+// refusing what is not a timed video.
+func describe(raw *ffprobeOutput, path string, size int64) (*ProbeResult, error) {
+	info := &ProbeResult{VideoStream: -1, AudioStream: -1}
 	info.FormatName = raw.Format.FormatName
-	info.SizeBytes = st.Size()
+	info.SizeBytes = size
 	var videoDur float64
 	for _, s := range raw.Streams {
 		switch {
-		case s.CodecType == "video" && s.Disposition.AttachedPic == 0 && info.videoIndex < 0:
-			info.videoIndex = s.Index
+		case s.CodecType == "video" && s.Disposition.AttachedPic == 0 && info.VideoStream < 0:
+			info.VideoStream = s.Index
 			info.VideoCodec = s.CodecName
 			info.Width, info.Height = s.Width, s.Height
 			if quarterTurn(s.Tags.Rotate, s.SideDataList) {
@@ -97,8 +99,8 @@ func probe(ctx context.Context, path string) (*probeInfo, error) {
 				info.FPS = parseRate(s.RFrameRate)
 			}
 			videoDur = parseSeconds(s.Duration)
-		case s.CodecType == "audio" && info.audioIndex < 0:
-			info.audioIndex = s.Index
+		case s.CodecType == "audio" && info.AudioStream < 0:
+			info.AudioStream = s.Index
 			info.AudioCodec = s.CodecName
 			info.HasAudio = true
 		}
@@ -108,9 +110,9 @@ func probe(ctx context.Context, path string) (*probeInfo, error) {
 		info.DurationSec = videoDur
 	}
 	switch {
-	case info.videoIndex < 0 && info.HasAudio:
+	case info.VideoStream < 0 && info.HasAudio:
 		return nil, fmt.Errorf("%w: %s has only audio (format %s)", ErrNotVideo, path, info.FormatName)
-	case info.videoIndex < 0:
+	case info.VideoStream < 0:
 		return nil, fmt.Errorf("%w: %s has no video stream (format %s)", ErrNotVideo, path, info.FormatName)
 	case info.Width <= 0 || info.Height <= 0:
 		return nil, fmt.Errorf("%w: %s: video stream has no picture size", ErrNotVideo, path)

@@ -31,7 +31,8 @@ const (
 // RenderClip renders one highlight of src twice in a single ffmpeg run: the export at the
 // aspect's full size and a preview PreviewHeight pixels high with the same aspect. Both are
 // H.264 (yuv420p) + AAC MP4 with the index up front. An empty Aspect means portrait.
-// Seeking is exact: the clip starts at h.Start and lasts h.End-h.Start.
+// Seeking is exact: the clip starts at h.Start and lasts h.End-h.Start. opts.Source, when set,
+// saves probing src again for every clip; the result's DurationSec is the export's, probed.
 func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previewPath string, opts RenderOptions) (*RenderResult, error) {
 	if exportPath == "" || previewPath == "" || exportPath == previewPath {
 		return nil, errors.New("render: exportPath and previewPath must be set and differ")
@@ -46,7 +47,7 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	if n := len([]rune(opts.Watermark)); n > maxWatermarkRunes {
 		return nil, fmt.Errorf("render: watermark is %d characters, at most %d allowed", n, maxWatermarkRunes)
 	}
-	info, err := probe(ctx, src)
+	info, err := sourceInfo(ctx, src, opts.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		}
 	}
 	previewW := evenRound(float64(previewH) * float64(size[0]) / float64(size[1]))
-	graph := reframeFilter(info.videoIndex, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
+	graph := reframeFilter(info.VideoStream, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
 	if mark != "" {
 		graph += "," + mark
 	}
@@ -94,7 +95,9 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		}
 		*f.dst = st.Size()
 	}
-	out, err := probe(ctx, exportPath)
+	// The encoded length differs from the asked one by up to a frame or an
+	// audio packet; clips report what the file holds.
+	out, err := Probe(ctx, exportPath)
 	if err != nil {
 		return nil, fmt.Errorf("render: probe export: %w", err)
 	}
@@ -181,10 +184,10 @@ func cropBox(w, h int, ar, cx float64) (cw, ch, x, y int) {
 func evenRound(v float64) int { return max(2, int(math.Round(v/2))*2) }
 
 // outputArgs encodes one labelled picture (and the source audio, if any) to an MP4 file.
-func outputArgs(info *probeInfo, label, dur, crf, audioRate, path string) []string {
+func outputArgs(info *ProbeResult, label, dur, crf, audioRate, path string) []string {
 	args := []string{"-map", label}
 	if info.HasAudio {
-		args = append(args, "-map", "0:"+strconv.Itoa(info.audioIndex), "-c:a", "aac", "-b:a", audioRate)
+		args = append(args, "-map", "0:"+strconv.Itoa(info.AudioStream), "-c:a", "aac", "-b:a", audioRate)
 	}
 	return append(args, "-t", dur, "-c:v", "libx264", "-preset", "veryfast", "-crf", crf,
 		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", localURL(path))

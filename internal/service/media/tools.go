@@ -2,8 +2,8 @@ package media
 
 import (
 	"bytes"
+	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 )
@@ -11,7 +11,7 @@ import (
 // hasFilter reports whether this ffmpeg build has the named filter (checked once per name).
 func hasFilter(name string) bool {
 	filtersOnce.Do(func() {
-		out, err := exec.Command("ffmpeg", "-hide_banner", "-filters").Output()
+		out, err := Command(context.Background(), "ffmpeg", "-hide_banner", "-filters").Output()
 		if err == nil {
 			filterList = string(out)
 		}
@@ -35,7 +35,7 @@ var (
 // paths, else "" (drawtext then asks fontconfig itself, if built with it).
 func fontFile() string {
 	fontOnce.Do(func() {
-		if out, err := exec.Command("fc-match", "-f", "%{file}", "sans-serif:bold").Output(); err == nil {
+		if out, err := Command(context.Background(), "fc-match", "-f", "%{file}", "sans-serif:bold").Output(); err == nil {
 			if p := string(bytes.TrimSpace(out)); p != "" && fileExists(p) {
 				fontPath = p
 				return

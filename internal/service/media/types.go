@@ -7,14 +7,18 @@ import "errors"
 // ErrNotVideo is wrapped when the input has no decodable video stream.
 var ErrNotVideo = errors.New("input is not a video")
 
-// ProbeResult describes a media file as ffprobe sees it.
+// ProbeResult describes a media file as ffprobe sees it. Analyze and
+// RenderClip accept one for their source, so a source is probed once.
 type ProbeResult struct {
 	DurationSec                        float64
-	Width, Height                      int
+	Width, Height                      int // of the picture as decoded (rotation applied)
 	FPS                                float64
 	HasAudio                           bool
 	SizeBytes                          int64
 	VideoCodec, AudioCodec, FormatName string
+	// VideoStream and AudioStream are the ffprobe stream indices used;
+	// AudioStream is -1 without audio.
+	VideoStream, AudioStream int
 }
 
 // Interval is a span of source time in seconds.
@@ -52,6 +56,9 @@ type RenderOptions struct {
 	Fit           bool   // true: fit the whole frame on a blurred background; false: crop around CenterX
 	Watermark     string // "" = none; else drawn text
 	PreviewHeight int    // preview render height, default 480
+	// Source is the source as Probe described it, so rendering many clips of
+	// one source does not probe it for each; nil probes it.
+	Source *ProbeResult
 }
 
 // RenderResult reports what RenderClip wrote.

@@ -14,7 +14,7 @@ import (
 // whole span.
 func (r *Runner) curateStage(ctx context.Context, j *job) error {
 	cp := curationPref(j.p)
-	a, err := media.Analyze(ctx, j.source)
+	a, err := media.AnalyzeProbed(ctx, j.source, j.probe) // probed at IMPORT of this run
 	if err != nil {
 		return fmt.Errorf("analyse the video: %w", err) // an ffmpeg failure: worth a retry
 	}

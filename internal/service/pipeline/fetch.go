@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -34,7 +35,7 @@ func (r *Runner) importUpload(ctx context.Context, p *store.Project, dst string)
 	if err != nil {
 		return permanentf("the bytes of upload %s are gone from the server: upload the file again", id)
 	}
-	if fi.Size() > maxSourceBytes {
+	if fi.Size() > sources.MaxSourceBytes {
 		return permanentf("upload %s is %s; the limit is 30 GB", id, gb(fi.Size()))
 	}
 	if err := os.Link(up.Path, dst); err == nil {
@@ -48,23 +49,38 @@ func (r *Runner) importUpload(ctx context.Context, p *store.Project, dst string)
 
 // importOwnMedia imports a clip address this clipperd handed out
 // ({PublicURL}/media/<projectId>/<file>) from disk, since those addresses
-// usually point at this very host.
-func (r *Runner) importOwnMedia(ctx context.Context, raw, dst string) error {
-	rest := strings.TrimPrefix(raw, strings.TrimSuffix(r.cfg.PublicURL, "/")+"/media/")
+// usually point at this very host. Only a rendered clip (an .mp4 that is not
+// a project's source) of a project of the same organization may be
+// imported: media addresses need no key, so anything wider would let one
+// org read another's sources through a project.
+func (r *Runner) importOwnMedia(ctx context.Context, p *store.Project, raw, dst string) error {
+	refuse := func() error {
+		return permanentf("videoUrl %q is not a rendered clip of a project of this organization: "+
+			"a clipperd media address may only name a clip file (<projectId>/<clipId>.mp4) this organization rendered", raw)
+	}
+	rest := strings.TrimPrefix(strings.TrimSpace(raw), strings.TrimSuffix(r.cfg.PublicURL, "/")+"/media/")
 	if i := strings.IndexAny(rest, "?#"); i >= 0 {
 		rest = rest[:i]
 	}
 	rel, err := url.PathUnescape(rest)
 	if err != nil {
-		return permanentf("videoUrl %q: %w", raw, err)
+		return refuse()
 	}
-	root := filepath.Join(r.cfg.DataDir, "media")
-	src := filepath.Join(root, filepath.FromSlash(rel))
-	if r, err := filepath.Rel(root, src); err != nil || r == "." || strings.HasPrefix(r, "..") {
-		return permanentf("videoUrl %q does not name a clipperd media file", raw)
+	projectID, file, ok := strings.Cut(rel, "/")
+	if !ok || projectID == "" || strings.ContainsAny(file, "/\\") || strings.Contains(projectID, "..") ||
+		!strings.HasSuffix(file, ".mp4") || strings.HasPrefix(file, "source.") || strings.HasPrefix(file, ".") {
+		return refuse()
 	}
+	owner, err := r.cfg.Store.GetProject(ctx, projectID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && owner.OrgID != p.OrgID) {
+		return refuse()
+	}
+	if err != nil {
+		return fmt.Errorf("look up project %s of videoUrl: %w", projectID, err)
+	}
+	src := filepath.Join(r.projectDir(projectID), file)
 	if _, err := os.Stat(src); err != nil {
-		return permanentf("videoUrl names clipperd media %q, which does not exist", rel)
+		return permanentf("videoUrl %q names a clip file that does not exist (anymore) on this server", raw)
 	}
 	if err := os.Link(src, dst); err == nil {
 		return nil

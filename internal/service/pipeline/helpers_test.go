@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
@@ -144,15 +145,19 @@ func (e *env) upload(path string) string {
 func (e *env) create(req apitypes.CreateProjectRequest) string {
 	e.t.Helper()
 	now := store.Timestamp(e.st.Now())
-	p := &store.Project{Request: req}
+	p := &store.Project{}
+	p.Request.VideoURL = req.VideoURL
 	id := store.NewID("prj_")
 	p.ID, p.ProjectID, p.OrgID, p.UserID = id, id, testOrg, testUser
 	p.Stage, p.CreatedAt, p.UpdatedAt = apitypes.StageQueued, now, now
 	p.ProductTier, p.Visibility, p.Labels = "PRO", apitypes.VisibilityDefault, []string{}
 	p.CurationPref, p.RenderPref, p.ImportPref = req.CurationPref, req.RenderPref, req.ImportPref
-	p.ConclusionActions = req.ConclusionActions
-	p.SourcePlatform = SourcePlatform(req.VideoURL)
-	if err := e.st.CreateProject(context.Background(), p, store.Admission{MaxConcurrent: 4, MonthlyCredits: 900, Reserve: minCredits}); err != nil {
+	p.ConclusionActions, p.UploadedVideoAttr = req.ConclusionActions, req.UploadedVideoAttr
+	if req.BrandTemplateID != "" {
+		p.BrandTemplateID = &req.BrandTemplateID
+	}
+	p.SourcePlatform = sources.Platform(req.VideoURL)
+	if err := e.st.CreateProject(context.Background(), p, store.Admission{MaxConcurrent: 4, MonthlyCredits: 900, Reserve: sources.ReserveCredits}); err != nil {
 		e.t.Fatal(err)
 	}
 	return id
@@ -242,3 +247,24 @@ func (s *syncBuffer) String() string {
 }
 
 var _ io.Writer = (*syncBuffer)(nil)
+
+// countFFprobe puts a wrapper first in PATH that logs each ffprobe run and
+// then runs the real ffprobe; the returned func tells how many ran so far.
+func countFFprobe(t *testing.T) func() int {
+	t.Helper()
+	real, err := exec.LookPath("ffprobe")
+	if err != nil {
+		t.Skipf("ffprobe is not installed: %v", err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "runs.log")
+	script := "#!/bin/sh\necho run >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "ffprobe"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() int {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "run\n")
+	}
+}

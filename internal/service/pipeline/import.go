@@ -6,24 +6,18 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// Limits of the service (service-interface.md, Limits).
-const (
-	maxDurationSec = 10 * 3600
-	maxSourceBytes = 30_000_000_000 // any source
-	maxLinkBytes   = 10_000_000_000 // a public link to a media file
-	minCredits     = 10             // the API project minimum, reserved at create
-	sourceName     = "source.mp4"
-)
+// sourceName is the imported source's file in the project's media directory.
+const sourceName = "source.mp4"
 
 func (r *Runner) projectDir(id string) string { return filepath.Join(r.cfg.DataDir, "media", id) }
 
@@ -36,19 +30,21 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		return fmt.Errorf("create media directory: %w", err)
 	}
 	dst := filepath.Join(j.dir, sourceName)
-	kind, plat, u := classify(videoURL(j.p), r.cfg.PublicURL)
+	raw := videoURL(j.p)
+	src, classErr := sources.Classify(raw)
+	own := ownMedia(raw, r.cfg.PublicURL)
 	if _, err := os.Stat(dst); err != nil {
-		switch kind {
-		case kindUpload:
+		switch {
+		case own:
+			err = r.importOwnMedia(ctx, j.p, raw, dst)
+		case classErr != nil:
+			err = &failure{err: classErr, permanent: true}
+		case src.Kind == sources.KindUpload:
 			err = r.importUpload(ctx, j.p, dst)
-		case kindOwnMedia:
-			err = r.importOwnMedia(ctx, videoURL(j.p), dst)
-		case kindLink:
-			err = r.download(ctx, u, dst)
-		case kindPlatform:
-			err = r.ytdlp(ctx, u, plat, j.dir, dst)
-		default:
-			err = permanentf("videoUrl %q is neither an http(s) address nor an uploadId", videoURL(j.p))
+		case src.Kind == sources.KindLink:
+			err = r.download(ctx, src.URL, dst)
+		case src.Kind == sources.KindPage:
+			err = r.ytdlp(ctx, src.URL, src.Site, j.dir, dst)
 		}
 		if err != nil {
 			return err
@@ -64,20 +60,20 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		// ffprobe's own words name server paths; they go to the log, and the
 		// user reads what to fix. Retrying reads the same bytes: permanent.
 		r.log.Warn("probe of imported source failed", "project", j.p.ID, "err", err)
-		what := describeSource(videoURL(j.p), kind, u)
+		what := describeSource(src)
 		if errors.Is(err, media.ErrNotVideo) {
 			return &failure{err: &userError{what + " is not a video: ffmpeg finds no video stream it can decode", err}, permanent: true}
 		}
 		return &failure{err: &userError{what + " is not a media file ffmpeg can read", err}, permanent: true}
 	}
-	if pr.DurationSec > maxDurationSec {
+	if pr.DurationSec > sources.MaxDurationSec {
 		return permanentf("the video is %s long; the limit is 10 hours", clock(pr.DurationSec))
 	}
 	size := pr.SizeBytes
 	if size <= 0 {
 		size = sourceSize(dst)
 	}
-	if size > maxSourceBytes {
+	if size > sources.MaxSourceBytes {
 		return permanentf("the video is %s; the limit is 30 GB", gb(size))
 	}
 	j.probe = pr
@@ -94,7 +90,7 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		p.SourcePath, p.SourceDurationSec = dst, pr.DurationSec
 		p.StorageSize = size
 		if p.SourcePlatform == "" {
-			p.SourcePlatform = plat.enum
+			p.SourcePlatform = sources.Platform(raw)
 		}
 		return nil
 	})
@@ -106,11 +102,14 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 }
 
 // describeSource names the source in messages without leaking link secrets.
-func describeSource(raw string, kind sourceKind, u *url.URL) string {
-	if kind == kindUpload {
-		return "the upload " + raw
+func describeSource(src sources.Source) string {
+	if src.Kind == sources.KindUpload {
+		return "the upload " + src.ID
 	}
-	return "videoUrl " + redactURL(u)
+	if src.URL == nil {
+		return "videoUrl"
+	}
+	return "videoUrl " + redactURL(src.URL)
 }
 
 // processedSpan is the part of the source the project covers: its
@@ -139,7 +138,7 @@ func processedSpan(cp *apitypes.CurationPref, dur float64) (media.Interval, bool
 // reserved at create. A retry charges nothing twice.
 func (r *Runner) chargeCredits(ctx context.Context, j *job) error {
 	minutes := int64(math.Ceil((j.span.End - j.span.Start) / 60))
-	total := max(minCredits, minutes)
+	total := max(sources.ReserveCredits, minutes)
 	p, err := r.cfg.Store.ChargeProjectCredits(ctx, j.p.ID, total, r.cfg.MonthlyCredits)
 	var capErr *store.MonthlyCapError
 	if errors.As(err, &capErr) {

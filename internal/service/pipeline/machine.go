@@ -15,9 +15,11 @@ import (
 // A project's life, in one place:
 //
 //	QUEUED → IMPORT → CURATE → REFINE → RENDER → UPLOAD → COMPLETE
-//	any active stage → STALLED (error set, stallCount+1)
-//	STALLED with retryAt → QUEUED when retryAt passes (scan loop)
-//	active stage found at Start → STALLED "interrupted…" → QUEUED at once
+//	any active stage → STALLED (error set, stallCount+1, failureStalls+1)
+//	STALLED with retryAt → QUEUED when retryAt passes (scan loop), error cleared
+//	active stage found at Start → STALLED "interrupted…" (stallCount+1 only) → QUEUED at once
+//	failureStalls > MaxRetries, or a permanent failure → STALLED for good;
+//	  at IMPORT (nothing processed yet) its credits are refunded
 //
 // Each stage is persisted before its work starts, so the API reports
 // progress. A run keeps its intermediate results (probe, highlights, plans)
@@ -73,7 +75,7 @@ func (r *Runner) process(ctx context.Context, id string) {
 				if p.Stage != apitypes.StageQueued && p.Stage != apitypes.StagePending {
 					return errNotQueued
 				}
-				p.RetryAt = ""
+				p.RetryAt, p.Error = "", nil // a new run; stallCount keeps the history
 				if t, err := time.Parse(time.RFC3339Nano, p.UpdatedAt); err == nil {
 					started = t // the time spent waiting in QUEUED
 				}
@@ -129,11 +131,11 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	for _, pl := range j.plans {
 		size += pl.exportBytes + pl.previewBytes
 	}
-	_, queued, err := r.cfg.Store.MutateProjectAndEnqueue(ctx, j.p.ID, func(p *store.Project) ([]store.Delivery, error) {
+	_, queued, err := r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
 		p.Stage = apitypes.StageComplete
 		p.Error, p.RetryAt = nil, ""
 		p.StorageSize = sourceSize(p.SourcePath) + size
-		return r.conclusionDeliveries(p, j.clips), nil
+		return store.Effects{Deliveries: r.conclusionDeliveries(p, j.clips)}, nil
 	})
 	if err != nil {
 		return fmt.Errorf("mark complete: %w", err)
@@ -143,45 +145,55 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 }
 
 // stall records a failed stage: STALLED, the error, one more stall, and a
-// retry time unless the failure is permanent or retries are used up. A
-// final stall runs the conclusion actions that asked for failures.
+// retry time unless the failure is permanent or the project's own failures
+// used up its retries. An interruption by a restart is retried at once and
+// does not count as a failure: restarts never give up a project. A final
+// stall runs the conclusion actions that asked for failures, and refunds the
+// credits of a project that failed at IMPORT, before anything was processed.
 func (r *Runner) stall(ctx context.Context, id, stageName string, cause error, took time.Duration) {
 	var msg string
-	if isImmediate(cause) {
+	restart := isImmediate(cause)
+	if restart {
 		msg = cause.Error()
 	} else {
 		msg = fmt.Sprintf("%s failed: %v", stageName, cause)
 	}
 	permanent := isPermanent(cause)
 	var retryAt string
-	p, queued, err := r.cfg.Store.MutateProjectAndEnqueue(context.WithoutCancel(ctx), id, func(p *store.Project) ([]store.Delivery, error) {
+	var refunded bool
+	p, queued, err := r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, func(p *store.Project) (store.Effects, error) {
 		count := int64(1)
 		if p.StallCount != nil {
 			count = *p.StallCount + 1
+		}
+		if !restart {
+			p.FailureStalls++
 		}
 		retryAt = ""
 		text := msg
 		switch {
 		case permanent:
-		case count > int64(r.cfg.MaxRetries):
-			text = fmt.Sprintf("%s (not retried: the project stalled %d times)", msg, count)
-		case isImmediate(cause):
+		case restart:
 			retryAt = store.Timestamp(r.cfg.Store.Now())
+		case p.FailureStalls > int64(r.cfg.MaxRetries):
+			text = fmt.Sprintf("%s (not retried: the project failed %d times)", msg, p.FailureStalls)
 		default:
-			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(count)))
+			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(p.FailureStalls)))
 		}
 		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &text, &count, retryAt
 		if retryAt != "" {
-			return nil, nil // not a conclusion yet: the service tries again
+			return store.Effects{}, nil // not a conclusion yet: the service tries again
 		}
-		return r.conclusionDeliveries(p, nil), nil
+		refunded = stageName == apitypes.StageImport
+		return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Refund: refunded}, nil
 	})
 	if err != nil {
 		r.log.Error("persist stall", "project", id, "stage", stageName, "cause", cause, "err", err)
 		return
 	}
 	r.log.Warn("project stage", "project", id, "from", stageName, "to", apitypes.StageStalled, "took", took.Round(time.Millisecond),
-		"error", *p.Error, "stallCount", *p.StallCount, "permanent", permanent, "retryAt", retryAt)
+		"error", *p.Error, "stallCount", *p.StallCount, "failureStalls", p.FailureStalls, "permanent", permanent,
+		"retryAt", retryAt, "refunded", refunded)
 	r.deliveriesQueued(queued)
 }
 
@@ -200,7 +212,8 @@ func (r *Runner) requeue(ctx context.Context, id string) error {
 		if p.Stage != apitypes.StageStalled || p.RetryAt == "" {
 			return errNotQueued
 		}
-		p.Stage, p.RetryAt = apitypes.StageQueued, ""
+		// The error described the last run; the next one starts clean.
+		p.Stage, p.RetryAt, p.Error = apitypes.StageQueued, "", nil
 		return nil
 	})
 	if errors.Is(err, errNotQueued) {

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 )
 
 // privateAddrError is returned when an import would connect to an address
@@ -15,32 +17,6 @@ type privateAddrError struct{ ip netip.Addr }
 
 func (e *privateAddrError) Error() string {
 	return fmt.Sprintf("refusing to connect to private or loopback address %s", e.ip)
-}
-
-// blockedPrefixes are ranges net/netip has no predicate for but that reach
-// internal networks: carrier-grade NAT, "this network", benchmarking, NAT64.
-var blockedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-}
-
-// isPrivateAddr reports whether ip is not a public unicast address.
-func isPrivateAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {
-		return true
-	}
-	for _, p := range blockedPrefixes {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
 }
 
 // guardControl runs after name resolution, on the very address being
@@ -55,7 +31,7 @@ func guardControl(_, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return fmt.Errorf("import dial %q: %w", address, err)
 	}
-	if isPrivateAddr(ip) {
+	if sources.IsPrivateAddr(ip) {
 		return &privateAddrError{ip: ip.Unmap()}
 	}
 	return nil

@@ -14,13 +14,9 @@ import (
 // deliveries for its current stage: every action on COMPLETE, only those
 // with notifyFailure on STALLED.
 func (r *Runner) conclusionDeliveries(p *store.Project, clips []apitypes.ExportableClip) []store.Delivery {
-	actions := p.Request.ConclusionActions
-	if len(actions) == 0 {
-		actions = p.ConclusionActions
-	}
 	failed := p.Stage == apitypes.StageStalled
 	var out []store.Delivery
-	for _, a := range actions {
+	for _, a := range p.ConclusionActions {
 		if failed && !a.NotifyFailure {
 			continue
 		}

@@ -20,6 +20,8 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // hookRecorder receives webhook deliveries.
@@ -137,7 +139,7 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 		}
 	}
 	seenMu.Unlock()
-	if p.CreditsCharged != minCredits {
+	if p.CreditsCharged != sources.ReserveCredits {
 		t.Errorf("credits charged = %d, want the 10-credit minimum for 30 s", p.CreditsCharged)
 	}
 
@@ -223,6 +225,7 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 
 func TestSkipCurateMakesOneClipOfTheRange(t *testing.T) {
 	src := testVideo(t)
+	probes := countFFprobe(t)
 	e := newEnv(t)
 	r := e.runner()
 	id := e.create(apitypes.CreateProjectRequest{
@@ -241,6 +244,10 @@ func TestSkipCurateMakesOneClipOfTheRange(t *testing.T) {
 	}
 	if len(clips) != 1 {
 		t.Fatalf("skipCurate gave %d clips, want 1", len(clips))
+	}
+	// The source is probed once, at IMPORT, and the one export once, by the render.
+	if n := probes(); n != 2 {
+		t.Errorf("the run ran ffprobe %d times, want 2", n)
 	}
 	c := clips[0]
 	if c.TimeRanges[0][0] < 2000-200 || c.TimeRanges[0][0] > 2000+200 || c.TimeRanges[0][1] < 9000-200 || c.TimeRanges[0][1] > 9000+200 {
@@ -283,6 +290,7 @@ func TestTextUploadStallsForGoodAndNotifiesFailure(t *testing.T) {
 	if p.StallCount == nil || *p.StallCount != 1 || p.RetryAt != "" {
 		t.Errorf("stallCount %v retryAt %q, want 1 and no retry", deref(p.StallCount), p.RetryAt)
 	}
+	expectRefunded(t, e, p)
 	// Several scan intervals later nothing has retried it.
 	time.Sleep(10 * e.cfg.PollInterval)
 	if p2 := e.project(id); p2.Stage != apitypes.StageStalled || *p2.StallCount != 1 {
@@ -391,6 +399,7 @@ func TestTransientFailureRetriedWithBackoffThenGivesUp(t *testing.T) {
 	if !strings.Contains(*p.Error, "503") || !strings.Contains(*p.Error, "not retried") {
 		t.Errorf("error = %q", *p.Error)
 	}
+	expectRefunded(t, e, p)
 	mu.Lock()
 	if calls != 3 {
 		t.Errorf("source fetched %d times, want 3", calls)
@@ -414,10 +423,8 @@ func TestMonthlyCapAfterProbeStallsNamingTheCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
-	j := &job{p: e.project(id), span: mediaSpan(0, 25*60)} // 25 minutes: 25 credits, 15 beyond the reserve
-	if err := e.st.ChargeCredits(context.Background(), testOrg, 10, 0); err != nil {
-		t.Fatal(err)
-	}
+	j := &job{p: e.project(id), span: mediaSpan(0, 25*60)}    // 25 minutes: 25 credits, 15 beyond the reserve
+	e.create(apitypes.CreateProjectRequest{VideoURL: "up_y"}) // another project's reserve: 20 of 30 used
 	err = r.chargeCredits(context.Background(), j)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "monthly API cap of 30 credits") {
 		t.Fatalf("charge = %v, want a permanent error naming the monthly cap", err)
@@ -433,5 +440,17 @@ func TestMonthlyCapAfterProbeStallsNamingTheCap(t *testing.T) {
 	used, _ := e.st.CreditsUsed(context.Background(), testOrg)
 	if j.p.CreditsCharged != 25 || used != 10+10+15 {
 		t.Errorf("charged %d on the project, %d used this month; want 25 and 35", j.p.CreditsCharged, used)
+	}
+}
+
+// expectRefunded checks that a project which failed at IMPORT got its
+// credits back, once, and is the org's only project.
+func expectRefunded(t *testing.T, e *env, p *store.Project) {
+	t.Helper()
+	if p.RefundStatus == nil || *p.RefundStatus != store.RefundStatusRefunded || p.CreditsCharged != 0 {
+		t.Errorf("refundStatus %v creditsCharged %d, want REFUNDED and 0", deref(p.RefundStatus), p.CreditsCharged)
+	}
+	if used, err := e.st.CreditsUsed(context.Background(), testOrg); err != nil || used != 0 {
+		t.Errorf("credits used this month = %d (%v), want 0 after the refund", used, err)
 	}
 }

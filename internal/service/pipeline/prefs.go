@@ -6,69 +6,57 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// The project echoes the create request; these read the preferences from
-// the project first and fall back to the request as received.
+// The project echoes the create request (curationPref, renderPref,
+// brandTemplateId, uploadedVideoAttr, conclusionActions): the pipeline reads
+// those echoed fields, the one truth the API also shows, and of the request
+// itself only the videoUrl, which the project does not echo as sent.
 
 func curationPref(p *store.Project) apitypes.CurationPref {
-	switch {
-	case p.CurationPref != nil:
+	if p.CurationPref != nil {
 		return *p.CurationPref
-	case p.Request.CurationPref != nil:
-		return *p.Request.CurationPref
 	}
 	return apitypes.CurationPref{}
 }
 
 func renderPref(p *store.Project) apitypes.RenderPref {
-	switch {
-	case p.RenderPref != nil:
+	if p.RenderPref != nil {
 		return *p.RenderPref
-	case p.Request.RenderPref != nil:
-		return *p.Request.RenderPref
 	}
 	return apitypes.RenderPref{}
 }
 
-func videoURL(p *store.Project) string {
-	if p.Request.VideoURL != "" {
-		return p.Request.VideoURL
-	}
-	if p.SourceURI != nil && *p.SourceURI != "" {
-		return *p.SourceURI
-	}
-	return p.SourceID
-}
+func videoURL(p *store.Project) string { return p.Request.VideoURL }
 
+// brandTemplateID is the template the project renders with; "" is the org's default.
 func brandTemplateID(p *store.Project) string {
-	if p.BrandTemplateID != nil && *p.BrandTemplateID != "" {
+	if p.BrandTemplateID != nil {
 		return *p.BrandTemplateID
 	}
-	return p.Request.BrandTemplateID
+	return ""
 }
 
 // videoTitle is what clips call their source: the uploadedVideoAttr title,
 // else the file name of the link, else a plain description.
 func videoTitle(p *store.Project) string {
-	for _, a := range []*apitypes.UploadedVideoAttr{p.UploadedVideoAttr, p.Request.UploadedVideoAttr} {
-		if a != nil && strings.TrimSpace(a.Title) != "" {
-			return strings.TrimSpace(a.Title)
-		}
+	if a := p.UploadedVideoAttr; a != nil && strings.TrimSpace(a.Title) != "" {
+		return strings.TrimSpace(a.Title)
 	}
-	kind, plat, u := classify(videoURL(p), "")
-	switch kind {
-	case kindUpload:
+	src, err := sources.Classify(videoURL(p))
+	switch {
+	case err != nil:
+		return "the video"
+	case src.Kind == sources.KindUpload:
 		return "the uploaded video"
-	case kindPlatform:
-		return "the " + plat.name + " video"
-	case kindLink:
-		name, err := url.PathUnescape(path.Base(u.Path))
-		if err == nil && name != "" && name != "/" && name != "." {
-			return strings.TrimSuffix(name, path.Ext(name))
-		}
-		return "the video at " + u.Hostname()
+	case src.Kind == sources.KindPage:
+		return "the " + src.Site + " video"
 	}
-	return "the video"
+	name, err := url.PathUnescape(path.Base(src.URL.Path))
+	if err == nil && name != "" && name != "/" && name != "." {
+		return strings.TrimSuffix(name, path.Ext(name))
+	}
+	return "the video at " + src.URL.Hostname()
 }

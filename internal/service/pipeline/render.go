@@ -34,15 +34,12 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 	}
 	for i, pl := range j.plans {
 		r.at(ctx, fmt.Sprintf("render %d", i))
-		if _, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, opts); err != nil {
+		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, opts)
+		if err != nil {
 			return fmt.Errorf("render clip %s (%s–%s): %w", pl.curationID, clock(pl.h.Start), clock(pl.h.End), err)
 		}
-		pr, err := media.Probe(ctx, pl.export)
-		if err != nil {
-			return fmt.Errorf("probe the render of clip %s: %w", pl.curationID, err)
-		}
-		pl.durationSec = pr.DurationSec
-		pl.exportBytes, pl.previewBytes = sourceSize(pl.export), sourceSize(pl.preview)
+		pl.durationSec = res.DurationSec
+		pl.exportBytes, pl.previewBytes = res.ExportBytes, res.PreviewBytes
 	}
 	return nil
 }
@@ -69,7 +66,7 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 		tplFit = isTrue(tpl.Preferences.EnableFitLayout)
 	}
 	fit := isTrue(rp.EnableFitLayout) || (tplFit && !isTrue(rp.DisableFitLayout))
-	opts := media.RenderOptions{Aspect: aspect, Fit: fit}
+	opts := media.RenderOptions{Aspect: aspect, Fit: fit, Source: j.probe} // probed at IMPORT of this run
 	if isTrue(rp.EnableWatermark) {
 		opts.Watermark = watermarkText
 	}

@@ -9,7 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 )
 
 // ytdlpPermanent are yt-dlp messages about the video itself, which no retry
@@ -21,10 +25,10 @@ var ytdlpPermanent = []string{
 }
 
 // ytdlp fetches a video platform page with yt-dlp into dst.
-func (r *Runner) ytdlp(ctx context.Context, u *url.URL, plat platform, dir, dst string) error {
+func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) error {
 	bin, err := exec.LookPath("yt-dlp")
 	if err != nil {
-		return permanentf("yt-dlp is not installed: install it to import from %s links (or upload the file instead)", plat.name)
+		return permanentf("yt-dlp is not installed: install it to import from %s links (or upload the file instead)", site)
 	}
 	tmp := filepath.Join(dir, "ytdlp.tmp")
 	_ = os.RemoveAll(tmp) // leftovers of an interrupted attempt
@@ -33,9 +37,9 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, plat platform, dir, dst 
 	}
 	defer os.RemoveAll(tmp)
 	var stderr tail
-	cmd := exec.CommandContext(ctx, bin,
+	cmd := media.Command(ctx, bin,
 		"--no-playlist", "--no-progress", "--no-warnings", "--no-mtime",
-		"--max-filesize", "30000M",
+		"--max-filesize", strconv.FormatInt(sources.MaxSourceBytes, 10), // bytes: yt-dlp reads "M" as MiB
 		"-f", "bv*[height<=1080]+ba/b[height<=1080]/bv*+ba/b",
 		"--merge-output-format", "mp4",
 		"-o", filepath.Join(tmp, "source.%(ext)s"),
@@ -50,7 +54,7 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, plat platform, dir, dst 
 		low := strings.ToLower(msg)
 		for _, p := range ytdlpPermanent {
 			if strings.Contains(low, p) {
-				return permanentf("yt-dlp cannot import %s from %s: %s", redactURL(u), plat.name, msg)
+				return permanentf("yt-dlp cannot import %s from %s: %s", redactURL(u), site, msg)
 			}
 		}
 		return fmt.Errorf("yt-dlp %s: %w: %s", redactURL(u), err, msg)

@@ -2,13 +2,13 @@ package server
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -90,7 +90,7 @@ func TestCreateValidation(t *testing.T) {
 		want string // a part of errorMessage naming the field and rule
 	}{
 		{"malformed JSON", `{"videoUrl": `, "body: malformed JSON"},
-		{"not an object", `[1,2]`, "body: must be a JSON object"},
+		{"not an object", `[1,2]`, "body: must be an object, not a JSON array"},
 		{"missing videoUrl", map[string]any{}, "videoUrl: is required"},
 		{"videoUrl wrong type", map[string]any{"videoUrl": 12}, "videoUrl: must be a string"},
 		{"videoUrl ftp", map[string]any{"videoUrl": "ftp://example.com/v.mp4"}, "videoUrl: must be an http(s) URL"},
@@ -103,6 +103,16 @@ func TestCreateValidation(t *testing.T) {
 		{"range wrong type", map[string]any{"videoUrl": ytURL, "curationPref": map[string]any{"range": map[string]any{"startSec": "0", "endSec": 5}}}, "curationPref.range.startSec: must be a number"},
 		{"clipDurations reversed", map[string]any{"videoUrl": ytURL, "curationPref": map[string]any{"clipDurations": [][]float64{{15, 60}, {30, 10}}}}, "curationPref.clipDurations[1]: must be a pair [min, max] of seconds with 0 <= min < max"},
 		{"clipDurations negative", map[string]any{"videoUrl": ytURL, "curationPref": map[string]any{"clipDurations": [][]float64{{-5, 10}}}}, "curationPref.clipDurations[0]"},
+		// Pairs are checked in the raw JSON: a decode into [2]float64 would drop or invent numbers.
+		{"clipDurations triple", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":[[10,20,30]]}}`, "curationPref.clipDurations[0]: must be an array of exactly two numbers [min, max] of seconds, not [10,20,30]"},
+		{"clipDurations single", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":[[30]]}}`, "curationPref.clipDurations[0]: must be an array of exactly two numbers [min, max] of seconds, not [30]"},
+		{"clipDurations empty pair", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":[[5,10],[]]}}`, "curationPref.clipDurations[1]: must be an array of exactly two numbers"},
+		{"clipDurations not an array", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":"5-10"}}`, "curationPref.clipDurations: must be an array of [min, max] pairs of seconds, not \"5-10\""},
+		{"clipDurations string", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":[[5,10],["5",10]]}}`, `curationPref.clipDurations[1]: must be an array of exactly two numbers [min, max] of seconds, not ["5",10]`},
+		{"clipDurations null", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":[[null,10]]}}`, "curationPref.clipDurations[0]: must be an array of exactly two numbers"},
+		{"clipDurations flat", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":[5,10]}}`, "curationPref.clipDurations[0]: must be an array of exactly two numbers [min, max] of seconds, not 5"},
+		{"clipDurations object", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":{"min":5}}}`, "curationPref.clipDurations: must be an array of [min, max] pairs"},
+		{"clipDurations equal", `{"videoUrl":"` + ytURL + `","curationPref":{"clipDurations":[[30,30]]}}`, "curationPref.clipDurations[0]: must be a pair [min, max] of seconds with 0 <= min < max, not [30, 30]"},
 		{"unknown model", map[string]any{"videoUrl": ytURL, "curationPref": map[string]any{"model": "ClipEverything"}}, "curationPref.model: must be one of ClipBasic, ClipAnything"},
 		{"topicKeywords with ClipAnything", map[string]any{"videoUrl": ytURL, "curationPref": map[string]any{"model": "ClipAnything", "topicKeywords": []string{"go"}}}, "curationPref.topicKeywords: applies to model ClipBasic only"},
 		{"customPrompt with ClipBasic default", map[string]any{"videoUrl": ytURL, "curationPref": map[string]any{"customPrompt": "funny bits"}}, "curationPref.customPrompt: applies to model ClipAnything only"},
@@ -127,13 +137,56 @@ func TestPrivateImportsRefused(t *testing.T) {
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
 	for _, u := range []string{"http://127.0.0.1:9/v.mp4", "http://localhost/v.mp4", "http://[::1]/v.mp4",
-		"http://10.1.2.3/v.mp4", "http://192.168.0.10/v.mp4", "http://169.254.169.254/latest", "http://[fd00::1]/v.mp4"} {
+		"http://10.1.2.3/v.mp4", "http://192.168.0.10/v.mp4", "http://169.254.169.254/latest", "http://[fd00::1]/v.mp4",
+		// Reserved ranges the pipeline refuses too (sources.IsPrivateAddr): benchmarking, class E, NAT64.
+		"http://198.18.0.1/v.mp4", "http://240.0.0.1/v.mp4", "http://[64:ff9b::a00:1]/v.mp4"} {
 		resp, data := c.create(map[string]any{"videoUrl": u})
 		wantError(t, resp, data, http.StatusBadRequest, "Bad Request", "videoUrl: host")
 		if !strings.Contains(string(data), "non-public") {
 			t.Errorf("%s: message %s does not say why", u, data)
 		}
 	}
+}
+
+// TestSourceClassifiedAsPipeline: the create response reports the source
+// exactly as the pipeline's import will see it (package sources), and a
+// videoUrl the pipeline could not import is refused at create.
+func TestSourceClassifiedAsPipeline(t *testing.T) {
+	srv := startServer(t, Config{AllowPrivateImports: true, MaxConcurrent: 100})
+	c := newClient(t, srv, devKey)
+	for _, u := range []string{
+		"https://zoom.com/rec/play/Z00m", "https://us02web.zoom.us/rec/share/R3c0rd", "https://youtu.be/xyz789?si=q",
+		"https://music.youtube.com/watch?v=m1", "https://drive.google.com/open?id=2XyZ", "https://streamyard.com/watch/s7r34m",
+		"https://vimeo.com/76979871", "https://bucket.s3.amazonaws.com/talks/keynote.mp4", "https://example.com/",
+	} {
+		want, err := sources.Classify(u)
+		if err != nil {
+			t.Fatalf("Classify(%s): %v", u, err)
+		}
+		p := c.mustCreate(map[string]any{"videoUrl": u})
+		if p.SourcePlatform != want.Platform || p.SourceID != want.ID {
+			t.Errorf("%s: sourcePlatform %s, sourceId %q; the pipeline sees %s, %q", u, p.SourcePlatform, p.SourceID, want.Platform, want.ID)
+		}
+	}
+	if p := c.mustCreate(map[string]any{"videoUrl": "https://zoom.com/rec/play/Z00m"}); p.SourcePlatform != apitypes.PlatformZoom {
+		t.Errorf("zoom.com: sourcePlatform %s, want ZOOM", p.SourcePlatform)
+	}
+	resp, data := c.create(map[string]any{"videoUrl": "up_1/../x"})
+	wantError(t, resp, data, http.StatusBadRequest, "Bad Request", `videoUrl: "up_1/../x" is neither an http(s) URL nor an uploadId`)
+}
+
+// TestOwnMediaImportAllowed: this server's own media addresses (the spec's
+// {base_url} source) pass the private-address rule, since the pipeline reads
+// them from disk; whether they name a clip of the org is the pipeline's check.
+func TestOwnMediaImportAllowed(t *testing.T) {
+	srv := startServer(t, Config{})
+	c := newClient(t, srv, devKey)
+	p := c.mustCreate(map[string]any{"videoUrl": srv.URL() + "/media/prj_nope/clip.mp4"})
+	if p.SourcePlatform != apitypes.PlatformYtdlpLink || p.SourceID != "clip.mp4" {
+		t.Errorf("sourcePlatform %s, sourceId %q; want YTDLP_LINK, clip.mp4", p.SourcePlatform, p.SourceID)
+	}
+	resp, data := c.create(map[string]any{"videoUrl": srv.URL() + "/storage/uploads/x.mp4"})
+	wantError(t, resp, data, http.StatusBadRequest, "Bad Request", "non-public")
 }
 
 func TestCreatedProjectFields(t *testing.T) {
@@ -249,8 +302,9 @@ func TestListQueries(t *testing.T) {
 		{"q=findByProjectId&projectId=" + p.ID + "&pageNum=x", "pageNum"},
 		{"q=findByProjectId&projectId=" + p.ID + "&pageSize=101", "pageSize: must be an integer from 1 to 100"},
 		{"q=findByProjectId&projectId=" + p.ID + "&pageSize=0", "pageSize"},
-		{"q=findByCollectionId", "collectionId: is required"},
-		{"q=findByCollectionId&collectionId=c1", "collections are not available yet"},
+		// Collections come in a later version: a plain 400 naming q, with or without collectionId.
+		{"q=findByCollectionId", "q: collections are not supported by this clipperd version; use findByProjectId"},
+		{"q=findByCollectionId&collectionId=c1", "q: collections are not supported by this clipperd version; use findByProjectId"},
 	}
 	for _, b := range bad {
 		resp, data := c.do(http.MethodGet, "/api/exportable-clips?"+b.query, nil)
@@ -324,9 +378,12 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestMonthlyCap(t *testing.T) {
+	// The first project stays in IMPORT (its download hangs), holding the
+	// 10 credits reserved at create: a failed import would refund them.
 	srv := startServer(t, Config{MonthlyCredits: 15, AllowPrivateImports: true})
+	hang := hangingSource(t)
 	c := newClient(t, srv, devKey)
-	c.mustCreate(map[string]any{"videoUrl": ytURL}) // reserves 10 of 15
+	c.mustCreate(map[string]any{"videoUrl": hang + "/talk.mp4"}) // reserves 10 of 15
 
 	if link := c.uploadLink(); link.UseAmount != 10 || link.TotalAmount != 15 {
 		t.Errorf("upload link useAmount %v totalAmount %v, want 10 and 15", link.UseAmount, link.TotalAmount)
@@ -354,24 +411,12 @@ func TestMonthlyCap(t *testing.T) {
 func TestConcurrentCapAnswer(t *testing.T) {
 	// The first project's source never finishes downloading, so it stays in
 	// flight for the whole test and the second create meets the cap.
-	release := make(chan struct{})
-	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "video/mp4")
-		w.Header().Set("Content-Length", "100000000")
-		_, _ = w.Write(make([]byte, 1024))
-		_ = http.NewResponseController(w).Flush()
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(hang.Close)
 	srv := startServer(t, Config{MaxConcurrent: 1, AllowPrivateImports: true})
-	t.Cleanup(func() { close(release) }) // runs before the server's Close
+	hang := hangingSource(t)
 
 	c := newClient(t, srv, devKey)
-	first := c.mustCreate(map[string]any{"videoUrl": hang.URL + "/talk.mp4"})
-	resp, data := c.create(map[string]any{"videoUrl": hang.URL + "/other.mp4"})
+	first := c.mustCreate(map[string]any{"videoUrl": hang + "/talk.mp4"})
+	resp, data := c.create(map[string]any{"videoUrl": hang + "/other.mp4"})
 	wantError(t, resp, data, http.StatusTooManyRequests, "TooManyRequests", "concurrent project limit of 1")
 	if got := resp.Header.Get(apitypes.HeaderCapReason); got != apitypes.CapReasonConcurrent {
 		t.Errorf("X-Cap-Reason %q, want concurrent", got)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -311,4 +312,26 @@ func probe(t *testing.T, path string) (int, int) {
 		t.Fatalf("ffprobe %s: parsing %q: %v", path, out, err)
 	}
 	return w, h
+}
+
+// hangingSource serves a video download that never finishes, so a project
+// importing it stays in flight for the whole test. Call it after
+// startServer: cleanups run last-first, so the downloads are released before
+// the server's Close waits for its workers.
+func hangingSource(t *testing.T) string {
+	t.Helper()
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "video/mp4")
+		w.Header().Set("Content-Length", "100000000")
+		_, _ = w.Write(make([]byte, 1024))
+		_ = http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) })
+	return hang.URL
 }

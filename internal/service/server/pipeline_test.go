@@ -1,6 +1,7 @@
 package server
 
 import (
+	"database/sql"
 	"io"
 	"net/http"
 	"os"
@@ -191,11 +192,7 @@ func TestDevKeyRestart(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("start %d: dev key refused: %d %s", i+1, resp.StatusCode, data)
 		}
-		var keys int
-		if err := srv.store.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM api_keys WHERE org_id = ?`, DevOrgID).Scan(&keys); err != nil {
-			t.Fatal(err)
-		}
-		if keys != 1 {
+		if keys := countDevKeys(t, dir); keys != 1 {
 			t.Errorf("start %d: %d keys for %s, want 1", i+1, keys, DevOrgID)
 		}
 		if up, err := srv.store.GetUpload(t.Context(), uploadID); err != nil || up.OrgID != DevOrgID || up.UserID != DevUserID {
@@ -205,4 +202,21 @@ func TestDevKeyRestart(t *testing.T) {
 			t.Fatalf("close %d: %v", i+1, err)
 		}
 	}
+}
+
+// countDevKeys counts the stored keys of the dev org by reading the database
+// file directly (the store's modernc driver is registered as "sqlite"), so
+// the store needs no method only a test would use.
+func countDevKeys(t *testing.T, dir string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "clipperd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM api_keys WHERE org_id = ?`, DevOrgID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -51,28 +50,4 @@ func (s *Store) ListClips(ctx context.Context, projectID string, offset, limit i
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// CountClips returns how many clips a project has.
-func (s *Store) CountClips(ctx context.Context, projectID string) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM clips WHERE project_id = ?`, projectID).Scan(&n)
-	return n, err
-}
-
-// GetClip returns one clip by its composite id; ErrNotFound when absent.
-func (s *Store) GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error) {
-	var data string
-	err := s.db.QueryRowContext(ctx, `SELECT data FROM clips WHERE id = ?`, id).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get clip %s: %w", id, err)
-	}
-	var c apitypes.ExportableClip
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return nil, err
-	}
-	return &c, nil
 }

@@ -38,12 +38,6 @@ func chargeCredits(ctx context.Context, tx *sql.Tx, orgID string, now time.Time,
 	return nil
 }
 
-// ChargeCredits takes n credits from the org's month, or returns a
-// *MonthlyCapError when that would pass limit (<= 0: no limit).
-func (s *Store) ChargeCredits(ctx context.Context, orgID string, n, limit int64) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return chargeCredits(ctx, tx, orgID, s.Now(), n, limit) })
-}
-
 // CreditsUsed returns the credits the org used in the current month.
 func (s *Store) CreditsUsed(ctx context.Context, orgID string) (int64, error) {
 	var used int64
@@ -52,19 +46,4 @@ func (s *Store) CreditsUsed(ctx context.Context, orgID string) (int64, error) {
 		return 0, nil
 	}
 	return used, err
-}
-
-// MonthlyCapReached reports whether the org has no credit left under limit.
-func (s *Store) MonthlyCapReached(ctx context.Context, orgID string, limit int64) (*MonthlyCapError, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	used, err := s.CreditsUsed(ctx, orgID)
-	if err != nil {
-		return nil, err
-	}
-	if used >= limit {
-		return &MonthlyCapError{Used: used, Cap: limit, ResetAt: NextMonth(s.Now())}, nil
-	}
-	return nil, nil
 }

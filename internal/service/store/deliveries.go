@@ -29,20 +29,29 @@ type Delivery struct {
 	CreatedAt time.Time
 }
 
-// EnqueueDelivery stores a new pending delivery due now.
+// EnqueueDelivery stores a new pending delivery, due now unless NextAt is set.
 func (s *Store) EnqueueDelivery(ctx context.Context, d *Delivery) error {
-	now := s.Now()
-	d.Status, d.CreatedAt = DeliveryPending, now
+	return insertDelivery(ctx, s.db, d, s.Now())
+}
+
+// insertDelivery stores d as a new pending delivery created at now, setting
+// its id; q is the database or the transaction of a project change.
+func insertDelivery(ctx context.Context, q interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, d *Delivery, now time.Time) error {
+	d.Status, d.CreatedAt, d.Attempts, d.LastError = DeliveryPending, now, 0, ""
 	if d.NextAt.IsZero() {
 		d.NextAt = now
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO deliveries(project_id, kind, target, body, attempts, next_at, status, last_error, created_at)
+	res, err := q.ExecContext(ctx, `INSERT INTO deliveries(project_id, kind, target, body, attempts, next_at, status, last_error, created_at)
 		VALUES (?, ?, ?, ?, 0, ?, ?, '', ?)`, d.ProjectID, d.Kind, d.Target, d.Body, Timestamp(d.NextAt), d.Status, Timestamp(now))
 	if err != nil {
 		return fmt.Errorf("enqueue delivery: %w", err)
 	}
-	d.ID, err = res.LastInsertId()
-	return err
+	if d.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("enqueue delivery: %w", err)
+	}
+	return nil
 }
 
 // DueDeliveries lists pending deliveries whose time has come.

@@ -5,11 +5,16 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Store methods the pipeline needs beyond the core: writes that must land
 // together with a project change, so a crash between them cannot double
-// charge credits or lose (or duplicate) a conclusion action.
+// charge (or double refund) credits or lose (or duplicate) a conclusion action.
+
+// RefundStatusRefunded is Project.refundStatus once the credits of a project
+// that produced nothing were given back.
+const RefundStatusRefunded = "REFUNDED"
 
 func putProject(ctx context.Context, tx *sql.Tx, p *Project) error {
 	data, err := json.Marshal(p)
@@ -50,10 +55,20 @@ func (s *Store) ChargeProjectCredits(ctx context.Context, id string, total, limi
 	return out, err
 }
 
-// MutateProjectAndEnqueue is MutateProject where fn may also return
-// deliveries; the project change and the new pending deliveries are
-// written in one transaction. The stored deliveries (with ids) are returned.
-func (s *Store) MutateProjectAndEnqueue(ctx context.Context, id string, fn func(*Project) ([]Delivery, error)) (*Project, []Delivery, error) {
+// Effects are what a project change writes beside the project itself, in
+// the same transaction.
+type Effects struct {
+	// Deliveries are new pending conclusion actions of the project.
+	Deliveries []Delivery
+	// Refund gives back every credit charged for the project and sets its
+	// refundStatus to REFUNDED; a project already refunded is left as is.
+	Refund bool
+}
+
+// MutateProjectWithEffects is MutateProject where fn may also ask for
+// Effects; the project change, the new deliveries and the refund are written
+// in one transaction. The stored deliveries (with ids) are returned.
+func (s *Store) MutateProjectWithEffects(ctx context.Context, id string, fn func(*Project) (Effects, error)) (*Project, []Delivery, error) {
 	var out *Project
 	var queued []Delivery
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -61,27 +76,24 @@ func (s *Store) MutateProjectAndEnqueue(ctx context.Context, id string, fn func(
 		if err != nil {
 			return err
 		}
-		ds, err := fn(p)
+		eff, err := fn(p)
 		if err != nil {
 			return err
 		}
 		now := s.Now()
+		if eff.Refund {
+			if err := refundProject(ctx, tx, p, now); err != nil {
+				return err
+			}
+		}
 		p.UpdatedAt = Timestamp(now)
 		if err := putProject(ctx, tx, p); err != nil {
 			return err
 		}
 		queued = queued[:0]
-		for _, d := range ds {
-			d.ProjectID, d.Status, d.CreatedAt, d.Attempts = id, DeliveryPending, now, 0
-			if d.NextAt.IsZero() {
-				d.NextAt = now
-			}
-			res, err := tx.ExecContext(ctx, `INSERT INTO deliveries(project_id, kind, target, body, attempts, next_at, status, last_error, created_at)
-				VALUES (?, ?, ?, ?, 0, ?, ?, '', ?)`, d.ProjectID, d.Kind, d.Target, d.Body, Timestamp(d.NextAt), d.Status, Timestamp(now))
-			if err != nil {
-				return fmt.Errorf("enqueue delivery: %w", err)
-			}
-			if d.ID, err = res.LastInsertId(); err != nil {
+		for _, d := range eff.Deliveries {
+			d.ProjectID = id
+			if err := insertDelivery(ctx, tx, &d, now); err != nil {
 				return err
 			}
 			queued = append(queued, d)
@@ -93,6 +105,30 @@ func (s *Store) MutateProjectAndEnqueue(ctx context.Context, id string, fn func(
 		return nil, nil, err
 	}
 	return out, queued, nil
+}
+
+// refundProject returns p's charged credits to the month it was created in
+// (its reserve is taken then, the rest minutes later at IMPORT) and marks
+// it REFUNDED; the caller writes p. A refunded project is never refunded
+// again, and a month's usage never goes below zero.
+func refundProject(ctx context.Context, tx *sql.Tx, p *Project, now time.Time) error {
+	if p.RefundStatus != nil && *p.RefundStatus == RefundStatusRefunded {
+		return nil
+	}
+	if p.CreditsCharged > 0 {
+		month := MonthOf(now)
+		if t, err := time.Parse(time.RFC3339Nano, p.CreatedAt); err == nil {
+			month = MonthOf(t)
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE credits SET used = MAX(used - ?, 0) WHERE org_id = ? AND month = ?`,
+			p.CreditsCharged, p.OrgID, month)
+		if err != nil {
+			return fmt.Errorf("refund credits of project %s: %w", p.ID, err)
+		}
+	}
+	status := RefundStatusRefunded
+	p.RefundStatus, p.CreditsCharged = &status, 0
+	return nil
 }
 
 // DueRetries lists the ids of STALLED projects whose retryAt has passed,

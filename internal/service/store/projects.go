@@ -15,7 +15,10 @@ import (
 // Project is a project record: the API view plus what the pipeline needs.
 type Project struct {
 	apitypes.Project
-	// Request is the create body as received (normalised), kept for the pipeline.
+	// Request keeps of the create body only the videoUrl as sent, which
+	// IMPORT reads; every other field is echoed on the project (curationPref,
+	// renderPref, importPref, brandTemplateId, uploadedVideoAttr,
+	// conclusionActions) and read from there. CreateProject drops the rest.
 	Request apitypes.CreateProjectRequest `json:"request"`
 	// SourcePath is the imported media under the data dir, once IMPORT has run.
 	SourcePath        string  `json:"sourcePath,omitempty"`
@@ -24,10 +27,15 @@ type Project struct {
 	CreditsCharged int64 `json:"creditsCharged,omitempty"`
 	// RetryAt, when set on a STALLED project, is when the service retries it.
 	RetryAt string `json:"retryAt,omitempty"`
+	// FailureStalls counts the stalls caused by transient failures of the
+	// project's own run; they use up its retries. Stalls caused by a restart
+	// of clipperd raise stallCount only, so restarts never give up a project.
+	FailureStalls int64 `json:"failureStalls,omitempty"`
 }
 
-// ActiveStages are the stages of a project in flight; they count against the
-// concurrent-project cap.
+// ActiveStages are the stages of a project in flight. They count against the
+// concurrent-project cap, as does a STALLED project with a retry planned: it
+// goes back to QUEUED by itself, so it still holds its place.
 var ActiveStages = []string{
 	apitypes.StagePending, apitypes.StageQueued, apitypes.StageImport, apitypes.StageCurate,
 	apitypes.StageRefine, apitypes.StageRender, apitypes.StageUpload,
@@ -58,10 +66,7 @@ type Admission struct {
 // Reserve credits left this month, taking those credits, all in one
 // transaction so parallel creates cannot overshoot either limit.
 func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) error {
-	data, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
+	p.Request = apitypes.CreateProjectRequest{VideoURL: p.Request.VideoURL} // one copy of the rest: the echo
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if adm.MaxConcurrent > 0 {
 			n, err := countActive(ctx, tx, p.OrgID)
@@ -76,10 +81,11 @@ func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) er
 			return err
 		}
 		p.CreditsCharged = adm.Reserve
-		if data, err = json.Marshal(p); err != nil {
+		data, err := json.Marshal(p)
+		if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO projects(id, org_id, stage, created_at, data) VALUES (?, ?, ?, ?, ?)`,
+		_, err = tx.ExecContext(ctx, `INSERT INTO projects(id, org_id, stage, created_at, data) VALUES (?, ?, ?, ?, ?)`,
 			p.ID, p.OrgID, p.Stage, p.CreatedAt, string(data))
 		return err
 	})
@@ -89,17 +95,13 @@ func countActive(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, orgID string) (int, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE org_id = ? AND stage IN (`+placeholders(len(ActiveStages))+`)`,
-		append([]any{orgID}, anySlice(ActiveStages)...)...).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE org_id = ? AND (stage IN (`+placeholders(len(ActiveStages))+`)
+		OR (stage = ? AND COALESCE(json_extract(data, '$.retryAt'), '') <> ''))`,
+		append(append([]any{orgID}, anySlice(ActiveStages)...), apitypes.StageStalled)...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count active projects: %w", err)
 	}
 	return n, nil
-}
-
-// CountActive returns how many of the org's projects are in flight.
-func (s *Store) CountActive(ctx context.Context, orgID string) (int, error) {
-	return countActive(ctx, s.db, orgID)
 }
 
 // GetProject returns the project with id; ErrNotFound when absent. Callers
@@ -139,12 +141,8 @@ func (s *Store) MutateProject(ctx context.Context, id string, fn func(*Project) 
 			return err
 		}
 		p.UpdatedAt = Timestamp(s.Now())
-		data, err := json.Marshal(p)
-		if err != nil {
+		if err := putProject(ctx, tx, p); err != nil {
 			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE projects SET stage = ?, data = ? WHERE id = ?`, p.Stage, string(data), id); err != nil {
-			return fmt.Errorf("update project %s: %w", id, err)
 		}
 		out = p
 		return nil

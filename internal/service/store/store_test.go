@@ -106,10 +106,12 @@ func TestMonthlyCapAndReset(t *testing.T) {
 	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
 	s.SetClock(func() time.Time { return now })
 	adm := Admission{MonthlyCredits: 25, Reserve: 10}
-	for range 2 {
-		if err := s.CreateProject(ctx, newProject("org"), adm); err != nil {
-			t.Fatal(err)
-		}
+	first := newProject("org")
+	if err := s.CreateProject(ctx, first, adm); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateProject(ctx, newProject("org"), adm); err != nil {
+		t.Fatal(err)
 	}
 	err := s.CreateProject(ctx, newProject("org"), adm)
 	var capErr *MonthlyCapError
@@ -119,11 +121,14 @@ func TestMonthlyCapAndReset(t *testing.T) {
 	if want := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC); !capErr.ResetAt.Equal(want) || capErr.Used != 20 {
 		t.Fatalf("cap error %+v", capErr)
 	}
-	if err := s.ChargeCredits(ctx, "org", 5, 25); err != nil {
+	if _, err := s.ChargeProjectCredits(ctx, first.ID, 15, 25); err != nil {
 		t.Fatalf("charge within cap: %v", err)
 	}
-	if reached, _ := s.MonthlyCapReached(ctx, "org", 25); reached == nil {
-		t.Fatal("cap should be reached at 25/25")
+	if _, err := s.ChargeProjectCredits(ctx, first.ID, 16, 25); !errors.As(err, &capErr) {
+		t.Fatalf("charge past the cap at 25/25: %v", err)
+	}
+	if used, _ := s.CreditsUsed(ctx, "org"); used != 25 {
+		t.Fatalf("used = %d, want 25", used)
 	}
 	now = now.Add(2 * time.Hour) // December: a new month
 	if err := s.CreateProject(ctx, newProject("org"), adm); err != nil {
@@ -152,11 +157,9 @@ func TestClipsPagingAndReplace(t *testing.T) {
 	if err := s.ReplaceClips(ctx, "p", "org", mk(3)); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := s.CountClips(ctx, "p"); n != 3 {
-		t.Fatalf("after replace: %d clips", n)
-	}
-	if _, err := s.GetClip(ctx, "p.e"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("replaced clip still there: %v", err)
+	all, _ := s.ListClips(ctx, "p", 0, 100)
+	if len(all) != 3 || all[2].CurationID != "c" {
+		t.Fatalf("after replace: %+v, want the 3 new clips only", all)
 	}
 }
 

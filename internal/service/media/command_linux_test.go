@@ -1,0 +1,84 @@
+//go:build linux
+
+package media
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A child started with Command dies when its parent is killed with
+// SIGKILL, which no context cancellation can see.
+func TestCommandChildDiesWithParent(t *testing.T) {
+	if os.Getenv(helperEnv) == "1" {
+		child := Command(context.Background(), "sleep", "300")
+		if err := child.Start(); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println("child", child.Process.Pid)
+		select {} // wait to be killed
+	}
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep command to run as the child")
+	}
+	parent := exec.Command(os.Args[0], "-test.run=^TestCommandChildDiesWithParent$")
+	parent.Env = append(os.Environ(), helperEnv+"=1")
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		_ = parent.Process.Kill()
+		t.Fatalf("helper said nothing: %v", err)
+	}
+	pidText, ok := strings.CutPrefix(strings.TrimSpace(line), "child ")
+	pid, convErr := strconv.Atoi(pidText)
+	if !ok || convErr != nil {
+		_ = parent.Process.Kill()
+		t.Fatalf("helper: %q", line)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // if the test fails, leave nothing behind
+	if !alive(pid) {
+		t.Fatalf("child %d is not running while its parent lives", pid)
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	// The kernel signals the child as the parent exits; give the (possibly
+	// slow) machine time to deliver it before calling it a failure.
+	deadline := time.Now().Add(20 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d still runs after its parent was killed", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid runs; a zombie (dead, not yet reaped by an
+// init that may never reap it in a container) counts as dead.
+func alive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package media
+
+import "os/exec"
+
+// bindToParent does nothing where the kernel has no parent-death signal;
+// there a cancelled context is what stops the child.
+func bindToParent(*exec.Cmd) {}

@@ -1,0 +1,100 @@
+package sources
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		in       string
+		kind     Kind
+		platform string
+		id       string
+	}{
+		{"up_0123abcd", KindUpload, apitypes.PlatformUploaded, "up_0123abcd"},
+		{"  up_0123abcd ", KindUpload, apitypes.PlatformUploaded, "up_0123abcd"},
+		{"https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=10", KindPage, apitypes.PlatformYouTube, "dQw4w9WgXcQ"},
+		{"https://m.youtube.com/shorts/abc123", KindPage, apitypes.PlatformYouTube, "abc123"},
+		{"https://music.youtube.com/watch?v=m1", KindPage, apitypes.PlatformYouTube, "m1"},
+		{"https://youtu.be/xyz789?si=q", KindPage, apitypes.PlatformYouTube, "xyz789"},
+		{"https://drive.google.com/file/d/1AbC/view?usp=sharing", KindPage, apitypes.PlatformGDrive, "1AbC"},
+		{"https://drive.google.com/open?id=2XyZ", KindPage, apitypes.PlatformGDrive, "2XyZ"},
+		{"https://us02web.zoom.us/rec/share/R3c0rd", KindPage, apitypes.PlatformZoom, "R3c0rd"},
+		{"https://zoom.com/rec/play/Z00m", KindPage, apitypes.PlatformZoom, "Z00m"},
+		{"https://streamyard.com/watch/s7r34m", KindPage, apitypes.PlatformStreamYard, "s7r34m"},
+		{"https://vimeo.com/76979871", KindPage, apitypes.PlatformYtdlpLink, "76979871"},
+		{"https://clips.twitch.tv/Clip1", KindPage, apitypes.PlatformYtdlpLink, "Clip1"},
+		{"https://bucket.s3.amazonaws.com/talks/keynote.mp4", KindLink, apitypes.PlatformYtdlpLink, "keynote.mp4"},
+		{"https://example.com/", KindLink, apitypes.PlatformYtdlpLink, "example.com"},
+		{"https://notyoutube.com/watch?v=zzz", KindLink, apitypes.PlatformYtdlpLink, "watch"},
+		{"http://EXAMPLE.com./a.mp4", KindLink, apitypes.PlatformYtdlpLink, "a.mp4"},
+	}
+	for _, c := range cases {
+		s, err := Classify(c.in)
+		if err != nil {
+			t.Errorf("Classify(%q): %v", c.in, err)
+			continue
+		}
+		if s.Kind != c.kind || s.Platform != c.platform || s.ID != c.id {
+			t.Errorf("Classify(%q) = %v %s %q; want %v %s %q", c.in, s.Kind, s.Platform, s.ID, c.kind, c.platform, c.id)
+		}
+		if (s.URL == nil) != (c.kind == KindUpload) {
+			t.Errorf("Classify(%q).URL = %v", c.in, s.URL)
+		}
+		if got := Platform(c.in); got != c.platform {
+			t.Errorf("Platform(%q) = %s, want %s", c.in, got, c.platform)
+		}
+	}
+}
+
+func TestClassifyRefuses(t *testing.T) {
+	for _, in := range []string{"", "   ", "ftp://example.com/a.mp4", "file:///etc/passwd", "not a url",
+		"https:///nohost.mp4", "up_1/../x", "http://[::1", "javascript:alert(1)"} {
+		s, err := Classify(in)
+		if err == nil {
+			t.Errorf("Classify(%q) = %+v, want an error", in, s)
+			continue
+		}
+		if !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), "videoUrl ") {
+			t.Errorf("Classify(%q) error %q: want an ErrInvalid that names videoUrl first", in, err)
+		}
+		if s.Kind != KindInvalid {
+			t.Errorf("Classify(%q).Kind = %v, want invalid", in, s.Kind)
+		}
+		if got := Platform(in); got != apitypes.PlatformYtdlpLink {
+			t.Errorf("Platform(%q) = %s, want YTDLP_LINK", in, got)
+		}
+	}
+}
+
+func TestIsPrivateAddr(t *testing.T) {
+	for _, s := range []string{"127.0.0.1", "10.2.3.4", "172.16.0.1", "172.31.255.255", "192.168.1.1", "::1",
+		"fc00::1", "fd12::1", "169.254.169.254", "fe80::1", "0.0.0.0", "0.1.2.3", "::", "::ffff:127.0.0.1",
+		"::ffff:10.0.0.1", "100.64.0.1", "192.0.0.8", "198.18.0.1", "224.0.0.1", "ff02::1", "240.0.0.1",
+		"255.255.255.255", "64:ff9b::a00:1"} {
+		if !IsPrivateAddr(netip.MustParseAddr(s)) {
+			t.Errorf("IsPrivateAddr(%s) = false, want true", s)
+		}
+	}
+	for _, s := range []string{"8.8.8.8", "1.1.1.1", "172.32.0.1", "93.184.216.34", "100.128.0.1",
+		"2606:4700::1111", "::ffff:8.8.8.8"} {
+		if IsPrivateAddr(netip.MustParseAddr(s)) {
+			t.Errorf("IsPrivateAddr(%s) = true, want false", s)
+		}
+	}
+	if !IsPrivateAddr(netip.Addr{}) {
+		t.Error("IsPrivateAddr of the zero Addr = false, want true")
+	}
+}
+
+func TestLimits(t *testing.T) {
+	// The spec's numbers, decimal: a change here is a change of the service.
+	if MaxSourceBytes != 30e9 || MaxLinkBytes != 10e9 || MaxDurationSec != 36000 || ReserveCredits != 10 {
+		t.Errorf("limits = %d, %d, %d, %d", MaxSourceBytes, MaxLinkBytes, MaxDurationSec, ReserveCredits)
+	}
+}
