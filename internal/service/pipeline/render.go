@@ -44,15 +44,11 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 	return nil
 }
 
-// renderOptions resolves the layout from renderPref and the brand template,
-// and returns the renderPref that was actually applied, for the clips.
+// renderOptions resolves the layout from the brand template's preferences,
+// overridden by whatever renderPref sets, and returns the renderPref that was
+// actually applied, for the clips.
 func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions, apitypes.RenderPref, error) {
 	rp := renderPref(j.p)
-	aspect := strings.ToLower(strings.TrimSpace(rp.LayoutAspectRatio))
-	if !slices.Contains(apitypes.AspectRatios, aspect) {
-		aspect = apitypes.AspectPortrait
-	}
-	tplFit := false
 	tpl, err := r.cfg.Store.BrandTemplate(ctx, j.p.OrgID, brandTemplateID(j.p))
 	if errors.Is(err, store.ErrNotFound) {
 		// The template was removed after the project was created: the org default applies.
@@ -62,17 +58,38 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	if err != nil {
 		return media.RenderOptions{}, rp, fmt.Errorf("read brand template: %w", err)
 	}
+	var base apitypes.RenderPref
 	if tpl.Preferences != nil {
-		tplFit = isTrue(tpl.Preferences.EnableFitLayout)
+		base = *tpl.Preferences
 	}
-	fit := isTrue(rp.EnableFitLayout) || (tplFit && !isTrue(rp.DisableFitLayout))
+
+	aspect := strings.ToLower(strings.TrimSpace(rp.LayoutAspectRatio))
+	if aspect == "" {
+		aspect = strings.ToLower(strings.TrimSpace(base.LayoutAspectRatio))
+	}
+	if !slices.Contains(apitypes.AspectRatios, aspect) {
+		aspect = apitypes.AspectPortrait
+	}
+	fit := isTrue(base.EnableFitLayout)
+	switch {
+	case rp.EnableFitLayout != nil:
+		fit = *rp.EnableFitLayout
+	case isTrue(rp.DisableFitLayout):
+		fit = false
+	}
+	watermark := isTrue(base.EnableWatermark)
+	if rp.EnableWatermark != nil {
+		watermark = *rp.EnableWatermark
+	}
+
 	opts := media.RenderOptions{Aspect: aspect, Fit: fit, Source: j.probe} // probed at IMPORT of this run
-	if isTrue(rp.EnableWatermark) {
+	if watermark {
 		opts.Watermark = watermarkText
 	}
 	used := rp
 	used.LayoutAspectRatio = aspect
 	used.EnableFitLayout = &fit
+	used.EnableWatermark = &watermark
 	return opts, used, nil
 }
 

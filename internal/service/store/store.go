@@ -56,11 +56,6 @@ func (s *Store) Now() time.Time { return s.now().UTC() }
 // SetClock replaces the clock; for tests.
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
-// DB is the database handle. Only a test of the server still reads it
-// (counting keys); no package writes through it, so every write keeps going
-// through the store's methods and their transactions.
-func (s *Store) DB() *sql.DB { return s.db }
-
 // Timestamp formats t the way the API reports times.
 func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
