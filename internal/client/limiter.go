@@ -32,6 +32,10 @@ type sharedLimiter struct {
 	sent  []time.Time // admission times within the window, oldest first
 	until time.Time   // no request before this instant (set from a 429 Retry-After)
 	now   func() time.Time
+	// freed is closed, and replaced, when a wait in this process sees a
+	// project of the key finish: a create refused by the concurrent cap can
+	// try again at once instead of sleeping out its backoff.
+	freed chan struct{}
 }
 
 var (
@@ -111,5 +115,26 @@ func (l *sharedLimiter) pause(d time.Duration) {
 	defer l.mu.Unlock()
 	if t := l.now().Add(d); t.After(l.until) {
 		l.until = t
+	}
+}
+
+// slotFreed returns a channel closed the next time a project of this key is
+// seen to finish.
+func (l *sharedLimiter) slotFreed() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.freed == nil {
+		l.freed = make(chan struct{})
+	}
+	return l.freed
+}
+
+// notifyFreed wakes every create waiting for a concurrent-project slot.
+func (l *sharedLimiter) notifyFreed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.freed != nil {
+		close(l.freed)
+		l.freed = nil
 	}
 }

@@ -73,6 +73,9 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 			return fmt.Errorf("%s %s: building request: %w", ac.method, ac.path, err)
 		}
 		c.setAPIHeaders(req, payload != nil)
+		// Taken before sending: a project that finishes while this request
+		// is in flight still wakes a create the concurrent cap refuses.
+		slotFreed := c.limiter.slotFreed()
 		c.trace(ctx, "clipper API request", map[string]any{
 			"method": ac.method, "path": logPath, "attempt": attempt,
 			"headers": c.headerFields(req.Header), "body": bodyField(payload),
@@ -131,7 +134,9 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 			c.debug(ctx, "clipper concurrent project cap reached; retrying", map[string]any{
 				"method": ac.method, "path": logPath, "refusals": capRefusals, "wait_ms": d.Milliseconds(),
 			})
-			if err := sleep(ctx, d); err != nil {
+			// Retry after the backoff, or as soon as this process sees one of
+			// the key's projects finish, whichever comes first.
+			if err := sleepOrWake(ctx, d, slotFreed); err != nil {
 				return fmt.Errorf("%w; stopped retrying: %w", apiErr, err)
 			}
 		case resp.StatusCode == http.StatusTooManyRequests:

@@ -49,6 +49,11 @@ func backoff(n int, lo, hi time.Duration) time.Duration {
 
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {
+	return sleepOrWake(ctx, d, nil)
+}
+
+// sleepOrWake is sleep that also ends, without error, when wake is closed.
+func sleepOrWake(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -58,6 +63,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
+		return nil
+	case <-wake:
 		return nil
 	}
 }

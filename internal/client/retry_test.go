@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -348,5 +349,51 @@ func TestBackoffBounds(t *testing.T) {
 	}
 	if d := parseRetryAfter(time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)); d < 59*time.Minute {
 		t.Errorf("Retry-After date = %v", d)
+	}
+}
+
+// A create refused by the concurrent cap does not sleep out its backoff when a
+// wait in the same process sees a project of the key finish: it retries at
+// once. The backoff here is an hour, so only the wake-up can let it through.
+func TestConcurrentCapRetryWakesWhenAProjectFinishes(t *testing.T) {
+	var running atomic.Bool
+	running.Store(true)
+	var creates atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet:
+			stage := apitypes.StageRender
+			if !running.Load() {
+				stage = apitypes.StageComplete
+			}
+			writeJSON(w, 200, apitypes.Project{ID: "p1", Stage: stage})
+		case creates.Add(1) == 1 || running.Load():
+			w.Header().Set(apitypes.HeaderCapReason, apitypes.CapReasonConcurrent)
+			writeJSON(w, 429, apitypes.ErrorBody{ErrorName: "TooManyRequests"})
+		default:
+			writeJSON(w, 201, apitypes.Project{ID: "p2", Stage: apitypes.StageQueued})
+		}
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, nil)
+	c.policy.capBase, c.policy.capMax = time.Hour, time.Hour
+
+	created := make(chan error, 1)
+	go func() {
+		_, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
+		created <- err
+	}()
+	for creates.Load() == 0 { // the create has been refused once and now waits
+		time.Sleep(time.Millisecond)
+	}
+	running.Store(false)
+	if _, err := c.WaitForProject(t.Context(), "p1", WaitOptions{PollInterval: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-created; err != nil {
+		t.Fatalf("create after a slot freed: %v", err)
+	}
+	if n := creates.Load(); n != 2 {
+		t.Fatalf("server saw %d creates, want the refused one and the retry", n)
 	}
 }

@@ -58,6 +58,9 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 		} else {
 			interval = min(interval+interval/2, ceiling)
 		}
+		if p.IsDeleted || p.IsPurged || p.Stage == apitypes.StageComplete || p.Stage == apitypes.StageStalled {
+			c.limiter.notifyFreed() // the project no longer holds a concurrent slot
+		}
 		switch {
 		case p.IsDeleted || p.IsPurged:
 			return p, fmt.Errorf("waiting for project %s: the project was deleted or purged by the service (isDeleted=%t, isPurged=%t) in stage %s",
