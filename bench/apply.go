@@ -141,6 +141,8 @@ func runApply(ctx context.Context, args []string) error {
 
 	proxy.mu.Lock()
 	defer proxy.mu.Unlock()
+	fmt.Fprintln(os.Stderr, "request timeline (seconds since clipperd started):")
+	fmt.Fprintln(os.Stderr, strings.Join(proxy.Timeline, "\n"))
 	var routes []string
 	for r, n := range proxy.byRoute {
 		routes = append(routes, fmt.Sprintf("| `%s` | %d | %.1f |", r, n, float64(n)/float64(len(ids))))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 )
 
 // countingProxy sits between terraform and clipperd and counts what crosses
@@ -20,6 +22,9 @@ type countingProxy struct {
 	total       int
 	server      *httptest.Server
 	upstreamURL *url.URL
+	start       time.Time
+	// Timeline is one line per request: seconds since start, method, route, status.
+	Timeline []string
 }
 
 func newCountingProxy(upstream string) (*countingProxy, error) {
@@ -27,11 +32,13 @@ func newCountingProxy(upstream string) (*countingProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &countingProxy{byRoute: map[string]int{}, upstreamURL: u}
+	p := &countingProxy{byRoute: map[string]int{}, upstreamURL: u, start: time.Now()}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ModifyResponse = func(resp *http.Response) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		p.Timeline = append(p.Timeline, fmt.Sprintf("%6.1fs %s %s %d", time.Since(p.start).Seconds(),
+			resp.Request.Method, route(resp.Request.URL.Path), resp.StatusCode))
 		if resp.StatusCode == http.StatusTooManyRequests {
 			p.status429++
 			if resp.Header.Get("X-Cap-Reason") == "concurrent" {

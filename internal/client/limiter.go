@@ -32,10 +32,12 @@ type sharedLimiter struct {
 	sent  []time.Time // admission times within the window, oldest first
 	until time.Time   // no request before this instant (set from a 429 Retry-After)
 	now   func() time.Time
-	// freed is closed, and replaced, when a wait in this process sees a
-	// project of the key finish: a create refused by the concurrent cap can
-	// try again at once instead of sleeping out its backoff.
-	freed chan struct{}
+	// slotWaiters are creates refused by the concurrent cap, oldest first.
+	// When a wait in this process sees a project of the key finish, the
+	// oldest is woken to try again at once instead of sleeping out its
+	// backoff; one per finished project, so a freed slot does not send every
+	// waiter at the service only for all but one to be refused again.
+	slotWaiters []chan struct{}
 }
 
 var (
@@ -118,23 +120,32 @@ func (l *sharedLimiter) pause(d time.Duration) {
 	}
 }
 
-// slotFreed returns a channel closed the next time a project of this key is
-// seen to finish.
-func (l *sharedLimiter) slotFreed() <-chan struct{} {
+// waitForSlot registers a create refused by the concurrent cap; the channel
+// is closed when a project of the key is seen to finish and this create is
+// the oldest waiting. cancel must be called when the wait ends either way.
+func (l *sharedLimiter) waitForSlot() (wake <-chan struct{}, cancel func()) {
+	ch := make(chan struct{})
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.freed == nil {
-		l.freed = make(chan struct{})
+	l.slotWaiters = append(l.slotWaiters, ch)
+	l.mu.Unlock()
+	return ch, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for i, w := range l.slotWaiters {
+			if w == ch {
+				l.slotWaiters = append(l.slotWaiters[:i], l.slotWaiters[i+1:]...)
+				return
+			}
+		}
 	}
-	return l.freed
 }
 
-// notifyFreed wakes every create waiting for a concurrent-project slot.
+// notifyFreed wakes the oldest create waiting for a concurrent-project slot.
 func (l *sharedLimiter) notifyFreed() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.freed != nil {
-		close(l.freed)
-		l.freed = nil
+	if len(l.slotWaiters) > 0 {
+		close(l.slotWaiters[0])
+		l.slotWaiters = l.slotWaiters[1:]
 	}
 }

@@ -73,9 +73,6 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 			return fmt.Errorf("%s %s: building request: %w", ac.method, ac.path, err)
 		}
 		c.setAPIHeaders(req, payload != nil)
-		// Taken before sending: a project that finishes while this request
-		// is in flight still wakes a create the concurrent cap refuses.
-		slotFreed := c.limiter.slotFreed()
 		c.trace(ctx, "clipper API request", map[string]any{
 			"method": ac.method, "path": logPath, "attempt": attempt,
 			"headers": c.headerFields(req.Header), "body": bodyField(payload),
@@ -136,7 +133,10 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 			})
 			// Retry after the backoff, or as soon as this process sees one of
 			// the key's projects finish, whichever comes first.
-			if err := sleepOrWake(ctx, d, slotFreed); err != nil {
+			wake, cancelWait := c.limiter.waitForSlot()
+			err := sleepOrWake(ctx, d, wake)
+			cancelWait()
+			if err != nil {
 				return fmt.Errorf("%w; stopped retrying: %w", apiErr, err)
 			}
 		case resp.StatusCode == http.StatusTooManyRequests:

@@ -25,8 +25,11 @@ var defaultRetryPolicy = retryPolicy{
 	max429:      8,
 	base:        time.Second,
 	max:         30 * time.Second,
-	capBase:     5 * time.Second,
-	capMax:      60 * time.Second,
+	// Long on purpose: a slot freed by a project this process waits on wakes
+	// the create at once (waitForSlot); the timer only covers slots freed by
+	// others, and every early retry spends the key's request budget.
+	capBase: 30 * time.Second,
+	capMax:  2 * time.Minute,
 }
 
 // backoff returns the delay before retry number n (1-based): lo*2^(n-1)

@@ -355,6 +355,7 @@ func TestBackoffBounds(t *testing.T) {
 // A create refused by the concurrent cap does not sleep out its backoff when a
 // wait in the same process sees a project of the key finish: it retries at
 // once. The backoff here is an hour, so only the wake-up can let it through.
+// A second finish with nobody waiting wakes nothing and is not remembered.
 func TestConcurrentCapRetryWakesWhenAProjectFinishes(t *testing.T) {
 	var running atomic.Bool
 	running.Store(true)
@@ -383,7 +384,7 @@ func TestConcurrentCapRetryWakesWhenAProjectFinishes(t *testing.T) {
 		_, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
 		created <- err
 	}()
-	for creates.Load() == 0 { // the create has been refused once and now waits
+	for !c.limiter.hasSlotWaiters() { // the create has been refused once and now waits
 		time.Sleep(time.Millisecond)
 	}
 	running.Store(false)

@@ -20,7 +20,8 @@ type WaitOptions struct {
 // *StalledError), or ctx is done (returns the last project seen and an error wrapping ctx.Err()
 // that names the last stage). isDeleted/isPurged projects end the wait with an error too.
 //
-// The interval grows by half after each poll without a stage change, up to
+// The first poll comes one interval after the call. The interval grows by
+// half after each poll without a stage change, up to
 // MaxPollInterval, and drops back to PollInterval when the stage moves, since a
 // moving pipeline is likely to move again soon.
 func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions) (*apitypes.Project, error) {
@@ -40,7 +41,15 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	var last *apitypes.Project
 	lastStage := ""
 	interval := first
-	for {
+	for poll := 0; ; poll++ {
+		// The caller has just created or read the project: the first look
+		// waits one interval too, instead of spending a request on news
+		// that cannot have happened yet.
+		if poll == 0 {
+			if err := sleep(ctx, first); err != nil {
+				return nil, fmt.Errorf("waiting for project %s: %w", id, err)
+			}
+		}
 		p, err := c.GetProject(ctx, id)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
