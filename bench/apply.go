@@ -157,7 +157,13 @@ func runApply(ctx context.Context, args []string) error {
 	fmt.Printf("| lower bound under the concurrent cap, max(longest, sum/4) | %.1f s |\n", lower.Seconds())
 	fmt.Printf("| **wall time / lower bound** | **%.2f** |\n", wall.Seconds()/lower.Seconds())
 	fmt.Printf("| API calls in all / per project | %d / %.1f |\n", proxy.total, float64(proxy.total)/float64(len(ids)))
-	fmt.Printf("| 429s received (of which `X-Cap-Reason: concurrent`) | %d (%d) |\n\n", proxy.status429, proxy.concurrent)
+	fmt.Printf("| 429s received (of which `X-Cap-Reason: concurrent`) | %d (%d) |\n", proxy.status429, proxy.concurrent)
+	if n := len(proxy.limitedAt); n > 30 {
+		fmt.Printf("| requests to the rate-limited endpoints; the 30th at, the 31st at | %d; %.1f s; %.1f s |\n", n, proxy.limitedAt[29], proxy.limitedAt[30])
+	} else {
+		fmt.Printf("| requests to the rate-limited endpoints | %d (within one minute's budget of 30) |\n", n)
+	}
+	fmt.Println()
 	fmt.Printf("| route | calls | per project |\n|---|---|---|\n%s\n", strings.Join(routes, "\n"))
 	return nil
 }

@@ -25,6 +25,9 @@ type countingProxy struct {
 	start       time.Time
 	// Timeline is one line per request: seconds since start, method, route, status.
 	Timeline []string
+	// limitedAt are the times of requests to the endpoints the service
+	// rate-limits (projects and clips), in order.
+	limitedAt []float64
 }
 
 func newCountingProxy(upstream string) (*countingProxy, error) {
@@ -37,8 +40,12 @@ func newCountingProxy(upstream string) (*countingProxy, error) {
 	rp.ModifyResponse = func(resp *http.Response) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.Timeline = append(p.Timeline, fmt.Sprintf("%6.1fs %s %s %d", time.Since(p.start).Seconds(),
+		at := time.Since(p.start).Seconds()
+		p.Timeline = append(p.Timeline, fmt.Sprintf("%6.1fs %s %s %d", at,
 			resp.Request.Method, route(resp.Request.URL.Path), resp.StatusCode))
+		if path := resp.Request.URL.Path; strings.HasPrefix(path, "/api/clip-projects") || strings.HasPrefix(path, "/api/exportable-clips") {
+			p.limitedAt = append(p.limitedAt, at)
+		}
 		if resp.StatusCode == http.StatusTooManyRequests {
 			p.status429++
 			if resp.Header.Get("X-Cap-Reason") == "concurrent" {
