@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // Backgrounds alternate between a dark and a light set so every cut changes the picture a lot.
@@ -79,7 +80,7 @@ func pictureGraph(scenes []Scene, w, h int, duration float64, cmdFile string) (g
 		lk[0].bg, canvasW, canvasH, frameRate, d,
 		boxX-float64(bw/2), boxY-float64(bh/2), bw, bh, lk[0].box,
 		w, h, cropX(lk[0].cx), boxY, h, swayY, h,
-		filterValue(cmdFile))
+		toolexec.FilterValue(cmdFile))
 	return graph, c.String()
 }
 
@@ -104,8 +105,8 @@ func encode(ctx context.Context, path, wavPath string, opts Options, scenes []Sc
 		"-pix_fmt", "yuv420p",
 		"-c:a", "aac", "-aac_coder", "fast", "-b:a", "96k", "-ar", "44100", "-ac", "2",
 		"-t", dur, "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
-		"-movflags", "+faststart", "-f", "mp4", "file:" + absPath(path)}
-	cmd := exec.CommandContext(ctx, "ffmpeg", args...)
+		"-movflags", "+faststart", "-f", "mp4", toolexec.LocalURL(path)}
+	cmd := toolexec.Command(ctx, "ffmpeg", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -113,28 +114,6 @@ func encode(ctx context.Context, path, wavPath string, opts Options, scenes []Sc
 		return fmt.Errorf("testvideo: ffmpeg encode: %w: %s", err, lastLines(stderr.String(), 8))
 	}
 	return nil
-}
-
-// filterValue quotes v as a filter option value inside a filtergraph (option level, then
-// graph level).
-func filterValue(v string) string {
-	level1 := "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-	var b strings.Builder
-	for _, r := range level1 {
-		if strings.ContainsRune(`\'[],;`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// absPath makes path absolute so that, behind "file:", it is never read as a protocol.
-func absPath(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
 }
 
 func even(v int) int { return max(2, v&^1) }

@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // speechRate is espeak-ng's native output rate; the track is assembled at this rate.
@@ -65,7 +66,7 @@ func (s *synthesizer) speak(ctx context.Context, k synthKey) ([]int16, error) {
 	}
 	st := styles[k.style]
 	out := filepath.Join(s.dir, fmt.Sprintf("s%d-%d.wav", k.sentence, k.style))
-	cmd := exec.CommandContext(ctx, "espeak-ng", "-v", "en-us",
+	cmd := toolexec.Command(ctx, "espeak-ng", "-v", "en-us",
 		"-a", strconv.Itoa(st.amplitude), "-s", strconv.Itoa(st.speed), "-p", strconv.Itoa(st.pitch),
 		"-w", out, sentences[k.sentence])
 	var stderr bytes.Buffer

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 const (
@@ -56,23 +58,23 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult) (*Analysi
 	graph := fmt.Sprintf("[0:%d]scale=%d:%d:flags=fast_bilinear,split[sc][cx];"+
 		"[sc]select='gt(scene,%g)',metadata=print:key=lavfi.scene_score:file=%s,nullsink;"+
 		"[cx]fps=%g,format=gray[thumbs]",
-		info.VideoStream, sw, sh, sceneThreshold, filterValue(sceneLog), 1/windowSec)
+		info.VideoStream, sw, sh, sceneThreshold, toolexec.FilterValue(sceneLog), 1/windowSec)
 	if info.HasAudio {
 		graph += fmt.Sprintf(";[0:%d]aformat=sample_fmts=flt:sample_rates=%d:channel_layouts=mono,"+
 			"asetnsamples=n=%d:p=1,"+
 			"astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=RMS_level,"+
 			"silencedetect=n=%ddB:d=%g,ametadata=print:file=%s[aud]",
-			info.AudioStream, analysisRate, int(analysisRate*windowSec), silenceNoiseDB, silenceMinSec, filterValue(audioLog))
+			info.AudioStream, analysisRate, int(analysisRate*windowSec), silenceNoiseDB, silenceMinSec, toolexec.FilterValue(audioLog))
 	}
 	// One filter thread: the filters see tiny frames, thread hand-offs cost more than they
 	// save, and the decoder's own threads already keep the cores busy.
-	args := append(ffmpegBase(), "-filter_complex_threads", "1", "-i", localURL(path), "-filter_complex", graph,
+	args := append(ffmpegBase(), "-filter_complex_threads", "1", "-i", toolexec.LocalURL(path), "-filter_complex", graph,
 		"-map", "[thumbs]", "-f", "rawvideo", "pipe:1")
 	if info.HasAudio {
 		args = append(args, "-map", "[aud]", "-f", "null", "-")
 	}
 
-	cmd := Command(ctx, "ffmpeg", args...)
+	cmd := toolexec.Command(ctx, "ffmpeg", args...)
 	tail := &stderrTail{}
 	cmd.Stderr = tail
 	stdout, err := cmd.StdoutPipe()

@@ -5,9 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // stderrTail keeps the end of a tool's stderr: enough to explain a failure, bounded in memory.
@@ -58,7 +59,7 @@ func toolError(ctx context.Context, what string, err error, tail *stderrTail) er
 
 // runTool runs name with args; stdout goes to out (nil discards it).
 func runTool(ctx context.Context, what, name string, args []string, out io.Writer) error {
-	cmd := Command(ctx, name, args...)
+	cmd := toolexec.Command(ctx, name, args...)
 	tail := &stderrTail{}
 	cmd.Stdout = out
 	cmd.Stderr = tail
@@ -66,30 +67,6 @@ func runTool(ctx context.Context, what, name string, args []string, out io.Write
 		return toolError(ctx, what, err, tail)
 	}
 	return nil
-}
-
-// filterValue escapes v for use as an option value inside an ffmpeg filtergraph string: first
-// the option level (quote it, escaping quotes), then the graph level (backslash the characters
-// the graph parser splits on).
-func filterValue(v string) string {
-	level1 := "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-	var b strings.Builder
-	for _, r := range level1 {
-		if strings.ContainsRune(`\'[],;`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// localURL names a local file for ffmpeg/ffprobe so that nothing in it (a "name:" prefix)
-// is taken for a protocol.
-func localURL(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	return "file:" + p
 }
 
 // ffmpegBase is the start of every ffmpeg command line: quiet except for errors, which end up

@@ -26,14 +26,7 @@ type fixture struct {
 	err    error
 }
 
-// helperEnv makes the test binary act as a clipperd that starts a child and
-// then is killed (command_linux_test.go); it needs no fixtures.
-const helperEnv = "CLIPPERD_MEDIA_PDEATHSIG_HELPER"
-
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "1" {
-		os.Exit(m.Run())
-	}
 	dir, err := os.MkdirTemp("", "media-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

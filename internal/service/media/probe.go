@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // Probe inspects path with ffprobe. A file without a decodable, timed video stream (text,
@@ -24,7 +26,7 @@ func Probe(ctx context.Context, path string) (*ProbeResult, error) {
 		return nil, fmt.Errorf("probe %s: is a directory", path)
 	}
 	var out bytes.Buffer
-	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", localURL(path)}
+	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", toolexec.LocalURL(path)}
 	if err := runTool(ctx, "ffprobe", "ffprobe", args, &out); err != nil {
 		if ctx.Err() != nil || errors.Is(err, exec.ErrNotFound) {
 			return nil, err

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // aspectSizes are the export sizes of the layout aspect ratios.
@@ -75,7 +77,7 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	graph += fmt.Sprintf(",split=2[export][p];[p]scale=%d:%d:flags=bicubic,setsar=1[preview]", previewW, previewH)
 
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
-	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", localURL(src), "-filter_complex", graph)
+	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex", graph)
 	args = append(args, outputArgs(info, "[export]", t, "20", "128k", exportPath)...)
 	args = append(args, outputArgs(info, "[preview]", t, "27", "64k", previewPath)...)
 	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
@@ -190,7 +192,7 @@ func outputArgs(info *ProbeResult, label, dur, crf, audioRate, path string) []st
 		args = append(args, "-map", "0:"+strconv.Itoa(info.AudioStream), "-c:a", "aac", "-b:a", audioRate)
 	}
 	return append(args, "-t", dur, "-c:v", "libx264", "-preset", "veryfast", "-crf", crf,
-		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", localURL(path))
+		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", toolexec.LocalURL(path))
 }
 
 // watermarkFilter draws text in the bottom right corner. The text goes through a file so no
@@ -208,11 +210,11 @@ func watermarkFilter(text string, size [2]int, tmp string) (string, error) {
 	}
 	f := "drawtext="
 	if font := fontFile(); font != "" {
-		f += "fontfile=" + filterValue(font) + ":"
+		f += "fontfile=" + toolexec.FilterValue(font) + ":"
 	}
 	return f + fmt.Sprintf("textfile=%s:expansion=none:fontsize=%d:fontcolor=white@0.85:"+
 		"borderw=%d:bordercolor=black@0.6:x=w-tw-%d:y=h-th-%d",
-		filterValue(file), fs, max(1, fs/18), margin, margin), nil
+		toolexec.FilterValue(file), fs, max(1, fs/18), margin, margin), nil
 }
 
 func sameFile(a, b string) bool {

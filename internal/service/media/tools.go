@@ -6,12 +6,14 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // hasFilter reports whether this ffmpeg build has the named filter (checked once per name).
 func hasFilter(name string) bool {
 	filtersOnce.Do(func() {
-		out, err := Command(context.Background(), "ffmpeg", "-hide_banner", "-filters").Output()
+		out, err := toolexec.Command(context.Background(), "ffmpeg", "-hide_banner", "-filters").Output()
 		if err == nil {
 			filterList = string(out)
 		}
@@ -35,7 +37,7 @@ var (
 // paths, else "" (drawtext then asks fontconfig itself, if built with it).
 func fontFile() string {
 	fontOnce.Do(func() {
-		if out, err := Command(context.Background(), "fc-match", "-f", "%{file}", "sans-serif:bold").Output(); err == nil {
+		if out, err := toolexec.Command(context.Background(), "fc-match", "-f", "%{file}", "sans-serif:bold").Output(); err == nil {
 			if p := string(bytes.TrimSpace(out)); p != "" && fileExists(p) {
 				fontPath = p
 				return

@@ -12,8 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // ytdlpPermanent are yt-dlp messages about the video itself, which no retry
@@ -37,7 +38,7 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 	}
 	defer os.RemoveAll(tmp)
 	var stderr tail
-	cmd := media.Command(ctx, bin,
+	cmd := toolexec.Command(ctx, bin,
 		"--no-playlist", "--no-progress", "--no-warnings", "--no-mtime",
 		"--max-filesize", strconv.FormatInt(sources.MaxSourceBytes, 10), // bytes: yt-dlp reads "M" as MiB
 		"-f", "bv*[height<=1080]+ba/b[height<=1080]/bv*+ba/b",

@@ -1,6 +1,6 @@
 //go:build linux
 
-package media
+package toolexec
 
 import (
 	"bufio"
@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 )
+
+// helperEnv makes the test binary act as a clipperd that starts a child and
+// then is killed.
+const helperEnv = "CLIPPERD_TOOLEXEC_PDEATHSIG_HELPER"
 
 // A child started with Command dies when its parent is killed with
 // SIGKILL, which no context cancellation can see.
