@@ -35,8 +35,9 @@ type apiCall struct {
 //     after a 429, or when the connection was refused / never dialed;
 //   - a 429 waits Retry-After (holding back every client of the same key) or
 //     backs off; a 429 with X-Cap-Reason: concurrent (project create refused
-//     because too many projects run) is retried with a 5s..60s backoff until it
-//     succeeds or ctx ends;
+//     because too many projects run) is retried with a 30s..2m backoff, or at
+//     once when a wait in this process sees a project of the key finish, until
+//     it succeeds or ctx ends;
 //   - 403 monthly cap and every other 4xx are returned at once.
 func (c *Client) call(ctx context.Context, ac apiCall) error {
 	var payload []byte

@@ -14,6 +14,9 @@ type WaitOptions struct {
 	PollInterval    time.Duration             // first interval, default 5s
 	MaxPollInterval time.Duration             // backoff cap, default 30s
 	OnStageChange   func(p *apitypes.Project) // called when stage differs from the last seen one
+	// Known is the project as the caller last saw it (the create answer, say):
+	// a wait that ends before its first poll still reports that stage.
+	Known *apitypes.Project
 }
 
 // WaitForProject polls until COMPLETE (returns the project), STALLED (returns the project and a
@@ -38,8 +41,11 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	}
 	ceiling = max(ceiling, first)
 
-	var last *apitypes.Project
+	last := opts.Known
 	lastStage := ""
+	if last != nil {
+		lastStage = last.Stage
+	}
 	interval := first
 	for poll := 0; ; poll++ {
 		// The caller has just created or read the project: the first look
@@ -47,7 +53,7 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 		// that cannot have happened yet.
 		if poll == 0 {
 			if err := sleep(ctx, first); err != nil {
-				return nil, fmt.Errorf("waiting for project %s: %w", id, err)
+				return last, fmt.Errorf("waiting for project %s (last stage %s): %w", id, stageName(lastStage), err)
 			}
 		}
 		p, err := c.GetProject(ctx, id)

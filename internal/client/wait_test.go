@@ -101,3 +101,19 @@ func TestWaitForProjectNotFound(t *testing.T) {
 		t.Fatalf("want not found, got %v", err)
 	}
 }
+
+// A wait that ends before its first poll reports the project the caller
+// handed in, and its stage.
+func TestWaitEndingBeforeFirstPollReportsKnownStage(t *testing.T) {
+	c := newTestClient(t, "http://127.0.0.1:1", nil) // never reached
+	known := &apitypes.Project{ID: "p1", Stage: apitypes.StageQueued}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	p, err := c.WaitForProject(ctx, "p1", WaitOptions{PollInterval: time.Hour, Known: known})
+	if p != known || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "last stage QUEUED") {
+		t.Fatalf("got %v, %v; want the known project and an error naming stage QUEUED", p, err)
+	}
+	if c.Stats().Requests != 0 {
+		t.Fatalf("sent %d requests before the first interval", c.Stats().Requests)
+	}
+}
