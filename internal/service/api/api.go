@@ -35,6 +35,7 @@ type Config struct {
 	RateLimit      int    // requests per minute per key on project and clip endpoints; 0 = DefaultRateLimit
 	MaxConcurrent  int    // projects in flight per org; 0 = DefaultMaxConcurrent
 	MonthlyCredits int    // credits per org and calendar month; 0 = DefaultMonthlyCredits
+	MaxCollections int    // collections per org; 0 = DefaultMaxCollections
 	// AllowPrivateImports lets videoUrl point at loopback and private
 	// networks (a local test server); off, such imports are refused.
 	AllowPrivateImports bool
@@ -53,6 +54,7 @@ type API struct {
 	publicURL      string
 	maxConcurrent  int
 	monthlyCredits int64
+	maxCollections int
 	allowPrivate   bool
 	log            *slog.Logger
 	limiter        *keyLimiter
@@ -74,6 +76,12 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET /api/brand-templates", a.authed(a.brandTemplates))
 	mux.Handle("POST /api/upload-links", a.authed(a.createUploadLink))
 	mux.Handle("GET /api/social-accounts", a.authed(a.socialAccounts))
+	mux.Handle("POST /api/collections", a.authed(a.createCollection))
+	mux.Handle("GET /api/collections", a.authed(a.listCollections))
+	mux.Handle("DELETE /api/collections/{collectionId}", a.authed(a.deleteCollection))
+	mux.Handle("POST /api/collections/{collectionId}/export", a.authed(a.exportCollection))
+	mux.Handle("POST /api/collection-contents", a.authed(a.addCollectionContent))
+	mux.Handle("POST /api/collection-contents/delete-collection-contents", a.authed(a.deleteCollectionContent))
 
 	// Object storage: authorised by the unguessable upload and session ids,
 	// like a signed URL, never by the API key.
@@ -101,6 +109,9 @@ func newAPI(cfg Config) *API {
 	if cfg.MonthlyCredits <= 0 {
 		cfg.MonthlyCredits = DefaultMonthlyCredits
 	}
+	if cfg.MaxCollections <= 0 {
+		cfg.MaxCollections = DefaultMaxCollections
+	}
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -117,6 +128,7 @@ func newAPI(cfg Config) *API {
 		publicURL:      strings.TrimSuffix(cfg.PublicURL, "/"),
 		maxConcurrent:  cfg.MaxConcurrent,
 		monthlyCredits: int64(cfg.MonthlyCredits),
+		maxCollections: cfg.MaxCollections,
 		allowPrivate:   cfg.AllowPrivateImports,
 		log:            logger,
 		limiter:        limiter,

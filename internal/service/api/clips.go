@@ -42,8 +42,7 @@ func (a *API) exportableClips(w http.ResponseWriter, r *http.Request) {
 	case qByProject:
 		a.clipsOfProject(w, r, strings.TrimSpace(q.Get("projectId")), pageNum, pageSize)
 	case qByCollection:
-		// Collections come with a later version; say so rather than list nothing.
-		a.fail(w, r, badField("q", "collections are not supported by this clipperd version; use findByProjectId"))
+		a.clipsOfCollection(w, r, strings.TrimSpace(q.Get("collectionId")), pageNum, pageSize)
 	case "":
 		a.fail(w, r, badField("q", "is required: findByProjectId or findByCollectionId"))
 	default:

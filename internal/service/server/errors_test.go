@@ -302,9 +302,7 @@ func TestListQueries(t *testing.T) {
 		{"q=findByProjectId&projectId=" + p.ID + "&pageNum=x", "pageNum"},
 		{"q=findByProjectId&projectId=" + p.ID + "&pageSize=101", "pageSize: must be an integer from 1 to 100"},
 		{"q=findByProjectId&projectId=" + p.ID + "&pageSize=0", "pageSize"},
-		// Collections come in a later version: a plain 400 naming q, with or without collectionId.
-		{"q=findByCollectionId", "q: collections are not supported by this clipperd version; use findByProjectId"},
-		{"q=findByCollectionId&collectionId=c1", "q: collections are not supported by this clipperd version; use findByProjectId"},
+		{"q=findByCollectionId", "collectionId: is required when q=findByCollectionId"},
 	}
 	for _, b := range bad {
 		resp, data := c.do(http.MethodGet, "/api/exportable-clips?"+b.query, nil)

@@ -80,6 +80,25 @@ var migrations = []string{
 		data TEXT NOT NULL
 	);
 	CREATE INDEX social_accounts_org ON social_accounts(org_id, platform);`,
+	// 3: collections of clips. seq keeps creation order for paging; a
+	// content's seq keeps the order clips were added in (export order).
+	`CREATE TABLE collections (
+		seq INTEGER PRIMARY KEY AUTOINCREMENT,
+		id TEXT NOT NULL UNIQUE,
+		org_id TEXT NOT NULL,
+		name TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	);
+	CREATE INDEX collections_org ON collections(org_id, seq);
+	CREATE TABLE collection_contents (
+		collection_id TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+		content_id TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		PRIMARY KEY (collection_id, content_id)
+	);
+	CREATE INDEX collection_contents_order ON collection_contents(collection_id, seq);
+	CREATE INDEX collection_contents_content ON collection_contents(content_id);`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

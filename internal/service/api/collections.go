@@ -1,0 +1,260 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Rules of collections that the spec leaves open.
+const (
+	// DefaultMaxCollections is the per-org collection quota when
+	// Config.MaxCollections is 0; past it POST /api/collections is a 402.
+	DefaultMaxCollections = 100
+	maxCollectionName     = 200
+	// Page size of GET /api/collections (query `limit`).
+	defaultCollectionLimit = 20
+	maxCollectionLimit     = 100
+)
+
+const (
+	qMine        = "mine"
+	qByContentID = "findByContentId"
+	errQuota     = "QuotaExceed"
+	deleteOK     = "success"
+)
+
+// createCollection is POST /api/collections.
+func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
+	var req apitypes.CreateCollectionRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	switch n := utf8.RuneCountInString(req.CollectionName); {
+	case strings.TrimSpace(req.CollectionName) == "":
+		a.fail(w, r, badField("collectionName", "is required and must not be blank"))
+		return
+	case n > maxCollectionName:
+		a.fail(w, r, badField("collectionName", "must be at most %d characters, not %d", maxCollectionName, n))
+		return
+	}
+	c, err := a.store.CreateCollection(r.Context(), caller(r).OrgID, req.CollectionName, a.maxCollections)
+	if errors.Is(err, store.ErrCollectionQuota) {
+		writeError(w, http.StatusPaymentRequired, errQuota, "collection quota of "+strconv.Itoa(a.maxCollections)+
+			" collections per organization reached; delete a collection to create another")
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: c})
+}
+
+// listCollections is GET /api/collections?q=mine|findByContentId. Paging is
+// by an opaque cursor: `next` is the offset of the following page as a
+// string, null on the last page.
+func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	contentID := strings.TrimSpace(q.Get("contentId"))
+	switch q.Get("q") {
+	case qMine:
+	case qByContentID:
+		if contentID == "" {
+			a.fail(w, r, badField("contentId", "is required when q=findByContentId"))
+			return
+		}
+	case "":
+		a.fail(w, r, badField("q", "is required: mine or findByContentId"))
+		return
+	default:
+		a.fail(w, r, badField("q", "must be mine or findByContentId, not %q", q.Get("q")))
+		return
+	}
+	// The spec lets q=mine narrow by contentId too.
+	if contentID != "" {
+		if err := checkContentID(contentID); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
+	limit, err := intParam(q.Get("limit"), defaultCollectionLimit, 1, maxCollectionLimit, "limit", "an integer from 1 to 100")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	offset, err := intParam(q.Get("next"), 0, 0, 0, "next", "a cursor from the `next` of an earlier page")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	list, total, err := a.store.ListCollections(r.Context(), caller(r).OrgID, contentID, offset, limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	page := apitypes.CollectionPage{List: list, Total: total, Limit: &limit}
+	if end := offset + len(list); len(list) > 0 && end < total {
+		page.Next = strconv.Itoa(end)
+	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.CollectionPage]{Data: page})
+}
+
+// deleteCollection is DELETE /api/collections/{collectionId}.
+func (a *API) deleteCollection(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("collectionId")
+	err := a.store.DeleteCollection(r.Context(), caller(r).OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		collectionNotFound(w, id)
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[string]{Data: id})
+}
+
+// exportCollection is POST /api/collections/{collectionId}/export: the export
+// addresses of the collection's clips, in the order they were added.
+func (a *API) exportCollection(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("collectionId")
+	if err := emptyObjectBody(w, r); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	clips, err := a.store.CollectionClips(r.Context(), caller(r).OrgID, id, 0, -1)
+	if errors.Is(err, store.ErrNotFound) {
+		collectionNotFound(w, id)
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out := apitypes.ExportedCollection{ContentList: make([]apitypes.ExportedContent, 0, len(clips))}
+	for _, c := range clips {
+		out.ContentList = append(out.ContentList, apitypes.ExportedContent{ContentID: c.ID, URIForExport: c.URIForExport})
+	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.ExportedCollection]{Data: out})
+}
+
+// addCollectionContent is POST /api/collection-contents.
+func (a *API) addCollectionContent(w http.ResponseWriter, r *http.Request) {
+	var req apitypes.CollectionContent
+	if err := decodeJSON(w, r, &req); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if err := checkContentRef(req.CollectionID, req.ContentID); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	err := a.store.AddCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		collectionNotFound(w, req.CollectionID)
+	case errors.Is(err, store.ErrClipNotFound):
+		a.fail(w, r, badField("contentId", "no exportable clip %q in this organization; use the id of an item of GET /api/exportable-clips", req.ContentID))
+	case err != nil:
+		a.fail(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.CollectionContent]{Data: req})
+	}
+}
+
+// deleteCollectionContent is POST /api/collection-contents/delete-collection-contents.
+func (a *API) deleteCollectionContent(w http.ResponseWriter, r *http.Request) {
+	var req apitypes.DeleteCollectionContentRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if req.Q != apitypes.QDeleteByCollectionAndContent {
+		a.fail(w, r, badField("q", "must be %s, not %q", apitypes.QDeleteByCollectionAndContent, req.Q))
+		return
+	}
+	if err := checkContentRef(req.CollectionID, req.ContentID); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	err := a.store.RemoveCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		collectionNotFound(w, req.CollectionID)
+	case errors.Is(err, store.ErrNotInCollection):
+		writeError(w, http.StatusNotFound, errNotFound,
+			"clip "+strconv.Quote(req.ContentID)+" is not in collection "+strconv.Quote(req.CollectionID))
+	case err != nil:
+		a.fail(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, apitypes.Envelope[string]{Data: deleteOK})
+	}
+}
+
+// clipsOfCollection is GET /api/exportable-clips?q=findByCollectionId.
+func (a *API) clipsOfCollection(w http.ResponseWriter, r *http.Request, collectionID string, pageNum, pageSize int) {
+	if collectionID == "" {
+		a.fail(w, r, badField("collectionId", "is required when q=findByCollectionId"))
+		return
+	}
+	clips, err := a.store.CollectionClips(r.Context(), caller(r).OrgID, collectionID, (pageNum-1)*pageSize, pageSize)
+	if errors.Is(err, store.ErrNotFound) {
+		collectionNotFound(w, collectionID)
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	for i := range clips {
+		presentClip(&clips[i])
+	}
+	writeJSON(w, http.StatusOK, clips)
+}
+
+func collectionNotFound(w http.ResponseWriter, id string) {
+	writeError(w, http.StatusNotFound, errNotFound, "collection "+strconv.Quote(id)+" not found")
+}
+
+// checkContentRef checks the collectionId and contentId of a content command.
+func checkContentRef(collectionID, contentID string) error {
+	if collectionID == "" {
+		return badField("collectionId", "is required")
+	}
+	return checkContentID(contentID)
+}
+
+// checkContentID checks the composite clip id form {projectId}.{curationId}.
+func checkContentID(id string) error {
+	if id == "" {
+		return badField("contentId", "is required: the clip id {projectId}.{curationId}")
+	}
+	project, curation, ok := strings.Cut(id, ".")
+	if !ok || project == "" || curation == "" {
+		return badField("contentId", "must be a clip id of the form {projectId}.{curationId}, not %q", id)
+	}
+	return nil
+}
+
+// emptyObjectBody accepts the export's `{}` body: empty or a JSON object
+// (whose fields, none defined, are ignored); anything else is a 400.
+func emptyObjectBody(w http.ResponseWriter, r *http.Request) error {
+	data, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	return unmarshalBody(data, &obj)
+}

@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// Errors of the collection methods besides ErrNotFound (which always means
+// the collection: missing, or of another organization).
+var (
+	// ErrCollectionQuota: the org already has its maximum of collections.
+	ErrCollectionQuota = errors.New("collection quota reached")
+	// ErrClipNotFound: the content id names no clip of the org.
+	ErrClipNotFound = errors.New("clip not found")
+	// ErrNotInCollection: the clip is not a content of the collection.
+	ErrNotInCollection = errors.New("clip is not in the collection")
+)
+
+type queryRower interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+// GetClip returns the exportable clip with the composite id
+// {projectId}.{curationId}; ErrNotFound when absent. Callers serving an org
+// check OrgID themselves.
+func (s *Store) GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error) {
+	var data string
+	err := s.db.QueryRowContext(ctx, `SELECT data FROM clips WHERE id = ?`, id).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get clip %s: %w", id, err)
+	}
+	var c apitypes.ExportableClip
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		return nil, fmt.Errorf("decode clip %s: %w", id, err)
+	}
+	return &c, nil
+}
+
+// CreateCollection creates a collection for orgID unless the org already
+// has maxCollections of them (maxCollections <= 0: no limit), checked in the
+// same transaction so parallel creates cannot overshoot the quota.
+func (s *Store) CreateCollection(ctx context.Context, orgID, name string, maxCollections int) (apitypes.Collection, error) {
+	now := Timestamp(s.Now())
+	c := apitypes.Collection{CollectionID: NewID("col_"), CollectionName: name, CreatedAt: now, UpdatedAt: now}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if maxCollections > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM collections WHERE org_id = ?`, orgID).Scan(&n); err != nil {
+				return fmt.Errorf("count collections: %w", err)
+			}
+			if n >= maxCollections {
+				return ErrCollectionQuota
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO collections(id, org_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			c.CollectionID, orgID, name, now, now)
+		if err != nil {
+			return fmt.Errorf("insert collection: %w", err)
+		}
+		return nil
+	})
+	return c, err
+}
+
+// GetCollection returns the org's collection id; ErrNotFound when it is
+// missing or belongs to another org.
+func (s *Store) GetCollection(ctx context.Context, orgID, id string) (apitypes.Collection, error) {
+	return getCollection(ctx, s.db, orgID, id)
+}
+
+func getCollection(ctx context.Context, q queryRower, orgID, id string) (apitypes.Collection, error) {
+	var c apitypes.Collection
+	err := q.QueryRowContext(ctx, `SELECT id, name, created_at, updated_at FROM collections WHERE id = ? AND org_id = ?`, id, orgID).
+		Scan(&c.CollectionID, &c.CollectionName, &c.CreatedAt, &c.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	if err != nil {
+		return c, fmt.Errorf("get collection %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// ListCollections returns up to limit of the org's collections after
+// skipping offset, in creation order, and how many there are in all. With
+// contentID set only the collections holding that clip count.
+func (s *Store) ListCollections(ctx context.Context, orgID, contentID string, offset, limit int) ([]apitypes.Collection, int, error) {
+	where, args := `org_id = ?`, []any{orgID}
+	if contentID != "" {
+		where += ` AND id IN (SELECT collection_id FROM collection_contents WHERE content_id = ?)`
+		args = append(args, contentID)
+	}
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM collections WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count collections: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, created_at, updated_at FROM collections WHERE `+where+` ORDER BY seq LIMIT ? OFFSET ?`,
+		append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list collections: %w", err)
+	}
+	defer rows.Close()
+	out := []apitypes.Collection{}
+	for rows.Next() {
+		var c apitypes.Collection
+		if err := rows.Scan(&c.CollectionID, &c.CollectionName, &c.CreatedAt, &c.UpdatedAt); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+// DeleteCollection deletes the org's collection and, by the foreign key's
+// cascade, its contents; ErrNotFound when there is no such collection.
+func (s *Store) DeleteCollection(ctx context.Context, orgID, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM collections WHERE id = ? AND org_id = ?`, id, orgID)
+	if err != nil {
+		return fmt.Errorf("delete collection %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// AddCollectionContent puts the clip contentID into the org's collection,
+// after the ones already there. Adding a clip already present changes
+// nothing. ErrNotFound: no such collection; ErrClipNotFound: no such clip of
+// the org.
+func (s *Store) AddCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getCollection(ctx, tx, orgID, collectionID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM clips WHERE id = ? AND org_id = ?`, contentID, orgID).Scan(&n); err != nil {
+			return fmt.Errorf("look up clip %s: %w", contentID, err)
+		}
+		if n == 0 {
+			return ErrClipNotFound
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO collection_contents(collection_id, content_id, seq)
+			SELECT ?, ?, COALESCE(MAX(seq), 0) + 1 FROM collection_contents WHERE collection_id = ?
+			ON CONFLICT(collection_id, content_id) DO NOTHING`, collectionID, contentID, collectionID)
+		if err != nil {
+			return fmt.Errorf("add %s to collection %s: %w", contentID, collectionID, err)
+		}
+		return touchCollection(ctx, tx, res, collectionID, s.Now())
+	})
+}
+
+// RemoveCollectionContent takes the clip contentID out of the org's
+// collection. ErrNotFound: no such collection; ErrNotInCollection: the clip
+// is not in it.
+func (s *Store) RemoveCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getCollection(ctx, tx, orgID, collectionID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM collection_contents WHERE collection_id = ? AND content_id = ?`, collectionID, contentID)
+		if err != nil {
+			return fmt.Errorf("remove %s from collection %s: %w", contentID, collectionID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNotInCollection
+		}
+		return touchCollection(ctx, tx, res, collectionID, s.Now())
+	})
+}
+
+// touchCollection stamps updatedAt when res changed a content row: the
+// collection's contents are part of it.
+func touchCollection(ctx context.Context, tx *sql.Tx, res sql.Result, collectionID string, now time.Time) error {
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE collections SET updated_at = ? WHERE id = ?`, Timestamp(now), collectionID); err != nil {
+		return fmt.Errorf("stamp collection %s: %w", collectionID, err)
+	}
+	return nil
+}
+
+// CollectionClips returns up to limit clips of the org's collection after
+// skipping offset, in the order they were added (limit < 0: all of them).
+// A content whose clip is gone (a re-run of its project replaced its clips)
+// is left out. ErrNotFound: no such collection.
+func (s *Store) CollectionClips(ctx context.Context, orgID, collectionID string, offset, limit int) ([]apitypes.ExportableClip, error) {
+	if _, err := s.GetCollection(ctx, orgID, collectionID); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT c.data FROM collection_contents cc JOIN clips c ON c.id = cc.content_id
+		WHERE cc.collection_id = ? ORDER BY cc.seq LIMIT ? OFFSET ?`, collectionID, limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("list clips of collection %s: %w", collectionID, err)
+	}
+	defer rows.Close()
+	out := []apitypes.ExportableClip{}
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		var c apitypes.ExportableClip
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			return nil, fmt.Errorf("decode clip of collection %s: %w", collectionID, err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
