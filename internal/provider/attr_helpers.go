@@ -2,15 +2,8 @@ package provider
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
-
-// attrName renders a path the way users write it, e.g. curation.range or
-// conclusion_actions[0].email, for error messages.
-func attrName(p path.Path) string {
-	return p.String()
-}
 
 // objAttr returns the attribute name of obj as type T; ok is false when the
 // object lacks it or holds another type (a schema/model mismatch).

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 var (
@@ -79,22 +81,8 @@ func (d *BrandTemplatesDataSource) Read(ctx context.Context, req datasource.Read
 		resp.Diagnostics.AddError("Unable to list brand templates", err.Error())
 		return
 	}
-	cfg.ID = types.StringValue("mine")
-	if !cfg.Type.IsNull() {
-		cfg.ID = types.StringValue("mine/" + cfg.Type.ValueString())
-	}
-	cfg.Templates = make([]brandTemplateModel, 0, len(templates))
-	for _, t := range templates {
-		if !cfg.Type.IsNull() && t.Type != cfg.Type.ValueString() {
-			continue
-		}
-		cfg.Templates = append(cfg.Templates, brandTemplateModel{
-			TemplateID: types.StringValue(t.TemplateID),
-			Name:       types.StringValue(t.Name),
-			IsDefault:  types.BoolValue(t.IsDefault),
-			Type:       types.StringValue(t.Type),
-		})
-	}
+	cfg.ID, cfg.Templates = filterMine(cfg.Type, templates,
+		func(t apitypes.BrandTemplate) string { return t.Type }, brandTemplateFromAPI)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
@@ -109,4 +97,13 @@ type brandTemplateModel struct {
 	Name       types.String `tfsdk:"name"`
 	IsDefault  types.Bool   `tfsdk:"is_default"`
 	Type       types.String `tfsdk:"type"`
+}
+
+func brandTemplateFromAPI(t apitypes.BrandTemplate) brandTemplateModel {
+	return brandTemplateModel{
+		TemplateID: types.StringValue(t.TemplateID),
+		Name:       types.StringValue(t.Name),
+		IsDefault:  types.BoolValue(t.IsDefault),
+		Type:       types.StringValue(t.Type),
+	}
 }

@@ -151,6 +151,19 @@ func (m *clipProjectModel) setReported(p *apitypes.Project) {
 	m.RefundStatus = types.StringPointerValue(p.RefundStatus)
 }
 
+// fillUnknown copies into m the values of src for the attributes m holds as
+// unknown; known values stay. Update uses it to answer with the planned values
+// and fill in only what the plan left to the service.
+func fillUnknown(m *clipProjectModel, src clipProjectModel) {
+	dst := reflect.ValueOf(m).Elem()
+	from := reflect.ValueOf(src)
+	for i := range dst.NumField() {
+		if v, ok := dst.Field(i).Interface().(attr.Value); ok && v.IsUnknown() {
+			dst.Field(i).Set(from.Field(i))
+		}
+	}
+}
+
 // readArguments refreshes the arguments from a project the service returned.
 // With importing false the rules of reconcile apply; with importing true the
 // state holds nothing but the id, and whatever the service reports is taken.

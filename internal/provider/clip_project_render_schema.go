@@ -13,7 +13,7 @@ import (
 )
 
 // renderToggles are the boolean render preferences, by snake_case name.
-// Their wire names are the camelCase forms (see render_codec.go).
+// Their wire names are the camelCase forms (see pref_codec.go).
 var renderToggles = map[string]string{
 	"remove_filler_words":      "Remove filler words (um, uh...) from clips (`quickstartConfig.enableRemoveFillerWords`).",
 	"skip_reframe":             "Keep the original framing instead of reframing to the layout.",

@@ -116,6 +116,10 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 	wantVisibility := plan.Visibility.ValueString()
 	plan.setReported(project)
 	plan.ClipCount = types.Int64Value(0)
+	if plan.BrandTemplateID.IsUnknown() {
+		// Not configured: record the template the service applied.
+		plan.BrandTemplateID = types.StringPointerValue(project.BrandTemplateID)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -137,7 +141,7 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 	if !plan.WaitForCompletion.ValueBool() {
 		return
 	}
-	project, err = c.WaitForProject(ctx, project.ID, r.waitOptions(ctx, project.ID))
+	project, err = r.waitForCompletion(ctx, project)
 	if project != nil {
 		plan.setReported(project)
 	}
@@ -146,8 +150,17 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 		resp.Diagnostics.Append(waitFailure(plan.ID.ValueString(), timeout, err))
 		return
 	}
-	resp.Diagnostics.Append(r.refreshClipCount(ctx, &plan, project)...)
+	resp.Diagnostics.Append(r.countClips(ctx, &plan, project)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// waitForCompletion waits for the project Create holds to conclude. Handing
+// that project to the wait makes a timeout before the first poll still name
+// its stage (QUEUED) rather than none.
+func (r *ClipProjectResource) waitForCompletion(ctx context.Context, known *apitypes.Project) (*apitypes.Project, error) {
+	opts := r.waitOptions(ctx, known.ID)
+	opts.Known = known
+	return r.data.Client.WaitForProject(ctx, known.ID, opts)
 }
 
 // waitOptions are the provider's polling settings plus a log line per stage.
@@ -217,13 +230,15 @@ func (r *ClipProjectResource) Read(ctx context.Context, req resource.ReadRequest
 
 	// Import stores only the id: no project_id yet means nothing to reconcile with.
 	importing := state.ProjectID.IsNull()
+	countKnown := clipCountCurrent(state.Stage, state.ClipCount, project.Stage)
 	state.setReported(project)
 	resp.Diagnostics.Append(state.readArguments(ctx, project, importing)...)
 	if importing {
 		state.WaitForCompletion = types.BoolValue(true)
-		resp.Diagnostics.Append(r.dropDefaultTemplate(ctx, &state)...)
 	}
-	resp.Diagnostics.Append(r.refreshClipCount(ctx, &state, project)...)
+	if !countKnown {
+		resp.Diagnostics.Append(r.countClips(ctx, &state, project)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -263,11 +278,19 @@ func (r *ClipProjectResource) Update(ctx context.Context, req resource.UpdateReq
 		resp.Diagnostics.AddError("Unable to update clip project", err.Error())
 		return
 	}
-	plan.setReported(project)
-	resp.Diagnostics.Append(r.refreshClipCount(ctx, &plan, project)...)
+	// The plan already holds the values that cannot change here (see
+	// projectComputedAttributes); only what it left unknown is taken from the
+	// answer, so the result matches the plan.
+	var reported clipProjectModel
+	reported.setReported(project)
+	reported.BrandTemplateID = types.StringPointerValue(project.BrandTemplateID)
+	if plan.ClipCount.IsUnknown() {
+		resp.Diagnostics.Append(r.countClips(ctx, &reported, project)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	fillUnknown(&plan, reported)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -314,30 +337,18 @@ func (r *ClipProjectResource) ImportState(ctx context.Context, req resource.Impo
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 
-// dropDefaultTemplate clears an imported brand_template_id that is the
-// account's default template: the service reports the template it applied,
-// and a configuration that relies on the default does not name it.
-func (r *ClipProjectResource) dropDefaultTemplate(ctx context.Context, m *clipProjectModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if m.BrandTemplateID.IsNull() {
-		return diags
-	}
-	templates, err := r.data.Client.ListBrandTemplates(ctx)
-	if err != nil {
-		diags.AddError("Unable to list brand templates", err.Error())
-		return diags
-	}
-	for _, t := range templates {
-		if t.IsDefault && t.TemplateID == m.BrandTemplateID.ValueString() {
-			m.BrandTemplateID = types.StringNull()
-		}
-	}
-	return diags
+// clipCountCurrent reports whether the clip_count in state still holds for a
+// project now in stage: a COMPLETE project's clips no longer change, so once
+// counted they are not listed again (every page is a rate-limited request on
+// each refresh). A project that just became COMPLETE, or a count never taken
+// (import), needs a count.
+func clipCountCurrent(priorStage types.String, priorCount types.Int64, stage string) bool {
+	return stage == apitypes.StageComplete && priorStage.ValueString() == apitypes.StageComplete && known(priorCount)
 }
 
-// refreshClipCount sets clip_count: the number of exportable clips of a
-// COMPLETE project, 0 before that.
-func (r *ClipProjectResource) refreshClipCount(ctx context.Context, m *clipProjectModel, p *apitypes.Project) diag.Diagnostics {
+// countClips sets clip_count: the number of exportable clips of a COMPLETE
+// project, 0 before that.
+func (r *ClipProjectResource) countClips(ctx context.Context, m *clipProjectModel, p *apitypes.Project) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if p.Stage != apitypes.StageComplete {
 		m.ClipCount = types.Int64Value(0)

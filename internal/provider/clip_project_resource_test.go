@@ -108,6 +108,10 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttrPair("data.clipper_exportable_clips.test", "clips.#", projectAddr, "clip_count"),
+					// Clips report the render preferences they were rendered with.
+					resource.TestCheckResourceAttr("data.clipper_exportable_clips.test", "clips.0.render_pref.layout_aspect_ratio", "portrait"),
+					resource.TestCheckResourceAttr("data.clipper_exportable_clips.test", "clips.0.render_pref.remove_filler_words", "true"),
+					resource.TestCheckResourceAttr("data.clipper_exportable_clips.test", "clips.0.render_pref.enable_caption", "true"),
 					resource.TestCheckResourceAttrPair("data.clipper_exportable_clips.test", "clips.0.project_id", projectAddr, "id"),
 					checkClipsDownload(t, "data.clipper_exportable_clips.test"),
 					func(s *terraform.State) error {
@@ -130,6 +134,18 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 						plancheck.ExpectResourceAction(projectAddr, plancheck.ResourceActionUpdate),
 						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("visibility"), knownvalue.StringExact("PUBLIC")),
 						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("project_id"), knownvalue.NotNull()),
+						// A COMPLETE project keeps its reported values in the plan:
+						// only updated_at waits for the service.
+						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("stage"), knownvalue.StringExact(apitypes.StageComplete)),
+						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("clip_count"), knownvalue.Int64Func(atLeastOne)),
+						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("storage_expire_at"), knownvalue.NotNull()),
+						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("brand_template_id"), knownvalue.StringExact("preset-fancy-Karaoke")),
+						plancheck.ExpectUnknownValue(projectAddr, tfjsonpath.New("updated_at")),
+						expectUnknownAttributes(projectAddr, "updated_at"),
+						// The clips data source's arguments are known at plan time.
+						// (Terraform still reads it at apply, as it does for any data
+						// source that refers to a resource with a pending change.)
+						plancheck.ExpectKnownValue("data.clipper_exportable_clips.test", tfjsonpath.New("project_id"), knownvalue.NotNull()),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 )
@@ -29,5 +31,75 @@ func TestWaitFailureMessages(t *testing.T) {
 		if !strings.Contains(timeout.Detail(), want) {
 			t.Errorf("timeout detail %q lacks %q", timeout.Detail(), want)
 		}
+	}
+}
+
+// TestCreateTimeoutBeforeFirstPollNamesQueued: Create hands the project it
+// holds to the wait, so a create timeout that ends the wait before its first
+// poll still names the stage of the create answer. No request is sent: the
+// first poll comes one interval after the call.
+func TestCreateTimeoutBeforeFirstPollNamesQueued(t *testing.T) {
+	c, err := client.New(client.Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", RequestsPerMinute: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ClipProjectResource{data: &providerData{Client: c, Wait: client.WaitOptions{PollInterval: time.Hour}}}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+	defer cancel()
+	created := &apitypes.Project{ID: "p1", ProjectID: "p1", Stage: apitypes.StageQueued}
+	_, err = r.waitForCompletion(ctx, created)
+	if err == nil {
+		t.Fatal("the wait should end with the timeout")
+	}
+	d := waitFailure("p1", time.Millisecond, err)
+	if d.Summary() != "Timed out waiting for clip project" || !strings.Contains(d.Detail(), apitypes.StageQueued) {
+		t.Fatalf("diagnostic %q: %q should name stage %s", d.Summary(), d.Detail(), apitypes.StageQueued)
+	}
+}
+
+func TestClipCountCurrent(t *testing.T) {
+	complete := types.StringValue(apitypes.StageComplete)
+	for _, tc := range []struct {
+		name       string
+		priorStage types.String
+		priorCount types.Int64
+		stage      string
+		want       bool
+	}{
+		{"complete and counted: keep", complete, types.Int64Value(4), apitypes.StageComplete, true},
+		{"just became complete: count", types.StringValue(apitypes.StageUpload), types.Int64Value(0), apitypes.StageComplete, false},
+		{"imported: count", types.StringNull(), types.Int64Null(), apitypes.StageComplete, false},
+		{"count unknown: count", complete, types.Int64Unknown(), apitypes.StageComplete, false},
+		{"no longer complete: recount", complete, types.Int64Value(4), apitypes.StageStalled, false},
+		{"still running", types.StringValue(apitypes.StageRender), types.Int64Value(0), apitypes.StageRender, false},
+	} {
+		if got := clipCountCurrent(tc.priorStage, tc.priorCount, tc.stage); got != tc.want {
+			t.Errorf("%s: clipCountCurrent = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFillUnknownKeepsPlannedValues: Update answers with the planned values
+// and takes from the service only what the plan left unknown.
+func TestFillUnknownKeepsPlannedValues(t *testing.T) {
+	plan := configuredModel(t)
+	plan.setReported(&apitypes.Project{ID: "p1", ProjectID: "p1", Stage: apitypes.StageComplete,
+		StorageExpireAt: "2030-01-01T00:00:00Z", UpdatedAt: "2029-12-01T00:00:00Z", Visibility: "PUBLIC"})
+	plan.ClipCount = types.Int64Value(4)
+	plan.UpdatedAt = types.StringUnknown()
+
+	var reported clipProjectModel
+	reported.setReported(&apitypes.Project{ID: "p1", ProjectID: "p1", Stage: apitypes.StageComplete,
+		StorageExpireAt: "2030-02-01T00:00:00Z", UpdatedAt: "2029-12-02T00:00:00Z", Visibility: "PUBLIC"})
+	fillUnknown(&plan, reported)
+
+	if plan.UpdatedAt.ValueString() != "2029-12-02T00:00:00Z" {
+		t.Errorf("updated_at = %s, want the service's", plan.UpdatedAt)
+	}
+	if plan.StorageExpireAt.ValueString() != "2030-01-01T00:00:00Z" || plan.ClipCount.ValueInt64() != 4 {
+		t.Errorf("storage_expire_at = %s, clip_count = %s; want the planned values", plan.StorageExpireAt, plan.ClipCount)
+	}
+	if plan.Title.ValueString() != "My talk" || plan.Render.IsNull() {
+		t.Errorf("arguments changed: title %s, render %s", plan.Title, plan.Render)
 	}
 }

@@ -59,10 +59,15 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 		},
 		"brand_template_id": schema.StringAttribute{
 			MarkdownDescription: "Brand template applied when rendering, e.g. `preset-fancy-Karaoke` (see the " +
-				"`clipper_brand_templates` data source). Without it the account's default template applies.",
-			Optional:      true,
-			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				"`clipper_brand_templates` data source). Without it the account's default template applies, and this " +
+				"attribute reports the template the service chose. Setting a different template replaces the project.",
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			PlanModifiers: []planmodifier.String{
+				stringplanmodifier.UseStateForUnknown(),
+				stringplanmodifier.RequiresReplaceIfConfigured(),
+			},
 		},
 		"source_lang": schema.StringAttribute{
 			MarkdownDescription: "Language code of the video (`importPref.sourceLang`), e.g. `en` or `pt-BR`; `auto` detects " +
@@ -91,10 +96,6 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 			Default:  booldefault.StaticBool(true),
 		},
 		"timeouts": timeoutsAttribute(ctx),
-		"clip_count": schema.Int64Attribute{
-			MarkdownDescription: "Number of exportable clips of the project; 0 until it is `COMPLETE`.",
-			Computed:            true,
-		},
 	}
 	for name, a := range projectComputedAttributes() {
 		attrs[name] = a

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -87,6 +88,8 @@ func (d *ExportableClipsDataSource) Schema(_ context.Context, _ datasource.Schem
 						"created_at":   str("Creation time."),
 						"updated_at":   str("Last update time."),
 						"product_tier": str("Product tier the clip was rendered under."),
+						"render_pref": computedRenderAttribute("Render preferences the clip was rendered with (`renderPref`), " +
+							"with the fields of the `render` argument of `clipper_clip_project`."),
 					},
 				},
 			},
@@ -122,7 +125,12 @@ func (d *ExportableClipsDataSource) Read(ctx context.Context, req datasource.Rea
 	cfg.ID = types.StringValue(filter.ProjectID + filter.CollectionID)
 	cfg.Clips = make([]exportableClipModel, 0, len(clips))
 	for _, c := range clips {
-		cfg.Clips = append(cfg.Clips, exportableClipFromAPI(c))
+		m, err := exportableClipFromAPI(c)
+		if err != nil {
+			resp.Diagnostics.AddError("Unexpected clip from the service", err.Error())
+			return
+		}
+		cfg.Clips = append(cfg.Clips, m)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
@@ -157,14 +165,19 @@ type exportableClipModel struct {
 	CreatedAt     types.String `tfsdk:"created_at"`
 	UpdatedAt     types.String `tfsdk:"updated_at"`
 	ProductTier   types.String `tfsdk:"product_tier"`
+	RenderPref    types.Object `tfsdk:"render_pref"`
 }
 
-func exportableClipFromAPI(c apitypes.ExportableClip) exportableClipModel {
+func exportableClipFromAPI(c apitypes.ExportableClip) (exportableClipModel, error) {
 	pairType := types.ListType{ElemType: types.Int64Type}
 	ranges := make([]attr.Value, 0, len(c.TimeRanges))
 	for _, r := range c.TimeRanges {
 		ranges = append(ranges, types.ListValueMust(types.Int64Type,
 			[]attr.Value{types.Int64Value(r[0]), types.Int64Value(r[1])}))
+	}
+	render, err := renderFromAPI(c.RenderPref)
+	if err != nil {
+		return exportableClipModel{}, fmt.Errorf("clip %s: renderPref: %w", c.ID, err)
 	}
 	return exportableClipModel{
 		ID:            types.StringValue(c.ID),
@@ -189,5 +202,6 @@ func exportableClipFromAPI(c apitypes.ExportableClip) exportableClipModel {
 		CreatedAt:     types.StringValue(c.CreatedAt),
 		UpdatedAt:     types.StringValue(c.UpdatedAt),
 		ProductTier:   types.StringValue(c.ProductTier),
-	}
+		RenderPref:    render,
+	}, nil
 }

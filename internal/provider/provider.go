@@ -148,11 +148,8 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	// The key never reaches logs: neither as a field nor inside another value.
+	// The API key is never a log field; the client's logs mask it (logger.go).
 	ctx = tflog.SetField(ctx, "clipper_base_url", baseURL)
-	ctx = tflog.SetField(ctx, "clipper_api_key", apiKey)
-	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "clipper_api_key")
-	ctx = tflog.MaskAllFieldValuesStrings(ctx, apiKey)
 	tflog.Debug(ctx, "Creating clipper API client")
 
 	c, err := client.New(client.Config{

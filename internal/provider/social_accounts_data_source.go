@@ -83,25 +83,8 @@ func (d *SocialAccountsDataSource) Read(ctx context.Context, req datasource.Read
 		resp.Diagnostics.AddError("Unable to list social accounts", err.Error())
 		return
 	}
-	cfg.ID = types.StringValue("mine")
-	if !cfg.Platform.IsNull() {
-		cfg.ID = types.StringValue("mine/" + cfg.Platform.ValueString())
-	}
-	cfg.Accounts = make([]socialAccountModel, 0, len(accounts))
-	for _, a := range accounts {
-		if !cfg.Platform.IsNull() && a.Platform != cfg.Platform.ValueString() {
-			continue
-		}
-		cfg.Accounts = append(cfg.Accounts, socialAccountModel{
-			PostAccountID:      types.StringValue(a.PostAccountID),
-			SubAccountID:       optionalStringValue(a.SubAccountID),
-			Platform:           types.StringValue(a.Platform),
-			ExtUserID:          types.StringValue(a.ExtUserID),
-			ExtUserName:        types.StringValue(a.ExtUserName),
-			ExtUserPictureLink: optionalStringValue(a.ExtUserPictureLink),
-			ExtUserProfileLink: optionalStringValue(a.ExtUserProfileLink),
-		})
-	}
+	cfg.ID, cfg.Accounts = filterMine(cfg.Platform, accounts,
+		func(a apitypes.SocialAccount) string { return a.Platform }, socialAccountFromAPI)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
@@ -119,4 +102,16 @@ type socialAccountModel struct {
 	ExtUserName        types.String `tfsdk:"ext_user_name"`
 	ExtUserPictureLink types.String `tfsdk:"ext_user_picture_link"`
 	ExtUserProfileLink types.String `tfsdk:"ext_user_profile_link"`
+}
+
+func socialAccountFromAPI(a apitypes.SocialAccount) socialAccountModel {
+	return socialAccountModel{
+		PostAccountID:      types.StringValue(a.PostAccountID),
+		SubAccountID:       optionalStringValue(a.SubAccountID),
+		Platform:           types.StringValue(a.Platform),
+		ExtUserID:          types.StringValue(a.ExtUserID),
+		ExtUserName:        types.StringValue(a.ExtUserName),
+		ExtUserPictureLink: optionalStringValue(a.ExtUserPictureLink),
+		ExtUserProfileLink: optionalStringValue(a.ExtUserProfileLink),
+	}
 }

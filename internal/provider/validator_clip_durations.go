@@ -34,7 +34,7 @@ func (clipDurationsValidator) ValidateList(_ context.Context, req validator.List
 		}
 		if pair.IsNull() || len(pair.Elements()) != 2 {
 			resp.Diagnostics.AddAttributeError(p, "Invalid clip duration",
-				fmt.Sprintf("%s must be a pair [min, max] of seconds, got %d values", attrName(p), len(pair.Elements())))
+				fmt.Sprintf("%s must be a pair [min, max] of seconds, got %d values", p, len(pair.Elements())))
 			continue
 		}
 		var bounds [2]float64
@@ -47,7 +47,7 @@ func (clipDurationsValidator) ValidateList(_ context.Context, req validator.List
 			}
 			if f.IsNull() {
 				resp.Diagnostics.AddAttributeError(p, "Invalid clip duration",
-					fmt.Sprintf("%s must be a pair [min, max] of seconds without nulls", attrName(p)))
+					fmt.Sprintf("%s must be a pair [min, max] of seconds without nulls", p))
 				complete = false
 				continue
 			}
@@ -57,7 +57,7 @@ func (clipDurationsValidator) ValidateList(_ context.Context, req validator.List
 			continue
 		}
 		if err := checkClipDuration(bounds[0], bounds[1]); err != nil {
-			resp.Diagnostics.AddAttributeError(p, "Invalid clip duration", fmt.Sprintf("%s: %s", attrName(p), err))
+			resp.Diagnostics.AddAttributeError(p, "Invalid clip duration", fmt.Sprintf("%s: %s", p, err))
 		}
 	}
 }

@@ -30,6 +30,6 @@ func (colorValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 	if s := req.ConfigValue.ValueString(); !colorPattern.MatchString(s) {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid color",
-			fmt.Sprintf("%s must be a hex color such as #FFCC00 (#RGB, #RRGGBB or #RRGGBBAA), got %q", attrName(req.Path), s))
+			fmt.Sprintf("%s must be a hex color such as #FFCC00 (#RGB, #RRGGBB or #RRGGBBAA), got %q", req.Path, s))
 	}
 }

@@ -45,11 +45,11 @@ func (conclusionActionValidator) ValidateObject(_ context.Context, req validator
 	if v, _ := objAttr[types.String](req.ConfigValue, need); v.IsNull() {
 		p := req.Path.AtName(need)
 		resp.Diagnostics.AddAttributeError(p, "Missing "+need,
-			fmt.Sprintf("%s is required when type is %s", attrName(p), typ.ValueString()))
+			fmt.Sprintf("%s is required when type is %s", p, typ.ValueString()))
 	}
 	if v, _ := objAttr[types.String](req.ConfigValue, forbid); known(v) {
 		p := req.Path.AtName(forbid)
 		resp.Diagnostics.AddAttributeError(p, "Unexpected "+forbid,
-			fmt.Sprintf("%s does not apply when type is %s; remove it", attrName(p), typ.ValueString()))
+			fmt.Sprintf("%s does not apply when type is %s; remove it", p, typ.ValueString()))
 	}
 }

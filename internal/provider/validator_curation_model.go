@@ -41,12 +41,12 @@ func (curationModelValidator) ValidateObject(_ context.Context, req validator.Ob
 		p := req.Path.AtName("topic_keywords")
 		resp.Diagnostics.AddAttributeError(p, "topic_keywords needs model ClipBasic",
 			fmt.Sprintf("%s applies only when curation.model is %s (the default); model is %s. Use custom_prompt with %s.",
-				attrName(p), apitypes.ModelClipBasic, model, apitypes.ModelClipAnything))
+				p, apitypes.ModelClipBasic, model, apitypes.ModelClipAnything))
 	}
 	if cp, ok := objAttr[types.String](req.ConfigValue, "custom_prompt"); ok && !cp.IsNull() && model != apitypes.ModelClipAnything {
 		p := req.Path.AtName("custom_prompt")
 		resp.Diagnostics.AddAttributeError(p, "custom_prompt needs model ClipAnything",
 			fmt.Sprintf("%s applies only when curation.model is %s; model is %s (ClipBasic is the default). Use topic_keywords with %s.",
-				attrName(p), apitypes.ModelClipAnything, model, apitypes.ModelClipBasic))
+				p, apitypes.ModelClipAnything, model, apitypes.ModelClipBasic))
 	}
 }

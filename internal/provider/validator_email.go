@@ -27,7 +27,7 @@ func (emailValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 	if err := checkEmail(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid email address",
-			fmt.Sprintf("%s must be an email address such as ops@example.com: %s", attrName(req.Path), err))
+			fmt.Sprintf("%s must be an email address such as ops@example.com: %s", req.Path, err))
 	}
 }
 

@@ -27,7 +27,7 @@ func (httpURLValidator) ValidateString(_ context.Context, req validator.StringRe
 	}
 	if err := checkHTTPURL(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid URL",
-			fmt.Sprintf("%s must be an absolute http or https URL: %s", attrName(req.Path), err))
+			fmt.Sprintf("%s must be an absolute http or https URL: %s", req.Path, err))
 	}
 }
 

@@ -31,9 +31,9 @@ func (localFileValidator) ValidateString(_ context.Context, req validator.String
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddAttributeError(req.Path, "Unreadable source file",
-			fmt.Sprintf("%s must be the path of an existing file: %s", attrName(req.Path), err))
+			fmt.Sprintf("%s must be the path of an existing file: %s", req.Path, err))
 	case !info.Mode().IsRegular():
 		resp.Diagnostics.AddAttributeError(req.Path, "Not a regular file",
-			fmt.Sprintf("%s must be the path of a regular file; %s is a %s", attrName(req.Path), name, info.Mode().Type()))
+			fmt.Sprintf("%s must be the path of a regular file; %s is a %s", req.Path, name, info.Mode().Type()))
 	}
 }

@@ -33,11 +33,11 @@ func (rangeValidator) ValidateObject(_ context.Context, req validator.ObjectRequ
 	}
 	if start.IsNull() || end.IsNull() {
 		resp.Diagnostics.AddAttributeError(req.Path, "Incomplete range",
-			fmt.Sprintf("%s needs both start_sec and end_sec; omit range to clip the whole video", attrName(req.Path)))
+			fmt.Sprintf("%s needs both start_sec and end_sec; omit range to clip the whole video", req.Path))
 		return
 	}
 	if err := checkRange(start.ValueFloat64(), end.ValueFloat64()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid range", fmt.Sprintf("%s: %s", attrName(req.Path), err))
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid range", fmt.Sprintf("%s: %s", req.Path, err))
 	}
 }
 

@@ -30,7 +30,7 @@ func (ratioValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 	if err := checkRatio(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid ratio",
-			fmt.Sprintf("%s must be a ratio w:h of two positive integers such as 9:16: %s", attrName(req.Path), err))
+			fmt.Sprintf("%s must be a ratio w:h of two positive integers such as 9:16: %s", req.Path, err))
 	}
 }
 

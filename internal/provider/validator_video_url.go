@@ -35,13 +35,13 @@ func (videoURLValidator) ValidateString(_ context.Context, req validator.StringR
 	if strings.Contains(s, "://") {
 		if err := checkHTTPURL(s); err != nil {
 			resp.Diagnostics.AddAttributeError(req.Path, "Invalid video_url",
-				fmt.Sprintf("%s must be an http or https URL or an upload id: %s", attrName(req.Path), err))
+				fmt.Sprintf("%s must be an http or https URL or an upload id: %s", req.Path, err))
 		}
 		return
 	}
 	if !uploadIDPattern.MatchString(s) {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid video_url",
 			fmt.Sprintf("%s must be an http or https URL or an upload id (letters, digits, '.', '_' and '-'), got %q",
-				attrName(req.Path), s))
+				req.Path, s))
 	}
 }

@@ -5,3 +5,9 @@ data "clipper_exportable_clips" "talk" {
 output "clip_downloads" {
   value = [for c in data.clipper_exportable_clips.talk.clips : c.uri_for_export]
 }
+
+# Each clip reports the render preferences it was rendered with, under the
+# names of the project's `render` argument.
+output "clip_layouts" {
+  value = { for c in data.clipper_exportable_clips.talk.clips : c.id => try(c.render_pref.layout_aspect_ratio, null) }
+}

@@ -1,0 +1,134 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// clipListCounter sits between the provider and the shared clipperd and
+// counts the requests that list a project's clips.
+type clipListCounter struct {
+	URL   string
+	lists atomic.Int64
+}
+
+func newClipListCounter(t *testing.T, target string) *clipListCounter {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clipListCounter{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/exportable-clips" {
+			c.lists.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c.URL = srv.URL
+	return c
+}
+
+// TestAccClipProject_defaults creates a project from a link without
+// brand_template_id: the template the service applied is recorded without a
+// diff, before and after import, and refreshing the COMPLETE project does
+// not list its clips again.
+func TestAccClipProject_defaults(t *testing.T) {
+	env := testAccSetup(t)
+	// The test video over HTTP, as a public MP4 link (clipperd is told to
+	// allow loopback imports).
+	media := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(env.Video))))
+	t.Cleanup(media.Close)
+	videoURL := media.URL + "/" + filepath.Base(env.Video)
+
+	counter := newClipListCounter(t, env.URL)
+	proxied := env
+	proxied.URL = counter.URL
+	config := proxied.providerBlock() + fmt.Sprintf(`
+resource "clipper_clip_project" "defaults" {
+  video_url = %q
+}
+`, videoURL)
+	const addr = "clipper_clip_project.defaults"
+	var listsAfterCreate int64
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("brand_template_id")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("stage"), knownvalue.StringExact(apitypes.StageComplete)),
+					// The org's default template, as the service reports it.
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("brand_template_id"), knownvalue.StringExact("preset-fancy-Simple")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("source_platform"), knownvalue.StringExact(apitypes.PlatformYtdlpLink)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("clip_count"), knownvalue.Int64Func(atLeastOne)),
+				},
+				Check: func(*terraform.State) error {
+					listsAfterCreate = counter.lists.Load()
+					if listsAfterCreate == 0 {
+						return fmt.Errorf("create did not count the clips")
+					}
+					return nil
+				},
+			},
+			{
+				// Each step refreshes the project several times (before its
+				// plan, after apply); none of them lists the clips again.
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(*terraform.State) error {
+					if n := counter.lists.Load(); n != listsAfterCreate {
+						return fmt.Errorf("refreshing a COMPLETE project listed its clips %d more times", n-listsAfterCreate)
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName:      addr,
+				ImportState:       true,
+				ImportStateVerify: true,
+			},
+			{
+				// An import block with this configuration, which names no
+				// template, plans nothing but the import: the imported
+				// brand_template_id causes no diff.
+				Config:          config,
+				ResourceName:    addr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("brand_template_id"), knownvalue.StringExact("preset-fancy-Simple")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("video_url"), knownvalue.StringExact(videoURL)),
+					},
+				},
+			},
+		},
+	})
+}

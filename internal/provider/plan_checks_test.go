@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+)
+
+// expectUnknownAttributes checks that the planned change of addr leaves
+// exactly the named top-level attributes unknown ("known after apply").
+func expectUnknownAttributes(addr string, names ...string) plancheck.PlanCheck {
+	return unknownAttributesCheck{addr: addr, want: names}
+}
+
+type unknownAttributesCheck struct {
+	addr string
+	want []string
+}
+
+func (c unknownAttributesCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		unknown, ok := rc.Change.AfterUnknown.(map[string]any)
+		if !ok {
+			resp.Error = fmt.Errorf("%s: after_unknown is %T, not an object", c.addr, rc.Change.AfterUnknown)
+			return
+		}
+		var got []string
+		for name, v := range unknown {
+			if anyTrue(v) {
+				got = append(got, name)
+			}
+		}
+		sort.Strings(got)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(got, want) {
+			resp.Error = fmt.Errorf("%s: unknown after apply: %v, want exactly %v", c.addr, got, want)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s: no planned change", c.addr)
+}
+
+// anyTrue reports whether an after_unknown value marks anything unknown; for
+// nested attributes it is an object or list of such marks.
+func anyTrue(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return v
+	case map[string]any:
+		for _, e := range v {
+			if anyTrue(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if anyTrue(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
