@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -14,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 )
 
 func TestAccBrandTemplatesDataSource(t *testing.T) {
@@ -156,5 +159,60 @@ data "clipper_exportable_clips" "missing" {
 				ExpectError: regexp.MustCompile(`(?s)Unable to list exportable clips`),
 			},
 		},
+	})
+}
+
+// A collection's clips, listed by collection_id: a project is made through
+// the API beside Terraform, its clips go into a collection, and the data
+// source lists them in the order they were added.
+func TestAccExportableClipsDataSource_byCollection(t *testing.T) {
+	env := testAccSetup(t)
+	ctx := t.Context()
+	c := env.apiClient(t)
+	uploadID, err := c.UploadFile(ctx, env.Video)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
+		VideoURL:     uploadID,
+		CurationPref: &apitypes.CurationPref{SkipCurate: ptr(true)},
+		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitForProject(ctx, created.ID, client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := c.ListExportableClips(ctx, client.ClipFilter{ProjectID: created.ID})
+	if err != nil || len(clips) == 0 {
+		t.Fatalf("clips of %s: %d, %v", created.ID, len(clips), err)
+	}
+	coll, err := c.CreateCollection(ctx, "acc highlights")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.DeleteCollection(context.Background(), coll.CollectionID) })
+	for _, clip := range clips {
+		if _, err := c.AddCollectionContent(ctx, coll.CollectionID, clip.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{{
+			Config: env.providerBlock() + fmt.Sprintf(`
+data "clipper_exportable_clips" "coll" {
+  collection_id = %q
+}
+`, coll.CollectionID),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips"), knownvalue.ListSizeExact(len(clips))),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("id"), knownvalue.StringExact(clips[0].ID)),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("project_id"), knownvalue.StringExact(created.ID)),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("render_pref").AtMapKey("layout_aspect_ratio"), knownvalue.StringExact("square")),
+			},
+		}},
 	})
 }
