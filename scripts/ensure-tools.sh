@@ -28,6 +28,15 @@ need_apt() { # package...
   fi
 }
 
+terraform_ok() {
+  command -v terraform >/dev/null || return 1
+  local v
+  v="$(terraform version 2>/dev/null | head -n1 | sed -n 's/^Terraform v\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')"
+  [ -n "$v" ] || return 1
+  set -- $v
+  [ "$1" -gt 1 ] || { [ "$1" -eq 1 ] && [ "$2" -ge 5 ]; }
+}
+
 for tool in "$@"; do
   case "$tool" in
     ffmpeg)
@@ -35,13 +44,15 @@ for tool in "$@"; do
     espeak-ng)
       command -v espeak-ng >/dev/null || need_apt espeak-ng ;;
     terraform)
-      if ! command -v terraform >/dev/null; then
+      # The acceptance tests use import blocks: Terraform 1.5 or later.
+      if ! terraform_ok; then
         echo ">> go install github.com/hashicorp/terraform@$TERRAFORM_VERSION" >&2
         go install "github.com/hashicorp/terraform@$TERRAFORM_VERSION" >&2 || {
-          echo "missing: terraform. Install Terraform >= 1.5 and put it on PATH." >&2; exit 1; }
+          echo "missing: terraform >= 1.5. Install it and put it on PATH." >&2; exit 1; }
       fi ;;
     golangci-lint)
-      if ! command -v golangci-lint >/dev/null || ! golangci-lint version 2>/dev/null | grep -q 'version 2\.'; then
+      # Pinned: a golangci-lint built by an older Go refuses this module.
+      if ! golangci-lint version 2>/dev/null | grep -q "version ${GOLANGCI_VERSION#v} "; then
         echo ">> go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_VERSION" >&2
         go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_VERSION" >&2 || {
           echo "missing: golangci-lint v2. See https://golangci-lint.run/welcome/install/" >&2; exit 1; }

@@ -44,7 +44,8 @@ type Logger interface {
 	Trace(ctx context.Context, msg string, fields map[string]any)
 }
 
-// Stats counts requests for benchmarks and logs.
+// Stats counts what a client has sent and received, for callers that
+// report on their use of the API.
 type Stats struct {
 	Requests       int64 // HTTP requests sent, including retries and upload requests
 	Retries        int64 // requests sent again after a failure or a 429

@@ -29,10 +29,11 @@ const (
 	envOrgID   = "CLIPPER_ORG_ID"
 )
 
-// Defaults of the provider arguments.
+// Defaults of the provider arguments: the client's, a local clipperd and the
+// service's per-key limit.
 const (
-	defaultBaseURL           = "http://127.0.0.1:8787"
-	defaultRequestsPerMinute = 30
+	defaultBaseURL           = client.DefaultBaseURL
+	defaultRequestsPerMinute = client.DefaultRequestsPerMinute
 )
 
 var _ provider.Provider = &ClipperProvider{}

@@ -11,7 +11,7 @@ import (
 )
 
 // Command is exec.CommandContext for every tool clipperd runs (ffmpeg,
-// ffprobe, yt-dlp): the child is also bound to clipperd's life, so a
+// ffprobe, yt-dlp, fc-match, espeak-ng): the child is also bound to clipperd's life, so a
 // clipperd killed with SIGKILL, which cannot cancel ctx, leaves no encoder
 // running on (see bindToParent).
 func Command(ctx context.Context, name string, args ...string) *exec.Cmd {

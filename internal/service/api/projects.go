@@ -107,7 +107,7 @@ func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string)
 	if src.Kind != sources.KindUpload {
 		// This server's own media addresses are read from disk by the
 		// pipeline, never fetched, so the network rule does not apply.
-		if !a.allowPrivate && !a.ownMedia(videoURL) {
+		if !a.allowPrivate && !sources.OwnMedia(videoURL, a.publicURL) {
 			if err := checkPublicHost(ctx, src.URL.Hostname()); err != nil {
 				return "", "", "", err
 			}

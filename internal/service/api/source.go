@@ -17,14 +17,6 @@ func classifyRule(err error) string {
 	return strings.TrimPrefix(msg, "videoUrl ")
 }
 
-// ownMedia reports whether videoURL is one of this server's media addresses
-// ({PublicURL}/media/...), the spec's "{base_url}" source. The pipeline
-// reads those from the data directory and checks that they name a clip of
-// the same organization.
-func (a *API) ownMedia(videoURL string) bool {
-	return a.publicURL != "" && strings.HasPrefix(strings.TrimSpace(videoURL), a.publicURL+"/media/")
-}
-
 // resolveTimeout bounds the DNS lookup of a videoUrl host at create time.
 const resolveTimeout = 5 * time.Second
 

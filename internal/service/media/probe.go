@@ -75,7 +75,6 @@ type ffprobeOutput struct {
 	Format struct {
 		FormatName string `json:"format_name"`
 		Duration   string `json:"duration"`
-		Size       string `json:"size"`
 	} `json:"format"`
 }
 

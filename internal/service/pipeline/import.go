@@ -32,7 +32,7 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 	dst := filepath.Join(j.dir, sourceName)
 	raw := videoURL(j.p)
 	src, classErr := sources.Classify(raw)
-	own := ownMedia(raw, r.cfg.PublicURL)
+	own := sources.OwnMedia(raw, r.cfg.PublicURL)
 	if _, err := os.Stat(dst); err != nil {
 		switch {
 		case own:

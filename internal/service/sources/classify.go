@@ -20,18 +20,6 @@ const (
 	KindPage                // a page of a video platform, fetched with yt-dlp
 )
 
-func (k Kind) String() string {
-	switch k {
-	case KindUpload:
-		return "upload"
-	case KindLink:
-		return "link"
-	case KindPage:
-		return "page"
-	}
-	return "invalid"
-}
-
 // Source is what a videoUrl names.
 type Source struct {
 	Kind     Kind
@@ -186,4 +174,12 @@ func pathSegments(u *url.URL) []string {
 		}
 	}
 	return out
+}
+
+// OwnMedia reports whether videoURL is one of the server's own media
+// addresses ({publicURL}/media/...), the spec's "{base_url}" source: the
+// server reads those from its data directory instead of fetching from itself.
+func OwnMedia(videoURL, publicURL string) bool {
+	base := strings.TrimSuffix(publicURL, "/")
+	return base != "" && strings.HasPrefix(strings.TrimSpace(videoURL), base+"/media/")
 }

@@ -98,3 +98,21 @@ func TestLimits(t *testing.T) {
 		t.Errorf("limits = %d, %d, %d, %d", MaxSourceBytes, MaxLinkBytes, MaxDurationSec, ReserveCredits)
 	}
 }
+
+func TestOwnMedia(t *testing.T) {
+	cases := []struct {
+		url, public string
+		want        bool
+	}{
+		{"http://127.0.0.1:8787/media/p1/c01.mp4", "http://127.0.0.1:8787", true},
+		{" http://127.0.0.1:8787/media/p1/c01.mp4", "http://127.0.0.1:8787/", true},
+		{"http://127.0.0.1:8787/storage/uploads/u1", "http://127.0.0.1:8787", false},
+		{"http://127.0.0.1:8787.evil.test/media/p1/c01.mp4", "http://127.0.0.1:8787", false},
+		{"http://127.0.0.1:8787/media/p1/c01.mp4", "", false},
+	}
+	for _, c := range cases {
+		if got := OwnMedia(c.url, c.public); got != c.want {
+			t.Errorf("OwnMedia(%q, %q) = %v, want %v", c.url, c.public, got, c.want)
+		}
+	}
+}
