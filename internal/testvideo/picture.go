@@ -1,7 +1,6 @@
 package testvideo
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -107,21 +106,13 @@ func encode(ctx context.Context, path, wavPath string, opts Options, scenes []Sc
 		"-t", dur, "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
 		"-movflags", "+faststart", "-f", "mp4", toolexec.LocalURL(path)}
 	cmd := toolexec.Command(ctx, "ffmpeg", args...)
-	var stderr bytes.Buffer
+	var stderr toolexec.Tail
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		os.Remove(path)
-		return fmt.Errorf("testvideo: ffmpeg encode: %w: %s", err, lastLines(stderr.String(), 8))
+		return fmt.Errorf("testvideo: ffmpeg encode: %w: %s", err, stderr.LastLines(8))
 	}
 	return nil
 }
 
 func even(v int) int { return max(2, v&^1) }
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}

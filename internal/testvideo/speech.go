@@ -1,7 +1,6 @@
 package testvideo
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -69,10 +68,10 @@ func (s *synthesizer) speak(ctx context.Context, k synthKey) ([]int16, error) {
 	cmd := toolexec.Command(ctx, "espeak-ng", "-v", "en-us",
 		"-a", strconv.Itoa(st.amplitude), "-s", strconv.Itoa(st.speed), "-p", strconv.Itoa(st.pitch),
 		"-w", out, sentences[k.sentence])
-	var stderr bytes.Buffer
+	var stderr toolexec.Tail
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("testvideo: espeak-ng: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		return nil, fmt.Errorf("testvideo: espeak-ng: %w: %s", err, stderr.String())
 	}
 	pcm, rate, err := readWAV(out)
 	if err != nil {

@@ -75,7 +75,7 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult) (*Analysi
 	}
 
 	cmd := toolexec.Command(ctx, "ffmpeg", args...)
-	tail := &stderrTail{}
+	tail := &toolexec.Tail{}
 	cmd.Stderr = tail
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -37,7 +37,7 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	var stderr tail
+	var stderr toolexec.Tail
 	cmd := toolexec.Command(ctx, bin,
 		"--no-playlist", "--no-progress", "--no-warnings", "--no-mtime",
 		"--max-filesize", strconv.FormatInt(sources.MaxSourceBytes, 10), // bytes: yt-dlp reads "M" as MiB
@@ -51,7 +51,7 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		msg := strings.TrimSpace(stderr.String())
+		msg := stderr.String()
 		low := strings.ToLower(msg)
 		for _, p := range ytdlpPermanent {
 			if strings.Contains(low, p) {
@@ -67,7 +67,7 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 		}
 		return os.Rename(m, dst)
 	}
-	msg := strings.TrimSpace(stderr.String())
+	msg := stderr.String()
 	if strings.Contains(strings.ToLower(msg), "max-filesize") {
 		return permanentf("the video at %s is larger than 30 GB, the limit", redactURL(u))
 	}
@@ -76,18 +76,3 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 
 // formatFragment matches yt-dlp's per-format files (source.f137.mp4).
 var formatFragment = regexp.MustCompile(`^source\.f\d+\.`)
-
-// tail keeps the last bytes a command wrote, for error messages.
-type tail struct{ b []byte }
-
-const tailMax = 2048
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > tailMax {
-		t.b = t.b[len(t.b)-tailMax:]
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string { return string(t.b) }
