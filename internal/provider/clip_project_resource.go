@@ -77,12 +77,10 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, timeout, ok := withTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := r.data.Client
 
@@ -200,12 +198,10 @@ func (r *ClipProjectResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Read(ctx, defaultReadTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, _, ok := withTimeout(ctx, state.Timeouts.Read, defaultReadTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	id := state.ID.ValueString()
@@ -255,12 +251,10 @@ func (r *ClipProjectResource) Update(ctx context.Context, req resource.UpdateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, _, ok := withTimeout(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := r.data.Client
 
@@ -303,12 +297,10 @@ func (r *ClipProjectResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultReadTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, _, ok := withTimeout(ctx, state.Timeouts.Delete, defaultReadTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	id := state.ID.ValueString()
@@ -361,4 +353,18 @@ func (r *ClipProjectResource) countClips(ctx context.Context, m *clipProjectMode
 	}
 	m.ClipCount = types.Int64Value(int64(len(clips)))
 	return diags
+}
+
+// withTimeout bounds ctx by the timeout the configuration's timeouts block
+// gives for one operation (timeout is e.g. plan.Timeouts.Create), or def.
+// ok is false when reading the timeout failed; diags then holds why.
+func withTimeout(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, bool) {
+	d, ds := timeout(ctx, def)
+	diags.Append(ds...)
+	if diags.HasError() {
+		return ctx, func() {}, 0, false
+	}
+	bounded, cancel := context.WithTimeout(ctx, d)
+	return bounded, cancel, d, true
 }
