@@ -247,24 +247,3 @@ func (s *syncBuffer) String() string {
 }
 
 var _ io.Writer = (*syncBuffer)(nil)
-
-// countFFprobe puts a wrapper first in PATH that logs each ffprobe run and
-// then runs the real ffprobe; the returned func tells how many ran so far.
-func countFFprobe(t *testing.T) func() int {
-	t.Helper()
-	real, err := exec.LookPath("ffprobe")
-	if err != nil {
-		t.Skipf("ffprobe is not installed: %v", err)
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "runs.log")
-	script := "#!/bin/sh\necho run >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "ffprobe"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return func() int {
-		b, _ := os.ReadFile(log)
-		return strings.Count(string(b), "run\n")
-	}
-}

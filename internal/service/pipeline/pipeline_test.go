@@ -22,6 +22,8 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 // hookRecorder receives webhook deliveries.
@@ -225,7 +227,7 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 
 func TestSkipCurateMakesOneClipOfTheRange(t *testing.T) {
 	src := testVideo(t)
-	probes := countFFprobe(t)
+	probes := toolexectest.CountRuns(t, "ffprobe")
 	e := newEnv(t)
 	r := e.runner()
 	id := e.create(apitypes.CreateProjectRequest{
