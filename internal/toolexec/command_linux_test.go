@@ -29,7 +29,10 @@ func TestCommandChildDiesWithParent(t *testing.T) {
 			os.Exit(1)
 		}
 		fmt.Println("child", child.Process.Pid)
-		select {} // wait to be killed
+		// Wait to be killed. A timer, not select{}: with no goroutine
+		// runnable and no timer pending the runtime ends the helper as
+		// deadlocked, and the child dies with it before the check.
+		time.Sleep(time.Hour)
 	}
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("no sleep command to run as the child")
