@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 // TestKeysCreateWhileServing runs `clipperd keys create` in-process against
@@ -75,11 +76,7 @@ func TestUsageErrors(t *testing.T) {
 
 // TestSample writes a short sample video and checks its frame size with ffprobe.
 func TestSample(t *testing.T) {
-	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed; clipperd sample needs ffmpeg and espeak-ng", tool)
-		}
-	}
+	toolexectest.RequireMedia(t)
 	out := filepath.Join(t.TempDir(), "sample.mp4")
 	var stdout, stderr bytes.Buffer
 	if err := run(t.Context(), []string{"sample", "--out", out, "--duration", "12s", "--width", "320", "--height", "240"}, &stdout, &stderr); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 // These tests run clipperd as a real process, the way users and the demo do,
@@ -22,11 +23,7 @@ import (
 
 func buildClipperd(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	toolexectest.RequireMedia(t)
 	bin := filepath.Join(t.TempDir(), "clipperd")
 	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

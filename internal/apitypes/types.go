@@ -4,21 +4,66 @@
 // package has no behaviour and no Terraform imports.
 package apitypes
 
-// Project stages.
+// Stage is where a project is in its life: waiting (PENDING, QUEUED), being
+// worked on (IMPORT .. UPLOAD), or ended (COMPLETE, STALLED). It is the one
+// definition of the stages; code asks its predicates rather than listing them.
+type Stage string
+
+// Project stages, in pipeline order.
 const (
-	StagePending  = "PENDING"
-	StageQueued   = "QUEUED"
-	StageImport   = "IMPORT"
-	StageCurate   = "CURATE"
-	StageRefine   = "REFINE"
-	StageRender   = "RENDER"
-	StageUpload   = "UPLOAD"
-	StageComplete = "COMPLETE"
-	StageStalled  = "STALLED"
+	StagePending  Stage = "PENDING"
+	StageQueued   Stage = "QUEUED"
+	StageImport   Stage = "IMPORT"
+	StageCurate   Stage = "CURATE"
+	StageRefine   Stage = "REFINE"
+	StageRender   Stage = "RENDER"
+	StageUpload   Stage = "UPLOAD"
+	StageComplete Stage = "COMPLETE"
+	StageStalled  Stage = "STALLED"
 )
 
-// Stages lists every project stage in pipeline order; STALLED last.
-var Stages = []string{StagePending, StageQueued, StageImport, StageCurate, StageRefine, StageRender, StageUpload, StageComplete, StageStalled}
+// allStages lists every stage in pipeline order, STALLED last.
+var allStages = []Stage{StagePending, StageQueued, StageImport, StageCurate, StageRefine, StageRender, StageUpload, StageComplete, StageStalled}
+
+// Stages returns every stage in pipeline order, STALLED last.
+func Stages() []Stage { return append([]Stage(nil), allStages...) }
+
+// StagesWhere returns the stages, in pipeline order, for which keep is true;
+// for building a query from a predicate.
+func StagesWhere(keep func(Stage) bool) []Stage {
+	var out []Stage
+	for _, s := range allStages {
+		if keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Known reports whether s is one of the stages above.
+func (s Stage) Known() bool {
+	for _, k := range allStages {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Terminal reports whether the project has ended: COMPLETE, or STALLED (the
+// service may still retry a stall by itself, but a waiter stops there).
+func (s Stage) Terminal() bool { return s == StageComplete || s == StageStalled }
+
+// InFlight reports whether the project is on its way to COMPLETE: waiting or
+// being worked on. In-flight projects count against the concurrent cap.
+func (s Stage) InFlight() bool { return s.Known() && !s.Terminal() }
+
+// Waiting reports whether the project waits for a worker (PENDING, QUEUED).
+func (s Stage) Waiting() bool { return s == StagePending || s == StageQueued }
+
+// Processing reports whether a worker holds the project: IMPORT to UPLOAD.
+// A project found in one of these stages at start was interrupted.
+func (s Stage) Processing() bool { return s.InFlight() && !s.Waiting() }
 
 // Visibility values.
 const (
@@ -104,7 +149,7 @@ type Project struct {
 	SourceID              string             `json:"sourceId"`
 	Labels                []string           `json:"labels"`
 	ProductTier           string             `json:"productTier"`
-	Stage                 string             `json:"stage"`
+	Stage                 Stage              `json:"stage"`
 	StorageSize           int64              `json:"storageSize"`
 	StorageStatus         string             `json:"storageStatus"`
 	StorageExpireAt       string             `json:"storageExpireAt"`
@@ -566,7 +611,7 @@ const CodeMonthlyCap = "API_MONTHLY_CAP_REACHED"
 type WebhookPayload struct {
 	ProjectID string  `json:"projectId"`
 	OrgID     string  `json:"orgId"`
-	Stage     string  `json:"stage"`
+	Stage     Stage   `json:"stage"`
 	Error     *string `json:"error"`
 	ClipCount int     `json:"clipCount"`
 	Timestamp string  `json:"timestamp"`

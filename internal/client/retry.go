@@ -3,11 +3,12 @@ package client
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"syscall"
 	"time"
+
+	backoffpkg "github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 )
 
 // retryPolicy holds the backoff knobs. Tests shrink them; production uses
@@ -32,23 +33,9 @@ var defaultRetryPolicy = retryPolicy{
 	capMax:  2 * time.Minute,
 }
 
-// backoff returns the delay before retry number n (1-based): lo*2^(n-1)
-// capped at hi, with "equal jitter" (half fixed, half random) so parallel
-// clients do not retry in lockstep yet never retry immediately.
-func backoff(n int, lo, hi time.Duration) time.Duration {
-	d := lo
-	for i := 1; i < n && d < hi; i++ {
-		d *= 2
-	}
-	if d > hi {
-		d = hi
-	}
-	if d <= 0 {
-		return 0
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
+// backoff returns the delay before retry number n (1-based), with jitter so
+// parallel clients do not retry in lockstep.
+func backoff(n int, lo, hi time.Duration) time.Duration { return backoffpkg.Jittered(n, lo, hi) }
 
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {

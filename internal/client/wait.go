@@ -42,7 +42,7 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	ceiling = max(ceiling, first)
 
 	last := opts.Known
-	lastStage := ""
+	var lastStage apitypes.Stage
 	if last != nil {
 		lastStage = last.Stage
 	}
@@ -73,7 +73,7 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 		} else {
 			interval = min(interval+interval/2, ceiling)
 		}
-		if p.IsDeleted || p.IsPurged || p.Stage == apitypes.StageComplete || p.Stage == apitypes.StageStalled {
+		if p.IsDeleted || p.IsPurged || p.Stage.Terminal() {
 			c.limiter.notifyFreed() // the project no longer holds a concurrent slot
 		}
 		switch {
@@ -91,9 +91,9 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	}
 }
 
-func stageName(s string) string {
+func stageName(s apitypes.Stage) string {
 	if s == "" {
 		return "unknown (never read)"
 	}
-	return s
+	return string(s)
 }

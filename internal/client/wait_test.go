@@ -29,14 +29,14 @@ func stageServer(build func(i int) apitypes.Project) *httptest.Server {
 var fastWait = WaitOptions{PollInterval: time.Millisecond, MaxPollInterval: 3 * time.Millisecond}
 
 func TestWaitForProjectReportsEveryStage(t *testing.T) {
-	seq := []string{"QUEUED", "QUEUED", "IMPORT", "IMPORT", "IMPORT", "CURATE", "RENDER", "UPLOAD", "COMPLETE"}
+	seq := []apitypes.Stage{"QUEUED", "QUEUED", "IMPORT", "IMPORT", "IMPORT", "CURATE", "RENDER", "UPLOAD", "COMPLETE"}
 	srv := stageServer(func(i int) apitypes.Project {
 		return apitypes.Project{ID: "p1", Stage: seq[min(i, len(seq)-1)]}
 	})
 	defer srv.Close()
 	var seen []string
 	opts := fastWait
-	opts.OnStageChange = func(p *apitypes.Project) { seen = append(seen, p.Stage) }
+	opts.OnStageChange = func(p *apitypes.Project) { seen = append(seen, string(p.Stage)) }
 	p, err := newTestClient(t, srv.URL, nil).WaitForProject(context.Background(), "p1", opts)
 	if err != nil || p.Stage != apitypes.StageComplete {
 		t.Fatalf("wait: %v %+v", err, p)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 // Acceptance tests run Terraform against one in-process clipperd, started on
@@ -62,11 +62,7 @@ func testAccSetup(t *testing.T) accEnv {
 	if os.Getenv(resource.EnvTfAcc) == "" {
 		t.Skipf("acceptance test: set %s=1 to run it", resource.EnvTfAcc)
 	}
-	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("acceptance test needs %s, which is not installed", tool)
-		}
-	}
+	toolexectest.RequireMedia(t)
 	acc.once.Do(startAccServer)
 	if acc.err != nil {
 		t.Fatalf("acceptance setup: %v", acc.err)

@@ -81,7 +81,7 @@ resource "clipper_clip_project" "defaults" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("stage"), knownvalue.StringExact(apitypes.StageComplete)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("stage"), knownvalue.StringExact(string(apitypes.StageComplete))),
 					// The org's default template, as the service reports it.
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("brand_template_id"), knownvalue.StringExact("preset-fancy-Simple")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("source_platform"), knownvalue.StringExact(apitypes.PlatformYtdlpLink)),

@@ -128,7 +128,7 @@ func (m *clipProjectModel) setReported(p *apitypes.Project) {
 	m.OrgID = types.StringValue(p.OrgID)
 	m.IsDeleted = types.BoolValue(p.IsDeleted)
 	m.IsPurged = types.BoolValue(p.IsPurged)
-	m.Stage = types.StringValue(p.Stage)
+	m.Stage = types.StringValue(string(p.Stage))
 	m.SourcePlatform = types.StringValue(p.SourcePlatform)
 	m.SourceID = types.StringValue(p.SourceID)
 	m.Labels = stringList(p.Labels)

@@ -334,8 +334,8 @@ func (r *ClipProjectResource) ImportState(ctx context.Context, req resource.Impo
 // counted they are not listed again (every page is a rate-limited request on
 // each refresh). A project that just became COMPLETE, or a count never taken
 // (import), needs a count.
-func clipCountCurrent(priorStage types.String, priorCount types.Int64, stage string) bool {
-	return stage == apitypes.StageComplete && priorStage.ValueString() == apitypes.StageComplete && known(priorCount)
+func clipCountCurrent(priorStage types.String, priorCount types.Int64, stage apitypes.Stage) bool {
+	return stage == apitypes.StageComplete && apitypes.Stage(priorStage.ValueString()) == apitypes.StageComplete && known(priorCount)
 }
 
 // countClips sets clip_count: the number of exportable clips of a COMPLETE

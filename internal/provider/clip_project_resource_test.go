@@ -88,7 +88,7 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("stage"), knownvalue.StringExact(apitypes.StageComplete)),
+					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("stage"), knownvalue.StringExact(string(apitypes.StageComplete))),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("clip_count"), knownvalue.Int64Func(atLeastOne)),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("visibility"), knownvalue.StringExact("DEFAULT")),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("source_platform"), knownvalue.StringExact(apitypes.PlatformUploaded)),
@@ -136,7 +136,7 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("project_id"), knownvalue.NotNull()),
 						// A COMPLETE project keeps its reported values in the plan:
 						// only updated_at waits for the service.
-						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("stage"), knownvalue.StringExact(apitypes.StageComplete)),
+						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("stage"), knownvalue.StringExact(string(apitypes.StageComplete))),
 						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("clip_count"), knownvalue.Int64Func(atLeastOne)),
 						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("storage_expire_at"), knownvalue.NotNull()),
 						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("brand_template_id"), knownvalue.StringExact("preset-fancy-Karaoke")),
@@ -151,7 +151,7 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("visibility"), knownvalue.StringExact("PUBLIC")),
-					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("stage"), knownvalue.StringExact(apitypes.StageComplete)),
+					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("stage"), knownvalue.StringExact(string(apitypes.StageComplete))),
 					sameID.AddStateValue(projectAddr, tfjsonpath.New("project_id")),
 					sameCreated.AddStateValue(projectAddr, tfjsonpath.New("created_at")),
 					sameClips.AddStateValue(projectAddr, tfjsonpath.New("clip_count")),

@@ -52,26 +52,26 @@ func TestCreateTimeoutBeforeFirstPollNamesQueued(t *testing.T) {
 		t.Fatal("the wait should end with the timeout")
 	}
 	d := waitFailure("p1", time.Millisecond, err)
-	if d.Summary() != "Timed out waiting for clip project" || !strings.Contains(d.Detail(), apitypes.StageQueued) {
+	if d.Summary() != "Timed out waiting for clip project" || !strings.Contains(d.Detail(), string(apitypes.StageQueued)) {
 		t.Fatalf("diagnostic %q: %q should name stage %s", d.Summary(), d.Detail(), apitypes.StageQueued)
 	}
 }
 
 func TestClipCountCurrent(t *testing.T) {
-	complete := types.StringValue(apitypes.StageComplete)
+	complete := types.StringValue(string(apitypes.StageComplete))
 	for _, tc := range []struct {
 		name       string
 		priorStage types.String
 		priorCount types.Int64
-		stage      string
+		stage      apitypes.Stage
 		want       bool
 	}{
 		{"complete and counted: keep", complete, types.Int64Value(4), apitypes.StageComplete, true},
-		{"just became complete: count", types.StringValue(apitypes.StageUpload), types.Int64Value(0), apitypes.StageComplete, false},
+		{"just became complete: count", types.StringValue(string(apitypes.StageUpload)), types.Int64Value(0), apitypes.StageComplete, false},
 		{"imported: count", types.StringNull(), types.Int64Null(), apitypes.StageComplete, false},
 		{"count unknown: count", complete, types.Int64Unknown(), apitypes.StageComplete, false},
 		{"no longer complete: recount", complete, types.Int64Value(4), apitypes.StageStalled, false},
-		{"still running", types.StringValue(apitypes.StageRender), types.Int64Value(0), apitypes.StageRender, false},
+		{"still running", types.StringValue(string(apitypes.StageRender)), types.Int64Value(0), apitypes.StageRender, false},
 	} {
 		if got := clipCountCurrent(tc.priorStage, tc.priorCount, tc.stage); got != tc.want {
 			t.Errorf("%s: clipCountCurrent = %t, want %t", tc.name, got, tc.want)

@@ -44,7 +44,7 @@ func (useStateWhenComplete) keep(ctx context.Context, state tfsdk.State, planVal
 	if diags := state.GetAttribute(ctx, path.Root("stage"), &stage); diags.HasError() {
 		return false
 	}
-	return stage.ValueString() == apitypes.StageComplete
+	return apitypes.Stage(stage.ValueString()) == apitypes.StageComplete
 }
 
 func (m useStateWhenComplete) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {

@@ -40,7 +40,7 @@ func TestUseStateWhenComplete(t *testing.T) {
 	m := useStateWhenComplete{}
 	for _, tc := range []struct {
 		name  string
-		stage string
+		stage apitypes.Stage
 		plan  types.Int64
 		want  types.Int64
 	}{
@@ -53,7 +53,7 @@ func TestUseStateWhenComplete(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := planmodifier.Int64Request{
 				Path:        path.Root("clip_count"),
-				State:       projectState(t, tc.stage),
+				State:       projectState(t, string(tc.stage)),
 				StateValue:  types.Int64Value(7),
 				PlanValue:   tc.plan,
 				ConfigValue: types.Int64Null(),
@@ -67,7 +67,7 @@ func TestUseStateWhenComplete(t *testing.T) {
 	}
 
 	// The same rule for the other kinds of attribute.
-	state := projectState(t, apitypes.StageComplete)
+	state := projectState(t, string(apitypes.StageComplete))
 	sResp := &planmodifier.StringResponse{PlanValue: types.StringUnknown()}
 	m.PlanModifyString(ctx, planmodifier.StringRequest{State: state, StateValue: types.StringValue("2030-01-01T00:00:00Z"),
 		PlanValue: types.StringUnknown(), ConfigValue: types.StringNull()}, sResp)

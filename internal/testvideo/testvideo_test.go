@@ -12,15 +12,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 func requireTools(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: %v", tool, err)
-		}
-	}
+	toolexectest.RequireMedia(t)
 }
 
 func TestGenerateWritesTheLayoutItReports(t *testing.T) {

@@ -2,72 +2,28 @@ package media
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/videotest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
-// Generated sources are shared by the tests of this package: generating is the slow part.
-var (
-	fixtureDir  string
-	fixtureMu   sync.Mutex
-	fixtureDone = map[string]*fixture{}
-)
-
-type fixture struct {
-	path   string
-	layout *testvideo.Layout
-	err    error
-}
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "media-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fixtureDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { videotest.Main(m) }
 
 func requireFFmpeg(tb testing.TB) {
 	tb.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			tb.Skipf("%s is not installed: %v", tool, err)
-		}
-	}
+	toolexectest.RequireMedia(tb)
 }
 
-// sourceVideo generates (once per test binary) a video of the given length and size.
+// sourceVideo is the shared generated video of the given length and size.
 func sourceVideo(tb testing.TB, seconds, w, h int) (string, *testvideo.Layout) {
 	tb.Helper()
-	requireFFmpeg(tb)
-	name := fmt.Sprintf("src-%ds-%dx%d.mp4", seconds, w, h)
-	fixtureMu.Lock()
-	defer fixtureMu.Unlock()
-	f, ok := fixtureDone[name]
-	if !ok {
-		f = &fixture{path: filepath.Join(fixtureDir, name)}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		f.layout, f.err = testvideo.GenerateWithLayout(ctx, f.path, testvideo.Options{
-			Duration: time.Duration(seconds) * time.Second, Width: w, Height: h,
-		})
-		cancel()
-		fixtureDone[name] = f
-	}
-	if f.err != nil {
-		tb.Fatalf("generate %s: %v", name, f.err)
-	}
-	return f.path, f.layout
+	return videotest.Shared(tb, testvideo.Options{Duration: time.Duration(seconds) * time.Second, Width: w, Height: h})
 }
 
 // analysisOf analyses a generated source once and shares the result.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"log/slog"
 	"net/http"
 	"os"
@@ -204,13 +205,9 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
 	}
 }
 
-// backoff is the wait after the n-th failed attempt: base, 2*base, 4*base... capped.
+// backoff is the wait after the n-th failed attempt: RetryBase doubling, at most RetryMax.
 func (d *Dispatcher) backoff(n int) time.Duration {
-	w := d.cfg.RetryBase
-	for i := 1; i < n && w < d.cfg.RetryMax; i++ {
-		w *= 2
-	}
-	return min(w, d.cfg.RetryMax)
+	return backoff.Exponential(n, d.cfg.RetryBase, d.cfg.RetryMax)
 }
 
 // outboxDir is where .eml files go without SMTP.

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 // failure marks how a stage error is handled: a permanent one (bad input,
@@ -36,7 +38,7 @@ func isImmediate(err error) bool {
 
 // interruptedError is the stall recorded for a project a dead process left
 // in flight.
-func interruptedError(stage string) error {
+func interruptedError(stage apitypes.Stage) error {
 	return &failure{err: fmt.Errorf("interrupted: clipperd restarted during %s", stage), immediate: true}
 }
 

@@ -3,12 +3,10 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +17,8 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/videotest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 const (
@@ -29,50 +29,19 @@ const (
 	finishWait = 80 * time.Second
 )
 
-var sharedDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "pipeline-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sharedDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { videotest.Main(m) }
 
 func requireFFmpeg(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed; this test needs real ffmpeg (CI installs it)", tool)
-		}
-	}
+	toolexectest.RequireMedia(t)
 }
-
-var (
-	videoOnce sync.Once
-	videoPath string
-	videoErr  error
-)
 
 // testVideo is one generated 40 s 320x240 talk, shared by the tests
 // (read-only: imports hard-link or copy it).
 func testVideo(t *testing.T) string {
 	t.Helper()
-	requireFFmpeg(t)
-	videoOnce.Do(func() {
-		videoPath = filepath.Join(sharedDir, "talk.mp4")
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		videoErr = testvideo.Generate(ctx, videoPath, testvideo.Options{Duration: 40 * time.Second, Width: 320, Height: 240})
-	})
-	if videoErr != nil {
-		t.Fatalf("generate test video: %v", videoErr)
-	}
-	return videoPath
+	path, _ := videotest.Shared(t, testvideo.Options{Duration: 40 * time.Second, Width: 320, Height: 240})
+	return path
 }
 
 type env struct {

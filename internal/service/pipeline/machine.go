@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -27,7 +27,7 @@ import (
 
 // stage is one step of the machine.
 type stage struct {
-	name string
+	name apitypes.Stage
 	run  func(r *Runner, ctx context.Context, j *job) error
 }
 
@@ -38,10 +38,6 @@ var stages = []stage{
 	{apitypes.StageRender, (*Runner).renderStage},
 	{apitypes.StageUpload, (*Runner).uploadStage},
 }
-
-// inFlightStages are the stages a worker holds a project in; finding one
-// there at Start means the process died mid-run.
-var inFlightStages = []string{apitypes.StageImport, apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender, apitypes.StageUpload}
 
 // job is one run of the machine over a project.
 type job struct {
@@ -72,7 +68,7 @@ func (r *Runner) process(ctx context.Context, id string) {
 		p, err := r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
 			if i == 0 {
 				// The claim: only a queued project starts a run.
-				if p.Stage != apitypes.StageQueued && p.Stage != apitypes.StagePending {
+				if !p.Stage.Waiting() {
 					return errNotQueued
 				}
 				p.RetryAt, p.Error = "", nil // a new run; stallCount keeps the history
@@ -97,7 +93,7 @@ func (r *Runner) process(ctx context.Context, id string) {
 		if j.dir == "" {
 			j.dir = r.projectDir(id)
 		}
-		r.at(ctx, st.name)
+		r.at(ctx, string(st.name))
 		if err := st.run(r, ctx, j); err != nil {
 			if ctx.Err() != nil {
 				r.log.Warn("project interrupted by shutdown", "project", id, "stage", st.name, "took", time.Since(started).Round(time.Millisecond))
@@ -150,7 +146,7 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 // does not count as a failure: restarts never give up a project. A final
 // stall runs the conclusion actions that asked for failures, and refunds the
 // credits of a project that failed at IMPORT, before anything was processed.
-func (r *Runner) stall(ctx context.Context, id, stageName string, cause error, took time.Duration) {
+func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage, cause error, took time.Duration) {
 	var msg string
 	restart := isImmediate(cause)
 	if restart {
@@ -197,13 +193,10 @@ func (r *Runner) stall(ctx context.Context, id, stageName string, cause error, t
 	r.deliveriesQueued(queued)
 }
 
-// retryDelay is the backoff before retrying after the n-th stall.
+// retryDelay is the backoff before retrying after the n-th stall: RetryBase
+// doubling per stall, at most an hour.
 func (r *Runner) retryDelay(n int64) time.Duration {
-	d := r.cfg.RetryBase
-	for i := int64(1); i < n && d < time.Hour; i++ {
-		d *= 2
-	}
-	return min(d, time.Hour)
+	return backoff.Exponential(int(n), r.cfg.RetryBase, time.Hour)
 }
 
 // requeue moves a STALLED project whose retry is due back to QUEUED.
@@ -230,14 +223,13 @@ func (r *Runner) requeue(ctx context.Context, id string) error {
 // recoverInterrupted stalls every project an earlier process left in an
 // active stage; the scan loop then retries them at once.
 func (r *Runner) recoverInterrupted(ctx context.Context) error {
-	ps, err := r.cfg.Store.ProjectsInStages(ctx, inFlightStages...)
+	// A worker holds a project in these stages; finding one there at
+	// Start means the process died mid-run.
+	ps, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagesWhere(apitypes.Stage.Processing)...)
 	if err != nil {
 		return err
 	}
 	for _, p := range ps {
-		if !slices.Contains(inFlightStages, p.Stage) {
-			continue
-		}
 		r.stall(ctx, p.ID, p.Stage, interruptedError(p.Stage), 0)
 	}
 	return nil

@@ -133,9 +133,9 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 		t.Errorf("a clean run has error %v and stallCount %v", deref(p.Error), deref(p.StallCount))
 	}
 	seenMu.Lock()
-	wantOrder := []string{apitypes.StageImport, apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
+	wantOrder := []apitypes.Stage{apitypes.StageImport, apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
 	for i, s := range wantOrder {
-		if i >= len(seen) || seen[i] != s {
+		if i >= len(seen) || seen[i] != string(s) {
 			t.Errorf("stage order = %v, want it to start with %v", seen, wantOrder)
 			break
 		}

@@ -31,7 +31,7 @@ func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
 		curating := make(chan struct{})
 		var once sync.Once
 		r.hook = func(ctx context.Context, point string) {
-			if point != apitypes.StageCurate {
+			if point != string(apitypes.StageCurate) {
 				return
 			}
 			if p, err := e.st.GetProject(context.WithoutCancel(ctx), id); err == nil && p.Error != nil {

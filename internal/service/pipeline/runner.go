@@ -237,7 +237,7 @@ func (r *Runner) scan(ctx context.Context) error {
 			r.log.Error("requeue stalled project", "project", id, "err", err)
 		}
 	}
-	queued, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagePending, apitypes.StageQueued)
+	queued, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagesWhere(apitypes.Stage.Waiting)...)
 	if err != nil {
 		return err
 	}

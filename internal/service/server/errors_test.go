@@ -233,7 +233,7 @@ func TestCreatedProjectFields(t *testing.T) {
 	checks := map[string][2]string{
 		"orgId":           {p.OrgID, DevOrgID},
 		"userId":          {p.UserID, DevUserID},
-		"stage":           {p.Stage, apitypes.StageQueued},
+		"stage":           {string(p.Stage), string(apitypes.StageQueued)},
 		"visibility":      {p.Visibility, apitypes.VisibilityDefault},
 		"sourcePlatform":  {p.SourcePlatform, apitypes.PlatformYouTube},
 		"sourceId":        {p.SourceID, "abc123XYZ"},

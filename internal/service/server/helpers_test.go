@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,15 +10,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/videotest"
 )
 
 const devKey = "ck_test_dev_key"
@@ -144,14 +142,14 @@ func (c *apiClient) project(id string) apitypes.Project {
 
 // waitStage polls the project until its stage is one of want. A STALLED
 // project that is not wanted ends the test with its error.
-func (c *apiClient) waitStage(id string, timeout time.Duration, want ...string) apitypes.Project {
+func (c *apiClient) waitStage(id string, timeout time.Duration, want ...apitypes.Stage) apitypes.Project {
 	c.t.Helper()
 	return c.waitFor(id, timeout, false, want...)
 }
 
 // waitFor is waitStage; with stallOK a STALLED project is waited on too (the
 // service retries it), as after an interrupted run.
-func (c *apiClient) waitFor(id string, timeout time.Duration, stallOK bool, want ...string) apitypes.Project {
+func (c *apiClient) waitFor(id string, timeout time.Duration, stallOK bool, want ...apitypes.Stage) apitypes.Project {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -252,51 +250,12 @@ func deref(s *string) string {
 	return *s
 }
 
-// needFFmpeg skips a test that runs the pipeline when ffmpeg is absent (CI installs it).
-func needFFmpeg(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed; the pipeline tests need ffmpeg, ffprobe and espeak-ng", tool)
-		}
-	}
-}
-
-var (
-	videoOnce sync.Once
-	videoData []byte
-	videoErr  error
-	videoDir  string
-)
+func TestMain(m *testing.M) { videotest.Main(m) }
 
 // sourceVideo returns the bytes of a generated 36 s 320x240 talk, made once per test run.
 func sourceVideo(t *testing.T) []byte {
 	t.Helper()
-	needFFmpeg(t)
-	videoOnce.Do(func() {
-		path := filepath.Join(videoDir, "source.mp4")
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		if videoErr = testvideo.Generate(ctx, path, testvideo.Options{Duration: 36 * time.Second, Width: 320, Height: 240}); videoErr == nil {
-			videoData, videoErr = os.ReadFile(path)
-		}
-	})
-	if videoErr != nil {
-		t.Fatalf("generating the source video: %v", videoErr)
-	}
-	return videoData
-}
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "clipperd-server-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	videoDir = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	return videotest.SharedBytes(t, testvideo.Options{Duration: 36 * time.Second, Width: 320, Height: 240})
 }
 
 // probe returns width and height of the first video stream of path (ffprobe).

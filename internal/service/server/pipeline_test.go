@@ -134,7 +134,7 @@ func TestRestartMidPipeline(t *testing.T) {
 	uploadID := c.uploadFile(video, 1<<20)
 	p := c.mustCreate(map[string]any{"videoUrl": uploadID, "curationPref": map[string]any{"clipDurations": [][]float64{{5, 10}}}})
 
-	midway := []string{apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
+	midway := []apitypes.Stage{apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
 	deadline := time.Now().Add(pipelineTimeout)
 	for {
 		cur := c.project(p.ID)

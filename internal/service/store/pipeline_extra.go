@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 // Store methods the pipeline needs beyond the core: writes that must land
@@ -135,8 +137,8 @@ func refundProject(ctx context.Context, tx *sql.Tx, p *Project, now time.Time) e
 // oldest first; permanently stalled projects (no retryAt) are not read.
 func (s *Store) DueRetries(ctx context.Context) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM projects
-		WHERE stage = 'STALLED' AND COALESCE(json_extract(data, '$.retryAt'), '') != ''
-		AND json_extract(data, '$.retryAt') <= ? ORDER BY created_at, id`, Timestamp(s.Now()))
+		WHERE stage = ? AND COALESCE(json_extract(data, '$.retryAt'), '') != ''
+		AND json_extract(data, '$.retryAt') <= ? ORDER BY created_at, id`, apitypes.StageStalled, Timestamp(s.Now()))
 	if err != nil {
 		return nil, fmt.Errorf("due retries: %w", err)
 	}

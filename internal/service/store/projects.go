@@ -33,14 +33,6 @@ type Project struct {
 	FailureStalls int64 `json:"failureStalls,omitempty"`
 }
 
-// ActiveStages are the stages of a project in flight. They count against the
-// concurrent-project cap, as does a STALLED project with a retry planned: it
-// goes back to QUEUED by itself, so it still holds its place.
-var ActiveStages = []string{
-	apitypes.StagePending, apitypes.StageQueued, apitypes.StageImport, apitypes.StageCurate,
-	apitypes.StageRefine, apitypes.StageRender, apitypes.StageUpload,
-}
-
 // ErrConcurrentCap is returned by CreateProject when the org has too many projects in flight.
 var ErrConcurrentCap = errors.New("concurrent project limit reached")
 
@@ -95,9 +87,13 @@ func countActive(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, orgID string) (int, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE org_id = ? AND (stage IN (`+placeholders(len(ActiveStages))+`)
+	// In-flight projects count against the cap, and so does a STALLED
+	// project with a retry planned: it goes back to QUEUED by itself, so it
+	// still holds its place.
+	inFlight := apitypes.StagesWhere(apitypes.Stage.InFlight)
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE org_id = ? AND (stage IN (`+placeholders(len(inFlight))+`)
 		OR (stage = ? AND COALESCE(json_extract(data, '$.retryAt'), '') <> ''))`,
-		append(append([]any{orgID}, anySlice(ActiveStages)...), apitypes.StageStalled)...).Scan(&n)
+		append(append([]any{orgID}, anySlice(inFlight)...), apitypes.StageStalled)...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count active projects: %w", err)
 	}
@@ -151,7 +147,7 @@ func (s *Store) MutateProject(ctx context.Context, id string, fn func(*Project) 
 }
 
 // ProjectsInStages lists the projects in any of stages, oldest first.
-func (s *Store) ProjectsInStages(ctx context.Context, stages ...string) ([]*Project, error) {
+func (s *Store) ProjectsInStages(ctx context.Context, stages ...apitypes.Stage) ([]*Project, error) {
 	if len(stages) == 0 {
 		return nil, nil
 	}
@@ -179,7 +175,7 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-func anySlice(ss []string) []any {
+func anySlice[T any](ss []T) []any {
 	out := make([]any, len(ss))
 	for i, s := range ss {
 		out[i] = s

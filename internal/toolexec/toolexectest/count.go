@@ -11,13 +11,14 @@ import (
 )
 
 // CountRuns puts a wrapper named tool first in PATH that logs each run and
-// then runs the real tool; the returned func tells how many ran so far. The
-// test is skipped when the tool is not installed.
+// then runs the real tool; the returned func tells how many ran so far. A
+// missing tool skips the test, or fails it in CI (RequireTools).
 func CountRuns(t *testing.T, tool string) func() int {
 	t.Helper()
+	RequireTools(t, tool)
 	real, err := exec.LookPath(tool)
 	if err != nil {
-		t.Skipf("%s is not installed: %v", tool, err)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	log := filepath.Join(dir, "runs.log")

@@ -1,0 +1,34 @@
+// Package backoff computes retry delays. The API client, the pipeline's
+// stall retries and the outbound dispatcher all wait base, 2*base, 4*base...
+// up to a cap; this is the one place that curve is written.
+package backoff
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Exponential returns the delay before retry number n (1-based):
+// base*2^(n-1), capped at ceiling. n < 1 counts as 1; a non-positive base
+// gives 0.
+func Exponential(n int, base, ceiling time.Duration) time.Duration {
+	if base <= 0 {
+		return 0
+	}
+	d := base
+	for i := 1; i < n && d < ceiling; i++ {
+		d *= 2
+	}
+	return min(d, ceiling)
+}
+
+// Jittered is Exponential with "equal jitter": half the delay fixed, half
+// random, so parallel clients do not retry in lockstep yet never retry at once.
+func Jittered(n int, base, ceiling time.Duration) time.Duration {
+	d := Exponential(n, base, ceiling)
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
