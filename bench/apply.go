@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
@@ -137,7 +137,7 @@ func runApply(ctx context.Context, args []string) error {
 		sum += d
 		longest = max(longest, d)
 	}
-	lower := max(longest, sum/api.DefaultMaxConcurrent)
+	lower := max(longest, sum/quota.DefaultMaxConcurrent)
 
 	proxy.mu.Lock()
 	defer proxy.mu.Unlock()
@@ -150,16 +150,16 @@ func runApply(ctx context.Context, args []string) error {
 	sort.Strings(routes)
 
 	fmt.Printf("### terraform apply of %d clip projects, -parallelism=%d, clipperd defaults (%d req/min, %d concurrent)\n\n",
-		len(ids), *parallelism, api.DefaultRateLimit, api.DefaultMaxConcurrent)
+		len(ids), *parallelism, quota.DefaultRateLimit, quota.DefaultMaxConcurrent)
 	fmt.Printf("Source: generated %s 640x360 video with speech; portrait clips of 8-20 s.\n\n", *srcLen)
 	fmt.Printf("| measure | value |\n|---|---|\n")
 	fmt.Printf("| wall time of `terraform apply` | %.1f s |\n", wall.Seconds())
 	fmt.Printf("| processing time per project (created to COMPLETE), sum / longest | %.1f s / %.1f s |\n", sum.Seconds(), longest.Seconds())
-	fmt.Printf("| lower bound under the concurrent cap, max(longest, sum/%d) | %.1f s |\n", api.DefaultMaxConcurrent, lower.Seconds())
+	fmt.Printf("| lower bound under the concurrent cap, max(longest, sum/%d) | %.1f s |\n", quota.DefaultMaxConcurrent, lower.Seconds())
 	fmt.Printf("| **wall time / lower bound** | **%.2f** |\n", wall.Seconds()/lower.Seconds())
 	fmt.Printf("| API calls in all / per project | %d / %.1f |\n", proxy.total, float64(proxy.total)/float64(len(ids)))
 	fmt.Printf("| 429s received (of which `X-Cap-Reason: concurrent`) | %d (%d) |\n", proxy.status429, proxy.concurrent)
-	if n, budget := len(proxy.limitedAt), api.DefaultRateLimit; n > budget {
+	if n, budget := len(proxy.limitedAt), quota.DefaultRateLimit; n > budget {
 		fmt.Printf("| requests to the rate-limited endpoints; the %dth at, the next at | %d; %.1f s; %.1f s |\n",
 			budget, n, proxy.limitedAt[budget-1], proxy.limitedAt[budget])
 	} else {

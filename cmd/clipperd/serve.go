@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 )
 
@@ -23,9 +23,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
 	fs.StringVar(&cfg.DataDir, "data", "./clipperd-data", "data directory (database, uploads, media)")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out (default http://<listen>)")
-	fs.IntVar(&cfg.RateLimit, "rate-limit", api.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
-	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", api.DefaultMaxConcurrent, "projects in flight per organization")
-	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", api.DefaultMonthlyCredits, "credits per organization and calendar month")
+	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
+	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")
+	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
 	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
 	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
@@ -91,7 +92,7 @@ func startAccServer() {
 		APIKey:              accAPIKey,
 		AllowPrivateImports: true,
 		// Far above the service's 30/min so that polling never waits on the limiter.
-		RateLimit: 600,
+		Limits: quota.Limits{RateLimit: 600},
 	})
 	if err != nil {
 		acc.err = fmt.Errorf("starting clipperd: %w", err)

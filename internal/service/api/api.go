@@ -14,14 +14,8 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
-)
-
-// Defaults of the limits, the spec's values.
-const (
-	DefaultRateLimit      = 30
-	DefaultMaxConcurrent  = 4
-	DefaultMonthlyCredits = 900
 )
 
 // Config is what the handlers need.
@@ -29,13 +23,11 @@ type Config struct {
 	Store *store.Store
 	// Runner gets every created project (Runner.Submit). Nil only in tests
 	// that exercise handlers without processing.
-	Runner         *pipeline.Runner
-	DataDir        string // uploads under DataDir/uploads, media under DataDir/media
-	PublicURL      string // base of the addresses handed out (upload and media links)
-	RateLimit      int    // requests per minute per key on project and clip endpoints; 0 = DefaultRateLimit
-	MaxConcurrent  int    // projects in flight per org; 0 = DefaultMaxConcurrent
-	MonthlyCredits int    // credits per org and calendar month; 0 = DefaultMonthlyCredits
-	MaxCollections int    // collections per org; 0 = DefaultMaxCollections
+	Runner    *pipeline.Runner
+	DataDir   string // uploads under DataDir/uploads, media under DataDir/media
+	PublicURL string // base of the addresses handed out (upload and media links)
+	// Limits of every organization; zero fields take the spec's defaults.
+	quota.Limits
 	// AllowPrivateImports lets videoUrl point at loopback and private
 	// networks (a local test server); off, such imports are refused.
 	AllowPrivateImports bool
@@ -100,18 +92,7 @@ func New(cfg Config) http.Handler {
 }
 
 func newAPI(cfg Config) *API {
-	if cfg.RateLimit <= 0 {
-		cfg.RateLimit = DefaultRateLimit
-	}
-	if cfg.MaxConcurrent <= 0 {
-		cfg.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if cfg.MonthlyCredits <= 0 {
-		cfg.MonthlyCredits = DefaultMonthlyCredits
-	}
-	if cfg.MaxCollections <= 0 {
-		cfg.MaxCollections = DefaultMaxCollections
-	}
+	cfg.Limits = cfg.WithDefaults()
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

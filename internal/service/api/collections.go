@@ -15,10 +15,7 @@ import (
 
 // Rules of collections that the spec leaves open.
 const (
-	// DefaultMaxCollections is the per-org collection quota when
-	// Config.MaxCollections is 0; past it POST /api/collections is a 402.
-	DefaultMaxCollections = 100
-	maxCollectionName     = 200
+	maxCollectionName = 200
 	// Page size of GET /api/collections (query `limit`).
 	defaultCollectionLimit = 20
 	maxCollectionLimit     = 100

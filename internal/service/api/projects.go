@@ -10,22 +10,14 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// Values every new project starts with (service-interface.md, Project).
-const (
-	productTier     = "PRO"
-	storageTemp     = "TEMPORARY"
-	clusterName     = "local"
-	projectLifetime = 30 * 24 * time.Hour
-	// capRetryAfter is the Retry-After of a concurrent-cap 429: a project
-	// takes at least that long, so asking sooner is wasted.
-	capRetryAfter = 15
-)
-
-var projectPermissions = []string{"PROJECT_SHARE", "PROJECT_EDIT", "PROJECT_VIEW"}
+// capRetryAfter is the Retry-After of a concurrent-cap 429: a project takes
+// at least that long, so asking sooner is wasted.
+const capRetryAfter = 15
 
 // createProject is POST /api/clip-projects.
 func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
@@ -67,11 +59,11 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	p := a.newProject(key, &req, platform, sourceID)
+	p := store.NewProject(key, &req, platform, sourceID, a.store.Now())
 	err = a.store.CreateProject(r.Context(), p, store.Admission{
-		MaxConcurrent: a.maxConcurrent, MonthlyCredits: a.monthlyCredits, Reserve: sources.ReserveCredits,
+		MaxConcurrent: a.maxConcurrent, MonthlyCredits: a.monthlyCredits, Reserve: quota.ReserveCredits,
 	})
-	var capErr *store.MonthlyCapError
+	var capErr *quota.MonthlyCapError
 	switch {
 	case errors.Is(err, store.ErrConcurrentCap):
 		w.Header().Set(apitypes.HeaderCapReason, apitypes.CapReasonConcurrent)
@@ -93,7 +85,7 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 	if uploadID != "" {
 		w.Header().Set(apitypes.HeaderUploadID, uploadID)
 	}
-	writeJSON(w, http.StatusCreated, present(p.Project))
+	writeJSON(w, http.StatusCreated, p.API())
 }
 
 // resolveSource checks videoUrl with the rules the pipeline imports by
@@ -132,67 +124,10 @@ func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string)
 	return src.Platform, up.ID, up.ID, nil
 }
 
-func (a *API) newProject(key store.Key, req *apitypes.CreateProjectRequest, platform, sourceID string) *store.Project {
-	now := a.store.Now()
-	id := store.NewID("")
-	created := store.Timestamp(now)
-	videoURL, model, tpl := req.VideoURL, req.CurationPref.Model, req.BrandTemplateID
-	var stalls int64
-	return &store.Project{
-		Project: apitypes.Project{
-			ID:                    id,
-			ProjectID:             id,
-			UserID:                key.UserID,
-			OrgID:                 key.OrgID,
-			SourcePlatform:        platform,
-			SourceID:              sourceID,
-			Labels:                []string{},
-			ProductTier:           productTier,
-			Stage:                 apitypes.StageQueued,
-			StorageStatus:         storageTemp,
-			StorageExpireAt:       store.Timestamp(now.Add(projectLifetime)),
-			CreatedAt:             created,
-			UpdatedAt:             created,
-			ClusterJobID:          "",
-			Cluster:               clusterName,
-			Visibility:            apitypes.VisibilityDefault,
-			Permissions:           slices.Clone(projectPermissions),
-			PromptRecommendations: []string{},
-			SourceURI:             &videoURL,
-			Model:                 &model,
-			StallCount:            &stalls,
-			CurationPref:          req.CurationPref,
-			RenderPref:            req.RenderPref,
-			ImportPref:            req.ImportPref,
-			BrandTemplateID:       &tpl,
-			UploadedVideoAttr:     req.UploadedVideoAttr,
-			ConclusionActions:     req.ConclusionActions,
-		},
-		// The pipeline reads the echoed fields above; of the body it needs
-		// only the videoUrl as sent.
-		Request: apitypes.CreateProjectRequest{VideoURL: req.VideoURL},
-	}
-}
-
-// present makes sure every list field of a project is an array, never null,
-// whatever wrote the record.
-func present(p apitypes.Project) apitypes.Project {
-	if p.Labels == nil {
-		p.Labels = []string{}
-	}
-	if p.Permissions == nil {
-		p.Permissions = []string{}
-	}
-	if p.PromptRecommendations == nil {
-		p.PromptRecommendations = []string{}
-	}
-	return p
-}
-
 // monthlyCapReached answers the spec's 403: not a 429, so clients do not
 // retry in a loop. upgrade_url is {PublicURL}/upgrade, a page of this server
 // that says how to raise the cap (a flag on a self-hosted server).
-func (a *API) monthlyCapReached(w http.ResponseWriter, e *store.MonthlyCapError) {
+func (a *API) monthlyCapReached(w http.ResponseWriter, e *quota.MonthlyCapError) {
 	writeJSON(w, http.StatusForbidden, apitypes.MonthlyCapBody{
 		Code:       apitypes.CodeMonthlyCap,
 		ResetAt:    e.ResetAt.UTC().Format(time.RFC3339),
@@ -229,7 +164,7 @@ func (a *API) getProject(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, present(p.Project))
+	writeJSON(w, http.StatusOK, p.API())
 }
 
 // updateVisibility is POST /api/clip-projects/{id}/update-visibility.
@@ -259,5 +194,5 @@ func (a *API) updateVisibility(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, present(p.Project))
+	writeJSON(w, http.StatusOK, p.API())
 }

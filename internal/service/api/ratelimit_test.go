@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -191,7 +192,7 @@ func TestRateLimitThroughHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := t0
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", RateLimit: 5,
+	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 5},
 		Now: func() time.Time { return now }})
 	get := func() *httptest.ResponseRecorder {
 		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/clip-projects/nope", nil)

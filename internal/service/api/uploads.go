@@ -11,13 +11,13 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // maxUploadBytes is the spec's file size limit (30 GB), the one the
 // pipeline applies to every source.
-const maxUploadBytes = sources.MaxSourceBytes
+const maxUploadBytes = quota.MaxSourceBytes
 
 // uploadStatus is the small body of the 200 that ends an upload. The spec
 // shows no body for it; this one lets a client confirm what was stored.

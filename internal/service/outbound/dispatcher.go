@@ -111,23 +111,21 @@ func (d *Dispatcher) Wake() {
 	}
 }
 
-// Stop ends the loop and waits for the batch in progress, or for ctx.
-// A delivery cut short stays pending and is sent after the next Start.
-func (d *Dispatcher) Stop(ctx context.Context) error {
+// Stop cancels the loop, then always waits for it to return, so nothing
+// uses the store after Stop. Every send watches the loop's context (the
+// webhook request, the SMTP connection, the file write is short), so the
+// wait is short. A delivery cut short stays pending and is sent after the
+// next Start.
+func (d *Dispatcher) Stop() {
 	d.mu.Lock()
 	cancel, done := d.cancel, d.done
 	d.cancel = nil
 	d.mu.Unlock()
 	if cancel == nil {
-		return nil
+		return
 	}
 	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("outbound: stop: %w", ctx.Err())
-	}
+	<-done
 }
 
 func (d *Dispatcher) loop(ctx context.Context, done chan struct{}) {

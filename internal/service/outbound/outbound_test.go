@@ -52,7 +52,7 @@ func newStore(t *testing.T) (*store.Store, string) {
 		t.Fatal(err)
 	}
 	p := &store.Project{}
-	p.ID, p.ProjectID, p.OrgID, p.UserID = testProject, testProject, testOrg, "user-1"
+	p.ID, p.OrgID, p.UserID = testProject, testOrg, "user-1"
 	p.Stage, p.CreatedAt = apitypes.StageComplete, store.Timestamp(time.Now())
 	if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {
 		t.Fatal(err)
@@ -73,13 +73,7 @@ func startDispatcher(t *testing.T, cfg Config) {
 		t.Fatal(err)
 	}
 	d.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := d.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(d.Stop)
 }
 
 // waitDelivery polls until delivery id leaves the pending status.
@@ -393,9 +387,7 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := d1.Stop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	d1.Stop()
 	// The row is still pending; make it due and let a new dispatcher finish it.
 	up.Store(true)
 	ds, _ := st.ProjectDeliveries(context.Background(), testProject)
@@ -410,4 +402,46 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	if d := waitDelivery(t, st, id); d.Status != store.DeliveryDone || d.Attempts != 2 {
 		t.Fatalf("delivery = %s after %d attempts, want done after 2", d.Status, d.Attempts)
 	}
+}
+
+// Stop cancels a send in progress and returns only once the loop has
+// returned, so the server may close the store right after it.
+func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
+	st, dir := newStore(t)
+	arrived, cancelled := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // the server notices a closed connection only once the body is read
+		close(arrived)
+		<-r.Context().Done() // a receiver that never answers
+		close(cancelled)
+	}))
+	defer srv.Close()
+	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{"projectId":"p"}`)
+	d, err := New(Config{Store: st, DataDir: dir, PollInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Start(context.Background())
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook was never sent")
+	}
+	done := d.done
+	d.Stop()
+	select {
+	case <-done:
+	default:
+		t.Fatal("Stop returned while the dispatcher loop still ran")
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the receiver never saw the request cancelled")
+	}
+	ds, err := st.ProjectDeliveries(context.Background(), testProject)
+	if err != nil || len(ds) != 1 || ds[0].ID != id || ds[0].Status != store.DeliveryPending || ds[0].Attempts != 0 {
+		t.Fatalf("deliveries after Stop = %+v, %v; want the cut-short one still pending with no attempt counted", ds, err)
+	}
+	d.Stop() // a second Stop is a no-op
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -35,7 +35,7 @@ func (r *Runner) importUpload(ctx context.Context, p *store.Project, dst string)
 	if err != nil {
 		return permanentf("the bytes of upload %s are gone from the server: upload the file again", id)
 	}
-	if fi.Size() > sources.MaxSourceBytes {
+	if fi.Size() > quota.MaxSourceBytes {
 		return permanentf("upload %s is %s; the limit is 30 GB", id, gb(fi.Size()))
 	}
 	if err := os.Link(up.Path, dst); err == nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
@@ -115,18 +116,18 @@ func (e *env) create(req apitypes.CreateProjectRequest) string {
 	e.t.Helper()
 	now := store.Timestamp(e.st.Now())
 	p := &store.Project{}
-	p.Request.VideoURL = req.VideoURL
+	p.VideoURL = req.VideoURL
 	id := store.NewID("prj_")
-	p.ID, p.ProjectID, p.OrgID, p.UserID = id, id, testOrg, testUser
+	p.ID, p.OrgID, p.UserID = id, testOrg, testUser
 	p.Stage, p.CreatedAt, p.UpdatedAt = apitypes.StageQueued, now, now
-	p.ProductTier, p.Visibility, p.Labels = "PRO", apitypes.VisibilityDefault, []string{}
+	p.ProductTier, p.Visibility = store.ProductTier, apitypes.VisibilityDefault
 	p.CurationPref, p.RenderPref, p.ImportPref = req.CurationPref, req.RenderPref, req.ImportPref
 	p.ConclusionActions, p.UploadedVideoAttr = req.ConclusionActions, req.UploadedVideoAttr
 	if req.BrandTemplateID != "" {
 		p.BrandTemplateID = &req.BrandTemplateID
 	}
 	p.SourcePlatform = sources.Platform(req.VideoURL)
-	if err := e.st.CreateProject(context.Background(), p, store.Admission{MaxConcurrent: 4, MonthlyCredits: 900, Reserve: sources.ReserveCredits}); err != nil {
+	if err := e.st.CreateProject(context.Background(), p, store.Admission{MaxConcurrent: 4, MonthlyCredits: 900, Reserve: quota.ReserveCredits}); err != nil {
 		e.t.Fatal(err)
 	}
 	return id

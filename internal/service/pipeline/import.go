@@ -12,6 +12,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -66,14 +67,14 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		}
 		return &failure{err: &userError{what + " is not a media file ffmpeg can read", err}, permanent: true}
 	}
-	if pr.DurationSec > sources.MaxDurationSec {
+	if pr.DurationSec > quota.MaxDurationSec {
 		return permanentf("the video is %s long; the limit is 10 hours", clock(pr.DurationSec))
 	}
 	size := pr.SizeBytes
 	if size <= 0 {
 		size = sourceSize(dst)
 	}
-	if size > sources.MaxSourceBytes {
+	if size > quota.MaxSourceBytes {
 		return permanentf("the video is %s; the limit is 30 GB", gb(size))
 	}
 	j.probe = pr
@@ -137,10 +138,9 @@ func processedSpan(cp *apitypes.CurationPref, dur float64) (media.Interval, bool
 // minute of processed source and at least the API minimum, less what was
 // reserved at create. A retry charges nothing twice.
 func (r *Runner) chargeCredits(ctx context.Context, j *job) error {
-	minutes := int64(math.Ceil((j.span.End - j.span.Start) / 60))
-	total := max(sources.ReserveCredits, minutes)
+	total := quota.ProjectCredits(j.span.End - j.span.Start)
 	p, err := r.cfg.Store.ChargeProjectCredits(ctx, j.p.ID, total, r.cfg.MonthlyCredits)
-	var capErr *store.MonthlyCapError
+	var capErr *quota.MonthlyCapError
 	if errors.As(err, &capErr) {
 		return permanentf("monthly API cap of %d credits reached: this video needs %d more credits (%d of %d used this month); the cap resets at %s",
 			capErr.Cap, capErr.Needed, capErr.Used, capErr.Cap, capErr.ResetAt.Format(time.RFC3339))

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -180,7 +182,7 @@ func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage,
 		if retryAt != "" {
 			return store.Effects{}, nil // not a conclusion yet: the service tries again
 		}
-		refunded = stageName == apitypes.StageImport
+		refunded = quota.RefundsOnStall(stageName)
 		return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Refund: refunded}, nil
 	})
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
@@ -90,7 +90,7 @@ func (e *env) startDispatcher() {
 		e.t.Fatal(err)
 	}
 	d.Start(context.Background())
-	e.t.Cleanup(func() { _ = d.Stop(context.Background()) })
+	e.t.Cleanup(d.Stop)
 	e.cfg.OnDeliveryEnqueued = d.Wake
 }
 
@@ -141,7 +141,7 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 		}
 	}
 	seenMu.Unlock()
-	if p.CreditsCharged != sources.ReserveCredits {
+	if p.CreditsCharged != quota.ReserveCredits {
 		t.Errorf("credits charged = %d, want the 10-credit minimum for 30 s", p.CreditsCharged)
 	}
 

@@ -10,10 +10,9 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// The project echoes the create request (curationPref, renderPref,
-// brandTemplateId, uploadedVideoAttr, conclusionActions): the pipeline reads
-// those echoed fields, the one truth the API also shows, and of the request
-// itself only the videoUrl, which the project does not echo as sent.
+// The project record keeps the create request's preferences (curationPref,
+// renderPref, brandTemplateId, uploadedVideoAttr, conclusionActions) and its
+// videoUrl as sent: the one truth the API also shows.
 
 func curationPref(p *store.Project) apitypes.CurationPref {
 	if p.CurationPref != nil {
@@ -29,7 +28,7 @@ func renderPref(p *store.Project) apitypes.RenderPref {
 	return apitypes.RenderPref{}
 }
 
-func videoURL(p *store.Project) string { return p.Request.VideoURL }
+func videoURL(p *store.Project) string { return p.VideoURL }
 
 // brandTemplateID is the template the project renders with; "" is the org's default.
 func brandTemplateID(p *store.Project) string {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -94,7 +94,7 @@ func New(cfg Config) (*Runner, error) {
 		queue:       make(chan string, 1024),
 		known:       map[string]bool{},
 		quit:        make(chan struct{}),
-		maxDownload: sources.MaxLinkBytes,
+		maxDownload: quota.MaxLinkBytes,
 	}, nil
 }
 

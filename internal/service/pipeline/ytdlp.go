@@ -12,8 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
-
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
@@ -40,7 +39,7 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 	var stderr toolexec.Tail
 	cmd := toolexec.Command(ctx, bin,
 		"--no-playlist", "--no-progress", "--no-warnings", "--no-mtime",
-		"--max-filesize", strconv.FormatInt(sources.MaxSourceBytes, 10), // bytes: yt-dlp reads "M" as MiB
+		"--max-filesize", strconv.FormatInt(quota.MaxSourceBytes, 10), // bytes: yt-dlp reads "M" as MiB
 		"-f", "bv*[height<=1080]+ba/b[height<=1080]/bv*+ba/b",
 		"--merge-output-format", "mp4",
 		"-o", filepath.Join(tmp, "source.%(ext)s"),

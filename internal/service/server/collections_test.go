@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 )
 
 // collectionsPage is GET /api/collections with query, which must answer 200.
@@ -221,7 +222,7 @@ func exportOf(t *testing.T, c *apiClient, id string) []apitypes.ExportedContent 
 func TestCollectionErrors(t *testing.T) {
 	// A rate limit of 3 a minute: the collection calls below, far more, are
 	// not limited (only the core project and clip endpoints are).
-	srv := startServer(t, Config{RateLimit: 3})
+	srv := startServer(t, Config{Limits: quota.Limits{RateLimit: 3}})
 	c := newClient(t, srv, devKey)
 
 	resp, data := newClient(t, srv, "").do(http.MethodGet, "/api/collections?q=mine", nil)

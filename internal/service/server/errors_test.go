@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -152,7 +153,7 @@ func TestPrivateImportsRefused(t *testing.T) {
 // exactly as the pipeline's import will see it (package sources), and a
 // videoUrl the pipeline could not import is refused at create.
 func TestSourceClassifiedAsPipeline(t *testing.T) {
-	srv := startServer(t, Config{AllowPrivateImports: true, MaxConcurrent: 100})
+	srv := startServer(t, Config{AllowPrivateImports: true, Limits: quota.Limits{MaxConcurrent: 100}})
 	c := newClient(t, srv, devKey)
 	for _, u := range []string{
 		"https://zoom.com/rec/play/Z00m", "https://us02web.zoom.us/rec/share/R3c0rd", "https://youtu.be/xyz789?si=q",
@@ -334,7 +335,7 @@ func TestListQueries(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	srv := startServer(t, Config{RateLimit: 3, AllowPrivateImports: true})
+	srv := startServer(t, Config{Limits: quota.Limits{RateLimit: 3}, AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	const path = "/api/clip-projects/unknown"
 	for i := range 3 {
@@ -378,7 +379,7 @@ func TestRateLimit(t *testing.T) {
 func TestMonthlyCap(t *testing.T) {
 	// The first project stays in IMPORT (its download hangs), holding the
 	// 10 credits reserved at create: a failed import would refund them.
-	srv := startServer(t, Config{MonthlyCredits: 15, AllowPrivateImports: true})
+	srv := startServer(t, Config{Limits: quota.Limits{MonthlyCredits: 15}, AllowPrivateImports: true})
 	hang := hangingSource(t)
 	c := newClient(t, srv, devKey)
 	c.mustCreate(map[string]any{"videoUrl": hang + "/talk.mp4"}) // reserves 10 of 15
@@ -394,7 +395,7 @@ func TestMonthlyCap(t *testing.T) {
 	if body.Code != apitypes.CodeMonthlyCap {
 		t.Errorf("code %q", body.Code)
 	}
-	if want := store.NextMonth(time.Now()).Format(time.RFC3339); body.ResetAt != want {
+	if want := quota.NextMonth(time.Now()).Format(time.RFC3339); body.ResetAt != want {
 		t.Errorf("reset_at %q, want %q", body.ResetAt, want)
 	}
 	if body.UpgradeURL != srv.URL()+"/upgrade" {
@@ -409,7 +410,7 @@ func TestMonthlyCap(t *testing.T) {
 func TestConcurrentCapAnswer(t *testing.T) {
 	// The first project's source never finishes downloading, so it stays in
 	// flight for the whole test and the second create meets the cap.
-	srv := startServer(t, Config{MaxConcurrent: 1, AllowPrivateImports: true})
+	srv := startServer(t, Config{Limits: quota.Limits{MaxConcurrent: 1}, AllowPrivateImports: true})
 	hang := hangingSource(t)
 
 	c := newClient(t, srv, devKey)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -24,7 +25,7 @@ const pipelineTimeout = 5 * time.Minute
 // and the clips it ends with, probed with ffprobe and served with Range.
 func TestUploadToClips(t *testing.T) {
 	video := sourceVideo(t)
-	srv := startServer(t, Config{MaxConcurrent: 1, ShutdownGrace: 2 * time.Second})
+	srv := startServer(t, Config{Limits: quota.Limits{MaxConcurrent: 1}, ShutdownGrace: 2 * time.Second})
 	c := newClient(t, srv, devKey)
 
 	uploadID := c.uploadFile(video, 256<<10)
@@ -124,7 +125,7 @@ func TestRestartMidPipeline(t *testing.T) {
 	video := sourceVideo(t)
 	dir := t.TempDir()
 	// A short grace: Close cuts the run instead of waiting for it to end.
-	cfg := Config{DataDir: dir, ShutdownGrace: 50 * time.Millisecond, Listen: "127.0.0.1:0", APIKey: devKey, RateLimit: 100000}
+	cfg := Config{DataDir: dir, ShutdownGrace: 50 * time.Millisecond, Listen: "127.0.0.1:0", APIKey: devKey, Limits: quota.Limits{RateLimit: 100000}}
 	srv, err := Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

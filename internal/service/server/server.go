@@ -17,6 +17,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -36,13 +37,12 @@ const defaultShutdownGrace = 10 * time.Second
 
 // Config configures a server. Zero limits take the spec's defaults.
 type Config struct {
-	Listen              string // "127.0.0.1:8787" default; "127.0.0.1:0" picks a free port
-	DataDir             string // required
-	PublicURL           string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
-	APIKey              string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
-	RateLimit           int    // requests per minute per key on project & clip endpoints, default 30
-	MaxConcurrent       int    // projects in flight per org, default 4
-	MonthlyCredits      int    // default 900
+	Listen    string // "127.0.0.1:8787" default; "127.0.0.1:0" picks a free port
+	DataDir   string // required
+	PublicURL string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
+	APIKey    string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
+	// Limits of every organization; zero fields take the spec's defaults.
+	quota.Limits
 	SMTP                string // "host:port"; empty = write .eml files under DataDir/outbox
 	AllowPrivateImports bool
 	Logger              *slog.Logger // nil = discard
@@ -82,15 +82,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = DefaultListen
 	}
-	if cfg.RateLimit <= 0 {
-		cfg.RateLimit = api.DefaultRateLimit
-	}
-	if cfg.MaxConcurrent <= 0 {
-		cfg.MaxConcurrent = api.DefaultMaxConcurrent
-	}
-	if cfg.MonthlyCredits <= 0 {
-		cfg.MonthlyCredits = api.DefaultMonthlyCredits
-	}
+	cfg.Limits = cfg.WithDefaults()
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = defaultShutdownGrace
 	}
@@ -162,9 +154,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Runner:              s.runner,
 			DataDir:             dataDir,
 			PublicURL:           s.url,
-			RateLimit:           cfg.RateLimit,
-			MaxConcurrent:       cfg.MaxConcurrent,
-			MonthlyCredits:      cfg.MonthlyCredits,
+			Limits:              cfg.Limits,
 			AllowPrivateImports: cfg.AllowPrivateImports,
 			Logger:              logger.With("component", "api"),
 		}),
@@ -226,9 +216,7 @@ func (s *Server) stopAll() error {
 		}
 	}
 	if s.disp != nil {
-		if err := s.disp.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			errs = append(errs, fmt.Errorf("outbound stop: %w", err))
-		}
+		s.disp.Stop()
 	}
 	if s.cancel != nil {
 		s.cancel()

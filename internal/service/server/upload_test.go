@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 )
 
 func randomBytes(n int) []byte {
@@ -148,15 +148,15 @@ func TestUploadProtocol(t *testing.T) {
 }
 
 // TestUploadSizeLimit: the storage takes up to the 30 GB every source may
-// have (sources.MaxSourceBytes, decimal, as the pipeline checks), not a byte more.
+// have (quota.MaxSourceBytes, decimal, as the pipeline checks), not a byte more.
 func TestUploadSizeLimit(t *testing.T) {
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	session := c.startSession(c.uploadLink().URL)
-	over := strconv.FormatInt(sources.MaxSourceBytes+1, 10)
+	over := strconv.FormatInt(quota.MaxSourceBytes+1, 10)
 	resp, body := c.do(http.MethodPut, session, nil, "Content-Range", "bytes */"+over)
 	wantError(t, resp, body, http.StatusBadRequest, "Bad Request", "Content-Range: TOTAL "+over+" is over the 30000000000-byte upload limit")
-	resp, body = c.do(http.MethodPut, session, nil, "Content-Range", "bytes */"+strconv.FormatInt(sources.MaxSourceBytes, 10))
+	resp, body = c.do(http.MethodPut, session, nil, "Content-Range", "bytes */"+strconv.FormatInt(quota.MaxSourceBytes, 10))
 	if resp.StatusCode != http.StatusPermanentRedirect {
 		t.Errorf("status query at the limit: %d %s, want 308", resp.StatusCode, body)
 	}

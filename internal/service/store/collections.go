@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -21,29 +20,6 @@ var (
 	// ErrNotInCollection: the clip is not a content of the collection.
 	ErrNotInCollection = errors.New("clip is not in the collection")
 )
-
-type queryRower interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}
-
-// GetClip returns the exportable clip with the composite id
-// {projectId}.{curationId}; ErrNotFound when absent. Callers serving an org
-// check OrgID themselves.
-func (s *Store) GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error) {
-	var data string
-	err := s.db.QueryRowContext(ctx, `SELECT data FROM clips WHERE id = ?`, id).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get clip %s: %w", id, err)
-	}
-	var c apitypes.ExportableClip
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return nil, fmt.Errorf("decode clip %s: %w", id, err)
-	}
-	return &c, nil
-}
 
 // CreateCollection creates a collection for orgID unless the org already
 // has maxCollections of them (maxCollections <= 0: no limit), checked in the
@@ -77,10 +53,8 @@ func (s *Store) GetCollection(ctx context.Context, orgID, id string) (apitypes.C
 	return getCollection(ctx, s.db, orgID, id)
 }
 
-func getCollection(ctx context.Context, q queryRower, orgID, id string) (apitypes.Collection, error) {
-	var c apitypes.Collection
-	err := q.QueryRowContext(ctx, `SELECT id, name, created_at, updated_at FROM collections WHERE id = ? AND org_id = ?`, id, orgID).
-		Scan(&c.CollectionID, &c.CollectionName, &c.CreatedAt, &c.UpdatedAt)
+func getCollection(ctx context.Context, q querier, orgID, id string) (apitypes.Collection, error) {
+	c, err := scanCollection(q.QueryRowContext(ctx, `SELECT id, name, created_at, updated_at FROM collections WHERE id = ? AND org_id = ?`, id, orgID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, ErrNotFound
 	}
@@ -103,21 +77,18 @@ func (s *Store) ListCollections(ctx context.Context, orgID, contentID string, of
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM collections WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count collections: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, created_at, updated_at FROM collections WHERE `+where+` ORDER BY seq LIMIT ? OFFSET ?`,
+	out, err := queryAll(ctx, s.db, scanCollection, `SELECT id, name, created_at, updated_at FROM collections WHERE `+where+` ORDER BY seq LIMIT ? OFFSET ?`,
 		append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list collections: %w", err)
 	}
-	defer rows.Close()
-	out := []apitypes.Collection{}
-	for rows.Next() {
-		var c apitypes.Collection
-		if err := rows.Scan(&c.CollectionID, &c.CollectionName, &c.CreatedAt, &c.UpdatedAt); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
+}
+
+func scanCollection(row scanner) (apitypes.Collection, error) {
+	var c apitypes.Collection
+	err := row.Scan(&c.CollectionID, &c.CollectionName, &c.CreatedAt, &c.UpdatedAt)
+	return c, err
 }
 
 // DeleteCollection deletes the org's collection and, by the foreign key's
@@ -203,23 +174,10 @@ func (s *Store) CollectionClips(ctx context.Context, orgID, collectionID string,
 	if _, err := s.GetCollection(ctx, orgID, collectionID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT c.data FROM collection_contents cc JOIN clips c ON c.id = cc.content_id
-		WHERE cc.collection_id = ? ORDER BY cc.seq LIMIT ? OFFSET ?`, collectionID, limit, offset)
+	clips, err := queryAll(ctx, s.db, scanClip, `SELECT `+qualified(clipColumns, "c")+` FROM collection_contents cc
+		JOIN clips c ON c.id = cc.content_id WHERE cc.collection_id = ? ORDER BY cc.seq LIMIT ? OFFSET ?`, collectionID, limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("list clips of collection %s: %w", collectionID, err)
 	}
-	defer rows.Close()
-	out := []apitypes.ExportableClip{}
-	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-		var c apitypes.ExportableClip
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			return nil, fmt.Errorf("decode clip of collection %s: %w", collectionID, err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return clips, nil
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -36,9 +35,7 @@ func (s *Store) EnqueueDelivery(ctx context.Context, d *Delivery) error {
 
 // insertDelivery stores d as a new pending delivery created at now, setting
 // its id; q is the database or the transaction of a project change.
-func insertDelivery(ctx context.Context, q interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, d *Delivery, now time.Time) error {
+func insertDelivery(ctx context.Context, q execer, d *Delivery, now time.Time) error {
 	d.Status, d.CreatedAt, d.Attempts, d.LastError = DeliveryPending, now, 0, ""
 	if d.NextAt.IsZero() {
 		d.NextAt = now
@@ -56,39 +53,34 @@ func insertDelivery(ctx context.Context, q interface {
 
 // DueDeliveries lists pending deliveries whose time has come.
 func (s *Store) DueDeliveries(ctx context.Context, limit int) ([]Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, project_id, kind, target, body, attempts, next_at, status, last_error, created_at
+	out, err := queryAll(ctx, s.db, scanDelivery, `SELECT `+deliveryColumns+`
 		FROM deliveries WHERE status = ? AND next_at <= ? ORDER BY next_at, id LIMIT ?`, DeliveryPending, Timestamp(s.Now()), limit)
 	if err != nil {
 		return nil, fmt.Errorf("due deliveries: %w", err)
 	}
-	defer rows.Close()
-	return scanDeliveries(rows)
+	return out, nil
 }
 
 // ProjectDeliveries lists every delivery of a project, oldest first.
 func (s *Store) ProjectDeliveries(ctx context.Context, projectID string) ([]Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, project_id, kind, target, body, attempts, next_at, status, last_error, created_at
-		FROM deliveries WHERE project_id = ? ORDER BY id`, projectID)
+	out, err := queryAll(ctx, s.db, scanDelivery, `SELECT `+deliveryColumns+` FROM deliveries WHERE project_id = ? ORDER BY id`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("project deliveries: %w", err)
 	}
-	defer rows.Close()
-	return scanDeliveries(rows)
+	return out, nil
 }
 
-func scanDeliveries(rows *sql.Rows) ([]Delivery, error) {
-	var out []Delivery
-	for rows.Next() {
-		var d Delivery
-		var next, created string
-		if err := rows.Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Target, &d.Body, &d.Attempts, &next, &d.Status, &d.LastError, &created); err != nil {
-			return nil, err
-		}
-		d.NextAt, _ = time.Parse(time.RFC3339Nano, next)
-		d.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
-		out = append(out, d)
+const deliveryColumns = `id, project_id, kind, target, body, attempts, next_at, status, last_error, created_at`
+
+func scanDelivery(row scanner) (Delivery, error) {
+	var d Delivery
+	var next, created string
+	if err := row.Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Target, &d.Body, &d.Attempts, &next, &d.Status, &d.LastError, &created); err != nil {
+		return d, err
 	}
-	return out, rows.Err()
+	d.NextAt, _ = time.Parse(time.RFC3339Nano, next)
+	d.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	return d, nil
 }
 
 // SaveDeliveryAttempt records the outcome of an attempt.

@@ -6,10 +6,18 @@ import (
 	"fmt"
 )
 
+// migration is one step of the schema: SQL, a Go function (for a step that
+// must decode old data), or both, SQL first. All of it runs in one
+// transaction.
+type migration struct {
+	sql   string
+	apply func(context.Context, *sql.Tx) error
+}
+
 // migrations are applied in order, each once; append, never edit.
-var migrations = []string{
+var migrations = []migration{
 	// 1: the core.
-	`CREATE TABLE api_keys (
+	{sql: `CREATE TABLE api_keys (
 		key TEXT PRIMARY KEY,
 		org_id TEXT NOT NULL,
 		user_id TEXT NOT NULL,
@@ -70,19 +78,19 @@ var migrations = []string{
 		org_id TEXT NOT NULL,
 		data TEXT NOT NULL
 	);
-	CREATE INDEX brand_templates_org ON brand_templates(org_id);`,
+	CREATE INDEX brand_templates_org ON brand_templates(org_id);`},
 	// 2: connected social accounts.
-	`CREATE TABLE social_accounts (
+	{sql: `CREATE TABLE social_accounts (
 		post_account_id TEXT PRIMARY KEY,
 		org_id TEXT NOT NULL,
 		platform TEXT NOT NULL,
 		created_at TEXT NOT NULL,
 		data TEXT NOT NULL
 	);
-	CREATE INDEX social_accounts_org ON social_accounts(org_id, platform);`,
+	CREATE INDEX social_accounts_org ON social_accounts(org_id, platform);`},
 	// 3: collections of clips. seq keeps creation order for paging; a
 	// content's seq keeps the order clips were added in (export order).
-	`CREATE TABLE collections (
+	{sql: `CREATE TABLE collections (
 		seq INTEGER PRIMARY KEY AUTOINCREMENT,
 		id TEXT NOT NULL UNIQUE,
 		org_id TEXT NOT NULL,
@@ -98,7 +106,10 @@ var migrations = []string{
 		PRIMARY KEY (collection_id, content_id)
 	);
 	CREATE INDEX collection_contents_order ON collection_contents(collection_id, seq);
-	CREATE INDEX collection_contents_content ON collection_contents(content_id);`,
+	CREATE INDEX collection_contents_content ON collection_contents(content_id);`},
+	// 4: projects, clips, social accounts and brand templates in columns of
+	// their own instead of JSON of the API's shape (schema_v4.go).
+	{sql: schemaV4, apply: migrateRecordsToColumns},
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -111,8 +122,16 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for i := have; i < len(migrations); i++ {
 		err := s.tx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
-				return err
+			m := migrations[i]
+			if m.sql != "" {
+				if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+					return err
+				}
+			}
+			if m.apply != nil {
+				if err := m.apply(ctx, tx); err != nil {
+					return err
+				}
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)`, i+1, Timestamp(s.Now()))
 			return err

@@ -110,27 +110,40 @@ func TestEffectsRollBackTogether(t *testing.T) {
 	}
 }
 
-// The create body is kept once: the project echoes the preferences, so the
-// stored request holds only the videoUrl.
-func TestCreateProjectKeepsOnlyTheVideoURLOfTheRequest(t *testing.T) {
+// Every field of the record survives a write and a read: each has its
+// column, and the preferences their document.
+func TestProjectRecordRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTest(t)
-	p := newProject("org")
-	cp := &apitypes.CurationPref{Model: apitypes.ModelClipBasic}
-	p.CurationPref = cp
-	p.Request = apitypes.CreateProjectRequest{VideoURL: "up_1", BrandTemplateID: "t", CurationPref: cp,
-		ConclusionActions: []apitypes.ConclusionAction{{Type: apitypes.ActionEmail, Email: "a@example.com"}}}
-	if err := s.CreateProject(ctx, p, Admission{}); err != nil {
+	str := func(v string) *string { return &v }
+	two := int64(2)
+	yes := true
+	p := &Project{
+		ID: "prj_round", OrgID: "org", UserID: "user", Stage: apitypes.StageStalled, Visibility: apitypes.VisibilityPublic,
+		SourcePlatform: apitypes.PlatformUploaded, SourceID: "up_1", VideoURL: "up_1", Model: str(apitypes.ModelClipBasic),
+		BrandTemplateID: str("preset-fancy-Simple"), ProductTier: ProductTier, StorageSize: 1234, StorageStatus: StorageTemp,
+		StorageExpireAt: "2026-12-23T00:00:00.000Z", Error: str("RENDER failed"), StallCount: &two, FailureStalls: 1,
+		RetryAt: "2026-11-23T00:05:00.000Z", RefundStatus: str(RefundStatusRefunded), SourcePath: "/data/media/prj_round/source.mp4",
+		SourceDurationSec: 61.5, CreatedAt: "2026-11-23T00:00:00.000Z", UpdatedAt: "2026-11-23T00:00:00.000Z",
+		CurationPref:      &apitypes.CurationPref{Model: apitypes.ModelClipBasic, ClipDurations: [][2]float64{{10, 30}}},
+		RenderPref:        &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait, EnableCaption: &yes},
+		ImportPref:        &apitypes.ImportPref{SourceLang: "en"},
+		UploadedVideoAttr: &apitypes.UploadedVideoAttr{Title: "Talk"},
+		ConclusionActions: []apitypes.ConclusionAction{{Type: apitypes.ActionEmail, Email: "a@example.com"}},
+	}
+	if err := s.CreateProject(ctx, p, Admission{Reserve: 10}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.GetProject(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (apitypes.CreateProjectRequest{VideoURL: "up_1"}); !reflect.DeepEqual(got.Request, want) {
-		t.Errorf("stored request %+v, want only the videoUrl", got.Request)
+	if !reflect.DeepEqual(got, p) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, p)
 	}
-	if got.CurationPref == nil || got.CurationPref.Model != apitypes.ModelClipBasic {
-		t.Errorf("echoed curationPref %+v lost", got.CurationPref)
+	api := got.API()
+	if api.ProjectID != p.ID || *api.SourceURI != "up_1" || api.Stage != apitypes.StageStalled || api.Labels == nil ||
+		len(api.Permissions) == 0 || api.CurationPref.ClipDurations[0][1] != 30 {
+		t.Errorf("API() = %+v", api)
 	}
 }

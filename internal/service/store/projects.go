@@ -6,46 +6,115 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
-// Project is a project record: the API view plus what the pipeline needs.
+// Project is the stored record of a clip project: the store's own fields,
+// kept in columns of the projects table, so the API's JSON can change
+// without touching stored data. API (project_api.go) maps it to the wire.
 type Project struct {
-	apitypes.Project
-	// Request keeps of the create body only the videoUrl as sent, which
-	// IMPORT reads; every other field is echoed on the project (curationPref,
-	// renderPref, importPref, brandTemplateId, uploadedVideoAttr,
-	// conclusionActions) and read from there. CreateProject drops the rest.
-	Request apitypes.CreateProjectRequest `json:"request"`
-	// SourcePath is the imported media under the data dir, once IMPORT has run.
-	SourcePath        string  `json:"sourcePath,omitempty"`
-	SourceDurationSec float64 `json:"sourceDurationSec,omitempty"`
-	// CreditsCharged counts the credits taken for this project so far.
-	CreditsCharged int64 `json:"creditsCharged,omitempty"`
-	// RetryAt, when set on a STALLED project, is when the service retries it.
-	RetryAt string `json:"retryAt,omitempty"`
+	ID, OrgID, UserID string
+	Stage             apitypes.Stage
+	Visibility        string
+	SourcePlatform    string
+	SourceID          string
+	// VideoURL is the create request's videoUrl as sent: IMPORT reads it,
+	// and the API shows it as sourceUri.
+	VideoURL        string
+	Model           *string
+	BrandTemplateID *string
+	ProductTier     string
+	StorageSize     int64
+	StorageStatus   string
+	StorageExpireAt string
+	Error           *string
+	StallCount      *int64
 	// FailureStalls counts the stalls caused by transient failures of the
 	// project's own run; they use up its retries. Stalls caused by a restart
-	// of clipperd raise stallCount only, so restarts never give up a project.
-	FailureStalls int64 `json:"failureStalls,omitempty"`
+	// of clipperd raise StallCount only, so restarts never give up a project.
+	FailureStalls int64
+	// RetryAt, when set on a STALLED project, is when the service retries it.
+	RetryAt      string
+	RefundStatus *string
+	// CreditsCharged counts the credits taken for this project so far.
+	CreditsCharged int64
+	// SourcePath is the imported media under the data dir, once IMPORT has run.
+	SourcePath        string
+	SourceDurationSec float64
+	CreatedAt         string
+	UpdatedAt         string
+
+	// The preferences of the create request, which the project echoes and
+	// the pipeline reads. They are the user's own documents, kept in one
+	// JSON column (projectPrefs) in the shape the API accepts them.
+	CurationPref      *apitypes.CurationPref
+	RenderPref        *apitypes.RenderPref
+	ImportPref        *apitypes.ImportPref
+	UploadedVideoAttr *apitypes.UploadedVideoAttr
+	ConclusionActions []apitypes.ConclusionAction
+}
+
+// projectPrefs is the projects.prefs column. Its keys are the store's; the
+// values are the request's documents, echoed as sent.
+type projectPrefs struct {
+	CurationPref      *apitypes.CurationPref      `json:"curationPref,omitempty"`
+	RenderPref        *apitypes.RenderPref        `json:"renderPref,omitempty"`
+	ImportPref        *apitypes.ImportPref        `json:"importPref,omitempty"`
+	UploadedVideoAttr *apitypes.UploadedVideoAttr `json:"uploadedVideoAttr,omitempty"`
+	ConclusionActions []apitypes.ConclusionAction `json:"conclusionActions,omitempty"`
+}
+
+// projectColumns lists the projects columns in the order scanProject reads
+// and projectValues writes them.
+const projectColumns = `id, org_id, user_id, stage, visibility, source_platform, source_id, video_url, model,
+	brand_template_id, product_tier, storage_size, storage_status, storage_expire_at, error, stall_count,
+	failure_stalls, retry_at, refund_status, credits_charged, source_path, source_duration_sec,
+	created_at, updated_at, prefs`
+
+const projectAssignments = `org_id = ?, user_id = ?, stage = ?, visibility = ?, source_platform = ?, source_id = ?,
+	video_url = ?, model = ?, brand_template_id = ?, product_tier = ?, storage_size = ?, storage_status = ?,
+	storage_expire_at = ?, error = ?, stall_count = ?, failure_stalls = ?, retry_at = ?, refund_status = ?,
+	credits_charged = ?, source_path = ?, source_duration_sec = ?, created_at = ?, updated_at = ?, prefs = ?`
+
+// projectValues are p's column values, in projectColumns order.
+func projectValues(p *Project) ([]any, error) {
+	prefs, err := json.Marshal(projectPrefs{
+		CurationPref: p.CurationPref, RenderPref: p.RenderPref, ImportPref: p.ImportPref,
+		UploadedVideoAttr: p.UploadedVideoAttr, ConclusionActions: p.ConclusionActions,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode preferences of project %s: %w", p.ID, err)
+	}
+	return []any{p.ID, p.OrgID, p.UserID, string(p.Stage), p.Visibility, p.SourcePlatform, p.SourceID, p.VideoURL, p.Model,
+		p.BrandTemplateID, p.ProductTier, p.StorageSize, p.StorageStatus, p.StorageExpireAt, p.Error, p.StallCount,
+		p.FailureStalls, nullString(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourcePath, p.SourceDurationSec,
+		p.CreatedAt, p.UpdatedAt, string(prefs)}, nil
+}
+
+func scanProject(row scanner) (*Project, error) {
+	var p Project
+	var retryAt sql.NullString
+	var prefs string
+	err := row.Scan(&p.ID, &p.OrgID, &p.UserID, &p.Stage, &p.Visibility, &p.SourcePlatform, &p.SourceID, &p.VideoURL, &p.Model,
+		&p.BrandTemplateID, &p.ProductTier, &p.StorageSize, &p.StorageStatus, &p.StorageExpireAt, &p.Error, &p.StallCount,
+		&p.FailureStalls, &retryAt, &p.RefundStatus, &p.CreditsCharged, &p.SourcePath, &p.SourceDurationSec,
+		&p.CreatedAt, &p.UpdatedAt, &prefs)
+	if err != nil {
+		return nil, err
+	}
+	p.RetryAt = retryAt.String
+	var pr projectPrefs
+	if err := json.Unmarshal([]byte(prefs), &pr); err != nil {
+		return nil, fmt.Errorf("decode preferences of project %s: %w", p.ID, err)
+	}
+	p.CurationPref, p.RenderPref, p.ImportPref = pr.CurationPref, pr.RenderPref, pr.ImportPref
+	p.UploadedVideoAttr, p.ConclusionActions = pr.UploadedVideoAttr, pr.ConclusionActions
+	return &p, nil
 }
 
 // ErrConcurrentCap is returned by CreateProject when the org has too many projects in flight.
 var ErrConcurrentCap = errors.New("concurrent project limit reached")
-
-// MonthlyCapError is returned when a charge would pass the monthly credit cap.
-type MonthlyCapError struct {
-	Used, Needed, Cap int64
-	ResetAt           time.Time
-}
-
-func (e *MonthlyCapError) Error() string {
-	return fmt.Sprintf("monthly API cap of %d credits reached (%d used, %d needed); resets at %s",
-		e.Cap, e.Used, e.Needed, e.ResetAt.Format(time.RFC3339))
-}
 
 // Admission holds the limits checked when a project is created.
 type Admission struct {
@@ -58,7 +127,6 @@ type Admission struct {
 // Reserve credits left this month, taking those credits, all in one
 // transaction so parallel creates cannot overshoot either limit.
 func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) error {
-	p.Request = apitypes.CreateProjectRequest{VideoURL: p.Request.VideoURL} // one copy of the rest: the echo
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if adm.MaxConcurrent > 0 {
 			n, err := countActive(ctx, tx, p.OrgID)
@@ -73,26 +141,26 @@ func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) er
 			return err
 		}
 		p.CreditsCharged = adm.Reserve
-		data, err := json.Marshal(p)
+		vals, err := projectValues(p)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO projects(id, org_id, stage, created_at, data) VALUES (?, ?, ?, ?, ?)`,
-			p.ID, p.OrgID, p.Stage, p.CreatedAt, string(data))
-		return err
+		_, err = tx.ExecContext(ctx, `INSERT INTO projects(`+projectColumns+`) VALUES (`+placeholders(len(vals))+`)`, vals...)
+		if err != nil {
+			return fmt.Errorf("insert project %s: %w", p.ID, err)
+		}
+		return nil
 	})
 }
 
-func countActive(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, orgID string) (int, error) {
-	var n int
-	// In-flight projects count against the cap, and so does a STALLED
-	// project with a retry planned: it goes back to QUEUED by itself, so it
-	// still holds its place.
+// countActive counts the org's projects that hold a concurrent slot: those
+// in flight, and STALLED ones with a retry planned (they go back to QUEUED
+// by themselves, so they still hold their place).
+func countActive(ctx context.Context, q querier, orgID string) (int, error) {
 	inFlight := apitypes.StagesWhere(apitypes.Stage.InFlight)
-	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE org_id = ? AND (stage IN (`+placeholders(len(inFlight))+`)
-		OR (stage = ? AND COALESCE(json_extract(data, '$.retryAt'), '') <> ''))`,
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE org_id = ?
+		AND (stage IN (`+placeholders(len(inFlight))+`) OR (stage = ? AND retry_at IS NOT NULL))`,
 		append(append([]any{orgID}, anySlice(inFlight)...), apitypes.StageStalled)...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count active projects: %w", err)
@@ -106,44 +174,37 @@ func (s *Store) GetProject(ctx context.Context, id string) (*Project, error) {
 	return getProject(ctx, s.db, id)
 }
 
-func getProject(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, id string) (*Project, error) {
-	var data string
-	err := q.QueryRowContext(ctx, `SELECT data FROM projects WHERE id = ?`, id).Scan(&data)
+func getProject(ctx context.Context, q querier, id string) (*Project, error) {
+	p, err := scanProject(q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get project %s: %w", id, err)
 	}
-	var p Project
-	if err := json.Unmarshal([]byte(data), &p); err != nil {
-		return nil, fmt.Errorf("decode project %s: %w", id, err)
+	return p, nil
+}
+
+// putProject writes every column of p.
+func putProject(ctx context.Context, tx execer, p *Project) error {
+	vals, err := projectValues(p)
+	if err != nil {
+		return err
 	}
-	return &p, nil
+	// The id is the key: every other value is assigned, then matched on id.
+	if _, err := tx.ExecContext(ctx, `UPDATE projects SET `+projectAssignments+` WHERE id = ?`, append(vals[1:], p.ID)...); err != nil {
+		return fmt.Errorf("update project %s: %w", p.ID, err)
+	}
+	return nil
 }
 
 // MutateProject reads the project, lets fn change it and writes it back in
 // one transaction, stamping updatedAt. fn returning an error aborts the write.
 func (s *Store) MutateProject(ctx context.Context, id string, fn func(*Project) error) (*Project, error) {
-	var out *Project
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		p, err := getProject(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if err := fn(p); err != nil {
-			return err
-		}
-		p.UpdatedAt = Timestamp(s.Now())
-		if err := putProject(ctx, tx, p); err != nil {
-			return err
-		}
-		out = p
-		return nil
+	p, _, err := s.MutateProjectWithEffects(ctx, id, func(p *Project) (Effects, error) {
+		return Effects{}, fn(p)
 	})
-	return out, err
+	return p, err
 }
 
 // ProjectsInStages lists the projects in any of stages, oldest first.
@@ -151,34 +212,56 @@ func (s *Store) ProjectsInStages(ctx context.Context, stages ...apitypes.Stage) 
 	if len(stages) == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT data FROM projects WHERE stage IN (`+placeholders(len(stages))+`) ORDER BY created_at, id`, anySlice(stages)...)
+	ps, err := queryAll(ctx, s.db, scanProject, `SELECT `+projectColumns+` FROM projects
+		WHERE stage IN (`+placeholders(len(stages))+`) ORDER BY created_at, id`, anySlice(stages)...)
 	if err != nil {
 		return nil, fmt.Errorf("list projects: %w", err)
 	}
-	defer rows.Close()
-	var out []*Project
-	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-		var p Project
-		if err := json.Unmarshal([]byte(data), &p); err != nil {
-			return nil, err
-		}
-		out = append(out, &p)
-	}
-	return out, rows.Err()
+	return ps, nil
 }
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+// DueRetries lists the ids of STALLED projects whose retryAt has passed,
+// oldest first; permanently stalled projects (no retryAt) are not read.
+func (s *Store) DueRetries(ctx context.Context) ([]string, error) {
+	ids, err := queryAll(ctx, s.db, scanString, `SELECT id FROM projects
+		WHERE stage = ? AND retry_at IS NOT NULL AND retry_at <= ? ORDER BY created_at, id`,
+		apitypes.StageStalled, Timestamp(s.Now()))
+	if err != nil {
+		return nil, fmt.Errorf("due retries: %w", err)
+	}
+	return ids, nil
 }
 
-func anySlice[T any](ss []T) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
+func scanString(row scanner) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
+}
+
+// ChargeProjectCredits raises the credits charged for project id to total,
+// taking only the difference from the org's month (nothing when the project
+// was already charged that much, as on a retry). It returns a
+// *quota.MonthlyCapError, leaving everything unchanged, when the difference
+// would pass limit (<= 0: no limit).
+func (s *Store) ChargeProjectCredits(ctx context.Context, id string, total, limit int64) (*Project, error) {
+	var out *Project
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		p, err := getProject(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if extra := total - p.CreditsCharged; extra > 0 {
+			if err := chargeCredits(ctx, tx, p.OrgID, s.Now(), extra, limit); err != nil {
+				return err
+			}
+			p.CreditsCharged = total
+			p.UpdatedAt = Timestamp(s.Now())
+			if err := putProject(ctx, tx, p); err != nil {
+				return err
+			}
+		}
+		out = p
+		return nil
+	})
+	return out, err
 }

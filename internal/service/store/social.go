@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -26,13 +25,13 @@ func (s *Store) ConnectSocialAccount(ctx context.Context, orgID string, a apityp
 	if a.ExtUserID == "" {
 		a.ExtUserID = NewID("ext_")
 	}
-	data, err := json.Marshal(a)
-	if err != nil {
-		return a, err
-	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO social_accounts(post_account_id, org_id, platform, created_at, data) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT(post_account_id) DO UPDATE SET platform = excluded.platform, data = excluded.data`,
-		a.PostAccountID, orgID, a.Platform, Timestamp(s.Now()), string(data))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO social_accounts(post_account_id, org_id, platform, created_at, sub_account_id,
+			ext_user_id, ext_user_name, ext_user_picture_link, ext_user_profile_link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(post_account_id) DO UPDATE SET platform = excluded.platform, sub_account_id = excluded.sub_account_id,
+			ext_user_id = excluded.ext_user_id, ext_user_name = excluded.ext_user_name,
+			ext_user_picture_link = excluded.ext_user_picture_link, ext_user_profile_link = excluded.ext_user_profile_link`,
+		a.PostAccountID, orgID, a.Platform, Timestamp(s.Now()), a.SubAccountID, a.ExtUserID, a.ExtUserName,
+		a.ExtUserPictureLink, a.ExtUserProfileLink)
 	if err != nil {
 		return a, fmt.Errorf("connect social account: %w", err)
 	}
@@ -41,22 +40,16 @@ func (s *Store) ConnectSocialAccount(ctx context.Context, orgID string, a apityp
 
 // SocialAccounts lists the org's connected accounts in the order they were connected.
 func (s *Store) SocialAccounts(ctx context.Context, orgID string) ([]apitypes.SocialAccount, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT data FROM social_accounts WHERE org_id = ? ORDER BY rowid`, orgID)
+	out, err := queryAll(ctx, s.db, scanSocialAccount, `SELECT post_account_id, sub_account_id, platform, ext_user_id,
+		ext_user_name, ext_user_picture_link, ext_user_profile_link FROM social_accounts WHERE org_id = ? ORDER BY rowid`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("list social accounts: %w", err)
 	}
-	defer rows.Close()
-	out := []apitypes.SocialAccount{}
-	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-		var a apitypes.SocialAccount
-		if err := json.Unmarshal([]byte(data), &a); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
+}
+
+func scanSocialAccount(row scanner) (apitypes.SocialAccount, error) {
+	var a apitypes.SocialAccount
+	err := row.Scan(&a.PostAccountID, &a.SubAccountID, &a.Platform, &a.ExtUserID, &a.ExtUserName, &a.ExtUserPictureLink, &a.ExtUserProfileLink)
+	return a, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 )
 
 func openTest(t *testing.T) (*Store, string) {
@@ -23,7 +24,7 @@ func openTest(t *testing.T) (*Store, string) {
 
 func newProject(org string) *Project {
 	id := NewID("")
-	return &Project{Project: apitypes.Project{ID: id, ProjectID: id, OrgID: org, Stage: apitypes.StageQueued, CreatedAt: Timestamp(time.Now())}}
+	return &Project{ID: id, OrgID: org, Stage: apitypes.StageQueued, CreatedAt: Timestamp(time.Now())}
 }
 
 func TestReopenKeepsDataAndMigrationsOnce(t *testing.T) {
@@ -114,7 +115,7 @@ func TestMonthlyCapAndReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := s.CreateProject(ctx, newProject("org"), adm)
-	var capErr *MonthlyCapError
+	var capErr *quota.MonthlyCapError
 	if !errors.As(err, &capErr) {
 		t.Fatalf("want MonthlyCapError, got %v", err)
 	}

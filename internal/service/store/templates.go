@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -47,48 +48,53 @@ func (s *Store) SaveBrandTemplate(ctx context.Context, orgID string, t apitypes.
 		t.TemplateID = NewID("tpl_")
 	}
 	t.Type = "custom"
-	data, err := json.Marshal(t)
-	if err != nil {
-		return err
+	var pref []byte
+	if t.Preferences != nil {
+		var err error
+		if pref, err = json.Marshal(t.Preferences); err != nil {
+			return err
+		}
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO brand_templates(id, org_id, data) VALUES (?, ?, ?)
-		ON CONFLICT(id) DO UPDATE SET data = excluded.data`, t.TemplateID, orgID, string(data))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO brand_templates(id, org_id, name, is_default, type, preferences) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_default = excluded.is_default, type = excluded.type,
+			preferences = excluded.preferences`, t.TemplateID, orgID, t.Name, boolInt(t.IsDefault), t.Type, nullString(string(pref)))
 	if err != nil {
 		return fmt.Errorf("save brand template: %w", err)
 	}
 	return nil
 }
 
+func scanBrandTemplate(row scanner) (apitypes.BrandTemplate, error) {
+	var t apitypes.BrandTemplate
+	var pref sql.NullString
+	if err := row.Scan(&t.TemplateID, &t.Name, &t.IsDefault, &t.Type, &pref); err != nil {
+		return t, err
+	}
+	if pref.Valid {
+		t.Preferences = new(apitypes.RenderPref)
+		if err := json.Unmarshal([]byte(pref.String), t.Preferences); err != nil {
+			return t, fmt.Errorf("decode preferences of brand template %s: %w", t.TemplateID, err)
+		}
+	}
+	return t, nil
+}
+
 // BrandTemplates lists the org's templates followed by the presets. Exactly
 // one is marked default: the org's own default if it has one, else the
 // Simple preset.
 func (s *Store) BrandTemplates(ctx context.Context, orgID string) ([]apitypes.BrandTemplate, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT data FROM brand_templates WHERE org_id = ? ORDER BY id`, orgID)
+	out, err := queryAll(ctx, s.db, scanBrandTemplate, `SELECT id, name, is_default, type, preferences
+		FROM brand_templates WHERE org_id = ? ORDER BY id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("list brand templates: %w", err)
 	}
-	defer rows.Close()
-	var out []apitypes.BrandTemplate
 	orgDefault := false
-	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-		var t apitypes.BrandTemplate
-		if err := json.Unmarshal([]byte(data), &t); err != nil {
-			return nil, err
-		}
-		if t.IsDefault {
-			if orgDefault {
-				t.IsDefault = false
-			}
+	for i := range out {
+		if out[i].IsDefault {
+			// The first default wins.
+			out[i].IsDefault = !orgDefault
 			orgDefault = true
 		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	for _, p := range presets() {
 		p.IsDefault = !orgDefault && p.TemplateID == DefaultPresetID

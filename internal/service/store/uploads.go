@@ -64,10 +64,3 @@ func (s *Store) getUpload(ctx context.Context, where string, arg string) (*Uploa
 	u.Complete = complete != 0
 	return &u, nil
 }
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
