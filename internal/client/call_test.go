@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,12 +18,7 @@ func TestCallErrorTexts(t *testing.T) {
 	unavailable := func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 503, apitypes.ErrorBody{ErrorName: "Unavailable"})
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + ln.Addr().String()
-	_ = ln.Close()
+	refused := refusedURL(t)
 
 	cases := []struct {
 		name     string

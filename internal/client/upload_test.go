@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -390,12 +389,7 @@ func TestParseRangeHeader(t *testing.T) {
 // act on it (a refused connection) or refused it with a 429; a connection
 // dropped after the storage read it ends the upload.
 func TestUploadStartRetriedOnlyWhenNotSent(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + ln.Addr().String()
-	_ = ln.Close()
+	refused := refusedURL(t)
 	cases := []struct {
 		name    string
 		storage func(starts *counter) http.HandlerFunc // nil: nothing listens
