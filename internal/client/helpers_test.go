@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -110,4 +111,17 @@ func dropConnection(t *testing.T, w http.ResponseWriter) {
 		return
 	}
 	_ = conn.Close()
+}
+
+// refusedURL is an http address on which nothing listens: connecting to it is
+// refused, so a request there certainly never reached a server.
+func refusedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return "http://" + addr
 }

@@ -28,143 +28,207 @@ type apiCall struct {
 	envelope bool       // the answer is {"data": out}
 }
 
-// call sends ac through the shared rate limiter with the retry policy:
-//   - GET and DELETE are sent again after network errors and 5xx, up to
-//     policy.maxAttempts attempts;
-//   - a POST is sent again only when the server certainly did not act on it:
-//     after a 429, or when the connection was refused / never dialed;
-//   - a 429 waits Retry-After (holding back every client of the same key) or
-//     backs off; a 429 with X-Cap-Reason: concurrent (project create refused
-//     because too many projects run) is retried with a 30s..2m backoff, or at
-//     once when a wait in this process sees a project of the key finish, until
-//     it succeeds or ctx ends;
-//   - 403 monthly cap and every other 4xx are returned at once.
+// call sends ac through the shared rate limiter and retries it as decide
+// says (GET and DELETE after network errors and 5xx; a POST only when the
+// server certainly did not act: a 429, a refused connection; never a 403
+// monthly cap or another 4xx). Acting on a decision is call's part:
+//   - a plain 429 with Retry-After holds back every client of the same key
+//     (the next attempt waits it out in the limiter); without it, a backoff;
+//   - a 429 with X-Cap-Reason: concurrent waits 30s..2m, or less when a wait
+//     in this process sees a project of the key finish, until the create is
+//     accepted or ctx ends;
+//   - when ctx ends during a wait, the error names the failure that made the
+//     call wait and then why it stopped.
 func (c *Client) call(ctx context.Context, ac apiCall) error {
-	var payload []byte
-	if ac.body != nil {
-		var err error
-		if payload, err = json.Marshal(ac.body); err != nil {
-			return fmt.Errorf("%s %s: encoding request body: %w", ac.method, ac.path, err)
-		}
+	pc, err := prepare(c.baseURL, ac)
+	if err != nil {
+		return err
 	}
-	target := c.baseURL + ac.path
-	logPath := ac.path
-	if len(ac.query) > 0 {
-		target += "?" + ac.query.Encode()
-		logPath += "?" + ac.query.Encode()
-	}
-	var failures, limited, capRefusals int
-	var lastErr error // why the previous attempt failed, kept if ctx ends before the next
+	var (
+		t       tally
+		lastErr error // why the previous attempt failed, kept if ctx ends before the next
+	)
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			c.retries.Add(1)
 		}
 		if err := c.waitTurn(ctx, ac.path); err != nil {
 			if lastErr != nil {
-				return fmt.Errorf("%w; stopped retrying: %w", lastErr, err)
+				return stopped(lastErr, err)
 			}
 			return fmt.Errorf("%s %s: waiting for the rate limiter: %w", ac.method, ac.path, err)
 		}
-		var body io.Reader
-		if payload != nil {
-			body = bytes.NewReader(payload)
-		}
-		req, err := http.NewRequestWithContext(ctx, ac.method, target, body)
+		r, err := c.attempt(ctx, pc, attempt)
 		if err != nil {
-			return fmt.Errorf("%s %s: building request: %w", ac.method, ac.path, err)
+			return err
 		}
-		c.setAPIHeaders(req, payload != nil)
-		c.trace(ctx, "clipper API request", map[string]any{
-			"method": ac.method, "path": logPath, "attempt": attempt,
-			"headers": c.headerFields(req.Header), "body": bodyField(payload),
-		})
-
-		resp, respBody, dur, err := c.send(req)
-		if err != nil {
-			c.debug(ctx, "clipper API request failed", map[string]any{
-				"method": ac.method, "path": logPath, "attempt": attempt,
-				"duration_ms": dur.Milliseconds(), "error": err,
-			})
-			if ctx.Err() != nil {
-				if lastErr != nil {
-					return fmt.Errorf("%w; stopped retrying: %w", lastErr, err)
-				}
-				return fmt.Errorf("%s %s: %w", ac.method, ac.path, err)
-			}
-			failures++
-			// A body cut off after the status line arrived means the server
-			// acted; only idempotent methods may go again then.
-			retryable := idempotent(ac.method) || (resp == nil && notSent(err))
-			if !retryable || failures >= c.policy.maxAttempts {
-				return fmt.Errorf("%s %s: after %d attempt(s): %w", ac.method, ac.path, attempt, err)
-			}
-			lastErr = fmt.Errorf("%s %s: %w", ac.method, ac.path, err)
-			if err := sleep(ctx, backoff(failures, c.policy.base, c.policy.max)); err != nil {
-				return fmt.Errorf("%w; stopped retrying: %w", lastErr, err)
-			}
-			continue
+		var d decision
+		d, t = decide(c.policy, t, r.outcome)
+		switch d.act {
+		case actDone:
+			return pc.decode(r)
+		case actFail:
+			return pc.failure(r, lastErr, attempt)
 		}
-		c.debug(ctx, "clipper API response", map[string]any{
-			"method": ac.method, "path": logPath, "attempt": attempt,
-			"status": resp.StatusCode, "duration_ms": dur.Milliseconds(),
-		})
-		c.trace(ctx, "clipper API response body", map[string]any{
-			"method": ac.method, "path": logPath, "status": resp.StatusCode, "body": bodyField(respBody),
-		})
-
-		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-			if err := decodeAnswer(respBody, ac.out, ac.envelope); err != nil {
-				return fmt.Errorf("%s %s: decoding %d answer: %w", ac.method, ac.path, resp.StatusCode, err)
-			}
-			return nil
-		}
-		apiErr := parseError(ac.method, ac.path, resp, respBody)
-		var ae *APIError
-		errors.As(apiErr, &ae)
-		lastErr = apiErr
-
-		switch {
-		case resp.StatusCode == http.StatusTooManyRequests && ae.CapReason == apitypes.CapReasonConcurrent:
-			c.limited.Add(1)
-			c.concurrent.Add(1)
-			capRefusals++
-			d := max(backoff(capRefusals, c.policy.capBase, c.policy.capMax), ae.RetryAfter)
-			c.debug(ctx, "clipper concurrent project cap reached; retrying", map[string]any{
-				"method": ac.method, "path": logPath, "refusals": capRefusals, "wait_ms": d.Milliseconds(),
-			})
-			// Retry after the backoff, or as soon as this process sees one of
-			// the key's projects finish, whichever comes first.
-			wake, cancelWait := c.limiter.waitForSlot()
-			err := sleepOrWake(ctx, d, wake)
-			cancelWait()
-			if err != nil {
-				return fmt.Errorf("%w; stopped retrying: %w", apiErr, err)
-			}
-		case resp.StatusCode == http.StatusTooManyRequests:
-			c.limited.Add(1)
-			limited++
-			if limited > c.policy.max429 {
-				return apiErr
-			}
-			if ae.RetryAfter > 0 {
-				// The key is over its rate for every client in the process:
-				// hold them all back, then go through the limiter again.
-				c.limiter.pause(ae.RetryAfter)
-			} else if err := sleep(ctx, backoff(limited, c.policy.base, c.policy.max)); err != nil {
-				return fmt.Errorf("%w; stopped retrying: %w", apiErr, err)
-			}
-		case resp.StatusCode >= 500 && idempotent(ac.method):
-			failures++
-			if failures >= c.policy.maxAttempts {
-				return apiErr
-			}
-			if err := sleep(ctx, backoff(failures, c.policy.base, c.policy.max)); err != nil {
-				return fmt.Errorf("%w; stopped retrying: %w", apiErr, err)
-			}
-		default:
-			return apiErr
+		lastErr = pc.errorOf(r)
+		if err := c.holdOff(ctx, pc, d, t); err != nil {
+			return stopped(lastErr, err)
 		}
 	}
+}
+
+// preparedCall is an apiCall ready to send: its body encoded once for every
+// attempt, its address built.
+type preparedCall struct {
+	apiCall
+	payload []byte // nil when there is no body
+	target  string // absolute URL with the query
+	logPath string // path and query, as logged
+}
+
+func prepare(baseURL string, ac apiCall) (*preparedCall, error) {
+	pc := &preparedCall{apiCall: ac, target: baseURL + ac.path, logPath: ac.path}
+	if ac.body != nil {
+		var err error
+		if pc.payload, err = json.Marshal(ac.body); err != nil {
+			return nil, fmt.Errorf("%s %s: encoding request body: %w", ac.method, ac.path, err)
+		}
+	}
+	if len(ac.query) > 0 {
+		q := "?" + ac.query.Encode()
+		pc.target += q
+		pc.logPath += q
+	}
+	return pc, nil
+}
+
+// reply is what one attempt came back with.
+type reply struct {
+	outcome
+	body   []byte // the whole answer, when it arrived
+	apiErr error  // the typed error of a non-2xx answer
+}
+
+// attempt builds, logs and sends one attempt of pc. Only building the request
+// fails here; what the network or the server did is in the reply.
+func (c *Client) attempt(ctx context.Context, pc *preparedCall, n int) (reply, error) {
+	var body io.Reader
+	if pc.payload != nil {
+		body = bytes.NewReader(pc.payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, pc.method, pc.target, body)
+	if err != nil {
+		return reply{}, fmt.Errorf("%s %s: building request: %w", pc.method, pc.path, err)
+	}
+	c.setAPIHeaders(req, pc.payload != nil)
+	c.trace(ctx, "clipper API request", map[string]any{
+		"method": pc.method, "path": pc.logPath, "attempt": n,
+		"headers": c.headerFields(req.Header), "body": bodyField(pc.payload),
+	})
+
+	resp, respBody, dur, err := c.send(req)
+	if err != nil {
+		c.debug(ctx, "clipper API request failed", map[string]any{
+			"method": pc.method, "path": pc.logPath, "attempt": n,
+			"duration_ms": dur.Milliseconds(), "error": err,
+		})
+		r := reply{outcome: outcome{idempotent: idempotent(pc.method), err: err}}
+		r.ctxEnded = ctx.Err() != nil
+		if resp != nil {
+			r.status = resp.StatusCode // the body was cut off after the status line
+		}
+		return r, nil
+	}
+	c.debug(ctx, "clipper API response", map[string]any{
+		"method": pc.method, "path": pc.logPath, "attempt": n,
+		"status": resp.StatusCode, "duration_ms": dur.Milliseconds(),
+	})
+	c.trace(ctx, "clipper API response body", map[string]any{
+		"method": pc.method, "path": pc.logPath, "status": resp.StatusCode, "body": bodyField(respBody),
+	})
+	return c.answered(pc, resp, respBody), nil
+}
+
+// answered is the reply of an attempt that got a whole answer. A 429 is
+// counted in Stats here, whatever decide then makes of it.
+func (c *Client) answered(pc *preparedCall, resp *http.Response, body []byte) reply {
+	r := reply{outcome: outcome{idempotent: idempotent(pc.method), status: resp.StatusCode}, body: body}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return r
+	}
+	r.apiErr = parseError(pc.method, pc.path, resp, body)
+	var ae *APIError
+	if errors.As(r.apiErr, &ae) {
+		r.retryAfter, r.capReason = ae.RetryAfter, ae.CapReason
+	}
+	var mc *MonthlyCapError
+	r.monthlyCap = errors.As(r.apiErr, &mc)
+	if resp.StatusCode == http.StatusTooManyRequests {
+		c.limited.Add(1)
+		if r.capReason == apitypes.CapReasonConcurrent {
+			c.concurrent.Add(1)
+		}
+	}
+	return r
+}
+
+// holdOff waits before the next attempt as d says.
+func (c *Client) holdOff(ctx context.Context, pc *preparedCall, d decision, t tally) error {
+	wait := d.wait.duration()
+	switch d.act {
+	case actPause:
+		// The key is over its rate for every client in the process: hold
+		// them all back; the next attempt waits it out in waitTurn.
+		c.limiter.pause(wait)
+		return nil
+	case actAwaitSlot:
+		c.debug(ctx, "clipper "+d.reason+"; retrying", map[string]any{
+			"method": pc.method, "path": pc.logPath, "refusals": t.capRefusals, "wait_ms": wait.Milliseconds(),
+		})
+		// Retry after the backoff, or as soon as this process sees one of
+		// the key's projects finish, whichever comes first.
+		wake, cancelWait := c.limiter.waitForSlot()
+		defer cancelWait()
+		return sleepOrWake(ctx, wait, wake)
+	}
+	return sleep(ctx, wait)
+}
+
+// decode reads a 2xx answer into the call's out.
+func (pc *preparedCall) decode(r reply) error {
+	if err := decodeAnswer(r.body, pc.out, pc.envelope); err != nil {
+		return fmt.Errorf("%s %s: decoding %d answer: %w", pc.method, pc.path, r.status, err)
+	}
+	return nil
+}
+
+// errorOf is the error of one failed attempt.
+func (pc *preparedCall) errorOf(r reply) error {
+	if r.err == nil {
+		return r.apiErr
+	}
+	return fmt.Errorf("%s %s: %w", pc.method, pc.path, r.err)
+}
+
+// failure is the error the call ends with when decide gives up after attempt
+// n: the server's answer as is; a network error with the attempts it took;
+// ctx ending mid-request after the failure that made the call retry.
+func (pc *preparedCall) failure(r reply, lastErr error, n int) error {
+	switch {
+	case r.err == nil:
+		return r.apiErr
+	case !r.ctxEnded:
+		return fmt.Errorf("%s %s: after %d attempt(s): %w", pc.method, pc.path, n, r.err)
+	case lastErr != nil:
+		return stopped(lastErr, r.err)
+	}
+	return pc.errorOf(r)
+}
+
+// stopped is the error of a call that ctx ended while it was retrying: the
+// failure that made it retry, then why it stopped.
+func stopped(lastErr, err error) error {
+	return fmt.Errorf("%w; stopped retrying: %w", lastErr, err)
 }
 
 // send performs req and reads the whole (bounded) answer. resp is non-nil

@@ -64,6 +64,14 @@ func idempotent(method string) bool {
 	return method == http.MethodGet || method == http.MethodDelete || method == http.MethodHead
 }
 
+// mayResend reports whether a request whose attempt failed with a transport
+// error may be sent again: an idempotent one always; any other only when it
+// certainly never reached the server. A status line that arrived (the body
+// was then cut off) means the server acted, whatever the error says.
+func mayResend(idempotent, statusArrived bool, err error) bool {
+	return idempotent || (!statusArrived && notSent(err))
+}
+
 // notSent reports whether a transport error certainly happened before the
 // server could see the request: the connection was refused or never dialed.
 // Only then is a POST safe to send again; after a timeout or a reset the server

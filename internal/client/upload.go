@@ -80,6 +80,11 @@ func (c *Client) UploadFile(ctx context.Context, path string) (string, error) {
 // startUpload opens a resumable session at uploadURL and returns its absolute
 // address. Like any POST it is sent again only when it certainly was not
 // received (refused connection) or the storage answered 429.
+//
+// It shares call's rule for a POST after a transport error (mayResend), not
+// the rest of decide: the storage may be a third-party store, whose 429 says
+// nothing about the API key's rate (no pause of the shared limiter, no
+// concurrent cap), and one budget of policy.maxAttempts bounds all its retries.
 func (c *Client) startUpload(ctx context.Context, uploadURL string) (string, error) {
 	base, err := url.Parse(uploadURL)
 	if err != nil {
@@ -98,7 +103,7 @@ func (c *Client) startUpload(ctx context.Context, uploadURL string) (string, err
 		var retry bool
 		switch {
 		case err != nil:
-			retry = resp == nil && notSent(err) && ctx.Err() == nil
+			retry = mayResend(idempotent(req.Method), resp != nil, err) && ctx.Err() == nil
 			err = fmt.Errorf("starting upload session: %w", err)
 		case resp.StatusCode == http.StatusCreated || resp.StatusCode == http.StatusOK:
 			loc := resp.Header.Get("Location")
@@ -199,7 +204,10 @@ type uploadState struct {
 }
 
 // transientError marks an upload failure worth resuming after (network error,
-// 5xx, 429); anything else ends the upload.
+// 5xx, 429); anything else ends the upload. Unlike decide's rule for a
+// request that is not idempotent, any network error of a chunk PUT is worth
+// resuming after, because putFile never sends the chunk blindly again: it
+// first asks the storage what it holds.
 type transientError struct{ err error }
 
 func (e transientError) Error() string { return e.err.Error() }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -381,5 +382,68 @@ func TestParseRangeHeader(t *testing.T) {
 		if _, err := parseRangeHeader(bad); err == nil {
 			t.Errorf("parseRangeHeader(%q) accepted", bad)
 		}
+	}
+}
+
+// The session-start POST goes again only when the storage certainly did not
+// act on it (a refused connection) or refused it with a 429; a connection
+// dropped after the storage read it ends the upload.
+func TestUploadStartRetriedOnlyWhenNotSent(t *testing.T) {
+	refused := refusedURL(t)
+	cases := []struct {
+		name    string
+		storage func(starts *counter) http.HandlerFunc // nil: nothing listens
+		fails   bool                                   // the upload ends in an error...
+		wantIs  error                                  // ...wrapping this, when set
+		starts  int64                                  // start POSTs sent
+	}{
+		{name: "refused", fails: true, wantIs: syscall.ECONNREFUSED, starts: int64(fastPolicy.maxAttempts)},
+		{name: "dropped after the storage read it", storage: func(*counter) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				dropConnection(t, w)
+			}
+		}, fails: true, starts: 1},
+		{name: "429 then accepted", storage: func(starts *counter) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPut {
+					_, _ = io.Copy(io.Discard, r.Body)
+					w.WriteHeader(200)
+					return
+				}
+				if starts.inc("start") == 1 {
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				w.Header().Set("Location", "/s")
+				w.WriteHeader(201)
+			}
+		}, starts: 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			starts := &counter{}
+			storageURL := refused
+			if tc.storage != nil {
+				storage := httptest.NewServer(tc.storage(starts))
+				defer storage.Close()
+				storageURL = storage.URL
+			}
+			api := uploadAPI(t, storageURL)
+			defer api.Close()
+			c := newTestClient(t, api.URL, nil)
+			path, _ := randomFile(t, 1000)
+			_, err := c.UploadFile(context.Background(), path)
+			if (err != nil) != tc.fails || tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Fatalf("upload error = %v, want failure %t wrapping %v", err, tc.fails, tc.wantIs)
+			}
+			sent := c.Stats().Requests - 1 // less the upload-link request
+			if !tc.fails {
+				sent-- // less the one chunk PUT
+			}
+			if sent != tc.starts {
+				t.Fatalf("sent %d session starts, want %d", sent, tc.starts)
+			}
+		})
 	}
 }

@@ -31,6 +31,43 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	if err := requireID("project id", id); err != nil {
 		return nil, err
 	}
+	w := newProjectWait(id, opts)
+	// The caller has just created or read the project: the first look waits
+	// one interval too, instead of spending a request on news that cannot
+	// have happened yet.
+	if err := sleep(ctx, w.first); err != nil {
+		return w.last, w.interrupted(err)
+	}
+	for {
+		p, err := c.GetProject(ctx, id)
+		if err != nil {
+			return w.last, w.pollFailed(ctx, err)
+		}
+		w.saw(p)
+		if freesSlot(p) {
+			c.limiter.notifyFreed() // the project no longer holds a concurrent slot
+		}
+		if over, err := waitOver(id, p); over {
+			return p, err
+		}
+		if err := sleep(ctx, w.interval); err != nil {
+			return w.last, fmt.Errorf("waiting for project %s: still in stage %s: %w", id, stageName(w.lastStage), err)
+		}
+	}
+}
+
+// projectWait is the state of one WaitForProject: the last project seen and
+// the interval to the next poll.
+type projectWait struct {
+	id             string
+	first, ceiling time.Duration // the PollInterval and MaxPollInterval in force
+	interval       time.Duration // before the next poll
+	last           *apitypes.Project
+	lastStage      apitypes.Stage
+	onStageChange  func(p *apitypes.Project)
+}
+
+func newProjectWait(id string, opts WaitOptions) *projectWait {
 	first := opts.PollInterval
 	if first <= 0 {
 		first = 5 * time.Second
@@ -39,56 +76,62 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	if ceiling <= 0 {
 		ceiling = 30 * time.Second
 	}
-	ceiling = max(ceiling, first)
+	w := &projectWait{
+		id: id, first: first, ceiling: max(ceiling, first), interval: first,
+		last: opts.Known, onStageChange: opts.OnStageChange,
+	}
+	if w.last != nil {
+		w.lastStage = w.last.Stage
+	}
+	return w
+}
 
-	last := opts.Known
-	var lastStage apitypes.Stage
-	if last != nil {
-		lastStage = last.Stage
+// saw records a polled project: a new stage resets the interval and is
+// reported; the same stage again stretches the interval by half.
+func (w *projectWait) saw(p *apitypes.Project) {
+	w.last = p
+	if p.Stage == w.lastStage {
+		w.interval = min(w.interval+w.interval/2, w.ceiling)
+		return
 	}
-	interval := first
-	for poll := 0; ; poll++ {
-		// The caller has just created or read the project: the first look
-		// waits one interval too, instead of spending a request on news
-		// that cannot have happened yet.
-		if poll == 0 {
-			if err := sleep(ctx, first); err != nil {
-				return last, fmt.Errorf("waiting for project %s (last stage %s): %w", id, stageName(lastStage), err)
-			}
-		}
-		p, err := c.GetProject(ctx, id)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-				return last, fmt.Errorf("waiting for project %s (last stage %s): %w", id, stageName(lastStage), err)
-			}
-			return last, fmt.Errorf("waiting for project %s: %w", id, err)
-		}
-		last = p
-		if p.Stage != lastStage {
-			lastStage = p.Stage
-			interval = first
-			if opts.OnStageChange != nil {
-				opts.OnStageChange(p)
-			}
-		} else {
-			interval = min(interval+interval/2, ceiling)
-		}
-		if p.IsDeleted || p.IsPurged || p.Stage.Terminal() {
-			c.limiter.notifyFreed() // the project no longer holds a concurrent slot
-		}
-		switch {
-		case p.IsDeleted || p.IsPurged:
-			return p, fmt.Errorf("waiting for project %s: the project was deleted or purged by the service (isDeleted=%t, isPurged=%t) in stage %s",
-				id, p.IsDeleted, p.IsPurged, stageName(p.Stage))
-		case p.Stage == apitypes.StageComplete:
-			return p, nil
-		case p.Stage == apitypes.StageStalled:
-			return p, &StalledError{Project: p}
-		}
-		if err := sleep(ctx, interval); err != nil {
-			return last, fmt.Errorf("waiting for project %s: still in stage %s: %w", id, stageName(lastStage), err)
-		}
+	w.lastStage = p.Stage
+	w.interval = w.first
+	if w.onStageChange != nil {
+		w.onStageChange(p)
 	}
+}
+
+// interrupted is the error of a wait cut short by ctx, naming the last stage.
+func (w *projectWait) interrupted(err error) error {
+	return fmt.Errorf("waiting for project %s (last stage %s): %w", w.id, stageName(w.lastStage), err)
+}
+
+// pollFailed is the error of a failed poll: a deadline names the last stage
+// like any interruption; an answer of the service (404, say) stands alone.
+func (w *projectWait) pollFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		return w.interrupted(err)
+	}
+	return fmt.Errorf("waiting for project %s: %w", w.id, err)
+}
+
+// freesSlot reports whether p no longer counts against the concurrent cap.
+func freesSlot(p *apitypes.Project) bool {
+	return p.IsDeleted || p.IsPurged || p.Stage.Terminal()
+}
+
+// waitOver reports whether p ends the wait, and with which error.
+func waitOver(id string, p *apitypes.Project) (bool, error) {
+	switch {
+	case p.IsDeleted || p.IsPurged:
+		return true, fmt.Errorf("waiting for project %s: the project was deleted or purged by the service (isDeleted=%t, isPurged=%t) in stage %s",
+			id, p.IsDeleted, p.IsPurged, stageName(p.Stage))
+	case p.Stage == apitypes.StageComplete:
+		return true, nil
+	case p.Stage == apitypes.StageStalled:
+		return true, &StalledError{Project: p}
+	}
+	return false, nil
 }
 
 func stageName(s apitypes.Stage) string {
