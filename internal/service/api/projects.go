@@ -101,8 +101,12 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 // of the caller's org. It returns what the project reports as its source.
 func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string) (platform, sourceID, uploadID string, err error) {
 	src, err := sources.Classify(videoURL)
+	var invalid *sources.InvalidError
+	if errors.As(err, &invalid) {
+		return "", "", "", badField(invalid.Field, "%s", invalid.Rule)
+	}
 	if err != nil {
-		return "", "", "", badField("videoUrl", "%s", classifyRule(err))
+		return "", "", "", err
 	}
 	if src.Kind != sources.KindUpload {
 		// This server's own media addresses are read from disk by the
