@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -24,12 +23,18 @@ const (
 	DefaultMonthlyCredits = 900
 )
 
+// Submitter takes a created project into processing; the pipeline's Runner
+// is one.
+type Submitter interface {
+	Submit(projectID string)
+}
+
 // Config is what the handlers need.
 type Config struct {
 	Store *store.Store
-	// Runner gets every created project (Runner.Submit). Nil only in tests
-	// that exercise handlers without processing.
-	Runner         *pipeline.Runner
+	// Runner gets every created project. Nil submits nothing: projects stay
+	// QUEUED, which suits tests of handlers without processing.
+	Runner         Submitter
 	DataDir        string // uploads under DataDir/uploads, media under DataDir/media
 	PublicURL      string // base of the addresses handed out (upload and media links)
 	RateLimit      int    // requests per minute per key on project and clip endpoints; 0 = DefaultRateLimit
@@ -48,7 +53,7 @@ type Config struct {
 // API holds the handlers' shared state.
 type API struct {
 	store          *store.Store
-	runner         *pipeline.Runner
+	runner         Submitter
 	uploadsDir     string
 	mediaDir       string
 	publicURL      string
@@ -116,6 +121,9 @@ func newAPI(cfg Config) *API {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Runner == nil {
+		cfg.Runner = noSubmit{}
+	}
 	limiter := newKeyLimiter(cfg.RateLimit)
 	if cfg.Now != nil {
 		limiter.now = cfg.Now
@@ -143,3 +151,8 @@ func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 		"(currently " + strconv.FormatInt(a.monthlyCredits, 10) + "). Restart the server with a higher value to raise it; " +
 		"otherwise access resumes on the first day of next month (UTC).\n"))
 }
+
+// noSubmit is the Runner of a Config without one.
+type noSubmit struct{}
+
+func (noSubmit) Submit(string) {}

@@ -87,9 +87,7 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.log.Info("project created", "project", p.ID, "org", p.OrgID, "source", platform)
-	if a.runner != nil {
-		a.runner.Submit(p.ID)
-	}
+	a.runner.Submit(p.ID)
 	if uploadID != "" {
 		w.Header().Set(apitypes.HeaderUploadID, uploadID)
 	}
