@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
 )
 
 // Defaults of the limits, the spec's values.
@@ -53,8 +54,8 @@ type Config struct {
 // API holds the handlers' shared state.
 type API struct {
 	store          *store.Store
+	uploads        *upload.Sessions
 	runner         Submitter
-	uploadsDir     string
 	mediaDir       string
 	publicURL      string
 	maxConcurrent  int
@@ -63,7 +64,6 @@ type API struct {
 	allowPrivate   bool
 	log            *slog.Logger
 	limiter        *keyLimiter
-	uploadLocks    keyedMutex
 }
 
 // New returns the handler of every clipperd route.
@@ -129,9 +129,11 @@ func newAPI(cfg Config) *API {
 		limiter.now = cfg.Now
 	}
 	return &API{
-		store:          cfg.Store,
-		runner:         cfg.Runner,
-		uploadsDir:     filepath.Join(cfg.DataDir, "uploads"),
+		store:  cfg.Store,
+		runner: cfg.Runner,
+		uploads: upload.New(upload.Config{
+			Store: cfg.Store, Dir: filepath.Join(cfg.DataDir, "uploads"), Logger: logger,
+		}),
 		mediaDir:       filepath.Join(cfg.DataDir, "media"),
 		publicURL:      strings.TrimSuffix(cfg.PublicURL, "/"),
 		maxConcurrent:  cfg.MaxConcurrent,

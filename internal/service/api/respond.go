@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
 )
 
 // Error names of filled-gaps.md ("Errors not shown"), plus Forbidden and
@@ -51,12 +52,24 @@ func badField(field, format string, args ...any) error {
 	return &fieldError{Field: field, Rule: fmt.Sprintf(format, args...)}
 }
 
-// fail answers err: a fieldError is a 400 naming the field; anything else a 500
-// whose details go to the log, not to the caller.
+// fail answers err: a fieldError is a 400 naming the field, the upload
+// protocol's errors a 400, 404 or 409; anything else a 500 whose details go
+// to the log, not to the caller.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *fieldError
-	if errors.As(err, &fe) {
+	var ue *upload.RequestError
+	switch {
+	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, errBadRequest, fe.Error())
+		return
+	case errors.As(err, &ue):
+		writeError(w, http.StatusBadRequest, errBadRequest, ue.Error())
+		return
+	case errors.Is(err, upload.ErrNotFound):
+		writeError(w, http.StatusNotFound, errNotFound, err.Error())
+		return
+	case errors.Is(err, upload.ErrComplete):
+		writeError(w, http.StatusConflict, errConflict, err.Error())
 		return
 	}
 	a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)

@@ -1,4 +1,4 @@
-package api
+package upload
 
 import (
 	"strconv"
@@ -21,7 +21,7 @@ func parseContentRange(h string) (contentRange, error) {
 		return contentRange{total: -1}, nil
 	}
 	bad := func(rule string) (contentRange, error) {
-		return contentRange{}, badField("Content-Range", "%s, not %q", rule, h)
+		return contentRange{}, refuse("Content-Range", "%s, not %q", rule, h)
 	}
 	spec, ok := strings.CutPrefix(h, "bytes ")
 	if !ok {
