@@ -2,7 +2,9 @@
 // service-interface.md (as filled-gaps.md completes them), the object-storage
 // side of the local upload flow (/storage/), rendered media (/media/) and
 // /healthz. Handlers are thin: they check the caller, validate the request,
-// and hand the work to the store and the pipeline.
+// hand the work to the store, the upload protocol (package upload) and the
+// pipeline, and answer errors through fail (errors.go), the one place where
+// errors become HTTP statuses.
 package api
 
 import (

@@ -21,18 +21,8 @@ type uploadStatus struct {
 // returned url is this server's object-storage address for the upload.
 func (a *API) createUploadLink(w http.ResponseWriter, r *http.Request) {
 	key := caller(r)
-	var req apitypes.UploadLinkRequest
-	if err := decodeJSON(w, r, &req); err != nil {
+	if _, err := decodeValid(w, r, checkUploadLink); err != nil {
 		a.fail(w, r, err)
-		return
-	}
-	switch req.Video.Usecase {
-	case apitypes.UsecaseLocalUpload:
-	case "":
-		a.fail(w, r, badField("video.usecase", "is required; %s uploads a local file", apitypes.UsecaseLocalUpload))
-		return
-	default:
-		a.fail(w, r, badField("video.usecase", "must be %s, not %q", apitypes.UsecaseLocalUpload, req.Video.Usecase))
 		return
 	}
 	up, err := a.uploads.Create(r.Context(), key.OrgID, key.UserID)
@@ -56,8 +46,14 @@ func (a *API) createUploadLink(w http.ResponseWriter, r *http.Request) {
 	}})
 }
 
-func storageNotFound(w http.ResponseWriter, what string) {
-	writeError(w, http.StatusNotFound, errNotFound, what+" not found")
+func checkUploadLink(req *apitypes.UploadLinkRequest) error {
+	switch req.Video.Usecase {
+	case apitypes.UsecaseLocalUpload:
+		return nil
+	case "":
+		return badField("video.usecase", "is required; %s uploads a local file", apitypes.UsecaseLocalUpload)
+	}
+	return badField("video.usecase", "must be %s, not %q", apitypes.UsecaseLocalUpload, req.Video.Usecase)
 }
 
 // startUpload is POST {url} with x-store-resumable: start. It opens a new
