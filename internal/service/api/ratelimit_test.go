@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // t0 is a whole second, so the expected header values are exact.
@@ -181,15 +179,7 @@ func TestRateLimitKeysAndMemory(t *testing.T) {
 // an injected clock: the limit's requests at one instant pass, the next is a
 // 429 naming the wait, and a minute later the key may send again.
 func TestRateLimitThroughHandler(t *testing.T) {
-	st, err := store.Open(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	key, err := st.CreateKey(t.Context(), "org-a", "user-a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, key := keyedStore(t)
 	now := t0
 	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", RateLimit: 5,
 		Now: func() time.Time { return now }})

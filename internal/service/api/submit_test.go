@@ -28,15 +28,7 @@ func (s *submissions) Submit(id string) {
 // TestCreateSubmits: a created project goes to the Runner, a refused one
 // does not.
 func TestCreateSubmits(t *testing.T) {
-	st, err := store.Open(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	key, err := st.CreateKey(t.Context(), "org-a", "user-a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, key := keyedStore(t)
 	var subs submissions
 	h := New(Config{Store: st, Runner: &subs, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", AllowPrivateImports: true})
 	create := func(body string) *httptest.ResponseRecorder {
@@ -61,4 +53,20 @@ func TestCreateSubmits(t *testing.T) {
 	if !slices.Equal(subs.ids, []string{p.ID}) {
 		t.Errorf("submitted %v, want only the created project %s", subs.ids, p.ID)
 	}
+}
+
+// keyedStore is a store in a temporary directory with one API key, of
+// org-a and user-a.
+func keyedStore(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	st, err := store.Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	key, err := st.CreateKey(t.Context(), "org-a", "user-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, key
 }
