@@ -2,7 +2,9 @@
 // service-interface.md (as filled-gaps.md completes them), the object-storage
 // side of the local upload flow (/storage/), rendered media (/media/) and
 // /healthz. Handlers are thin: they check the caller, validate the request,
-// and hand the work to the store and the pipeline.
+// hand the work to the store, the upload protocol (package upload) and the
+// pipeline, and answer errors through fail (errors.go), the one place where
+// errors become HTTP statuses.
 package api
 
 import (
@@ -13,17 +15,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
 )
+
+// Submitter takes a created project into processing; the pipeline's Runner
+// is one.
+type Submitter interface {
+	Submit(projectID string)
+}
 
 // Config is what the handlers need.
 type Config struct {
 	Store *store.Store
-	// Runner gets every created project (Runner.Submit). Nil only in tests
-	// that exercise handlers without processing.
-	Runner    *pipeline.Runner
+	// Runner gets every created project. Nil submits nothing: projects stay
+	// QUEUED, which suits tests of handlers without processing.
+	Runner    Submitter
 	DataDir   string // uploads under DataDir/uploads, media under DataDir/media
 	PublicURL string // base of the addresses handed out (upload and media links)
 	// Limits of every organization; zero fields take the spec's defaults.
@@ -39,18 +47,15 @@ type Config struct {
 
 // API holds the handlers' shared state.
 type API struct {
-	store          *store.Store
-	runner         *pipeline.Runner
-	uploadsDir     string
-	mediaDir       string
-	publicURL      string
-	maxConcurrent  int
-	monthlyCredits int64
-	maxCollections int
-	allowPrivate   bool
-	log            *slog.Logger
-	limiter        *keyLimiter
-	uploadLocks    keyedMutex
+	store        *store.Store
+	uploads      *upload.Sessions
+	runner       Submitter
+	mediaDir     string
+	publicURL    string
+	limits       quota.Limits
+	allowPrivate bool
+	log          *slog.Logger
+	limiter      *keyLimiter
 }
 
 // New returns the handler of every clipperd route.
@@ -97,22 +102,25 @@ func newAPI(cfg Config) *API {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Runner == nil {
+		cfg.Runner = noSubmit{}
+	}
 	limiter := newKeyLimiter(cfg.RateLimit)
 	if cfg.Now != nil {
 		limiter.now = cfg.Now
 	}
 	return &API{
-		store:          cfg.Store,
-		runner:         cfg.Runner,
-		uploadsDir:     filepath.Join(cfg.DataDir, "uploads"),
-		mediaDir:       filepath.Join(cfg.DataDir, "media"),
-		publicURL:      strings.TrimSuffix(cfg.PublicURL, "/"),
-		maxConcurrent:  cfg.MaxConcurrent,
-		monthlyCredits: int64(cfg.MonthlyCredits),
-		maxCollections: cfg.MaxCollections,
-		allowPrivate:   cfg.AllowPrivateImports,
-		log:            logger,
-		limiter:        limiter,
+		store:  cfg.Store,
+		runner: cfg.Runner,
+		uploads: upload.New(upload.Config{
+			Store: cfg.Store, Dir: filepath.Join(cfg.DataDir, "uploads"), Logger: logger,
+		}),
+		mediaDir:     filepath.Join(cfg.DataDir, "media"),
+		publicURL:    strings.TrimSuffix(cfg.PublicURL, "/"),
+		limits:       cfg.Limits,
+		allowPrivate: cfg.AllowPrivateImports,
+		log:          logger,
+		limiter:      limiter,
 	}
 }
 
@@ -121,6 +129,11 @@ func newAPI(cfg Config) *API {
 func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("clipperd: the monthly credit cap per organization is set with `clipperd serve --monthly-credits N` " +
-		"(currently " + strconv.FormatInt(a.monthlyCredits, 10) + "). Restart the server with a higher value to raise it; " +
+		"(currently " + strconv.Itoa(a.limits.MonthlyCredits) + "). Restart the server with a higher value to raise it; " +
 		"otherwise access resumes on the first day of next month (UTC).\n"))
 }
+
+// noSubmit is the Runner of a Config without one.
+type noSubmit struct{}
+
+func (noSubmit) Submit(string) {}

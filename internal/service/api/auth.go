@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,41 +42,44 @@ func bearerToken(h string) (string, bool) {
 	return token, true
 }
 
-// authed requires a known API key. When x-svc-org-id is sent it must name the
-// key's organization: a key acts for exactly one org here, so another org id
-// is a 403 naming the header (the caller is known, the org is not theirs).
+// authed requires a known API key.
 func (a *API) authed(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := bearerToken(r.Header.Get("Authorization"))
-		if !ok {
-			writeError(w, http.StatusUnauthorized, errUnauthorized,
-				"missing or malformed Authorization header: send Authorization: Bearer <API_KEY>")
-			return
-		}
-		key, err := a.store.LookupKey(r.Context(), token)
-		if errors.Is(err, store.ErrNotFound) {
-			writeError(w, http.StatusUnauthorized, errUnauthorized, "invalid API key")
-			return
-		}
+		key, err := a.authenticate(r)
 		if err != nil {
 			a.fail(w, r, err)
-			return
-		}
-		if org := strings.TrimSpace(r.Header.Get(apitypes.HeaderOrgID)); org != "" && org != key.OrgID {
-			writeError(w, http.StatusForbidden, errForbidden,
-				apitypes.HeaderOrgID+": the API key does not belong to organization "+org)
 			return
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, key)))
 	})
 }
 
+// authenticate finds the key of the request's bearer token. When
+// x-svc-org-id is sent it must name the key's organization: a key acts for
+// exactly one org here, so another org id is refused naming the header.
+func (a *API) authenticate(r *http.Request) (store.Key, error) {
+	token, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return store.Key{}, &authError{msg: "missing or malformed Authorization header: send Authorization: Bearer <API_KEY>"}
+	}
+	key, err := a.store.LookupKey(r.Context(), token)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Key{}, &authError{msg: "invalid API key"}
+	}
+	if err != nil {
+		return store.Key{}, err
+	}
+	if org := strings.TrimSpace(r.Header.Get(apitypes.HeaderOrgID)); org != "" && org != key.OrgID {
+		return store.Key{}, &authError{forbidden: true, msg: apitypes.HeaderOrgID + ": the API key does not belong to organization " + org}
+	}
+	return key, nil
+}
+
 // limited applies the per-key rate limit; it runs after authed.
 func (a *API) limited(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !a.limiter.admit(w, caller(r).Key, a.limiter.now()) {
-			writeError(w, http.StatusTooManyRequests, errTooMany,
-				"rate limit of "+strconv.Itoa(a.limiter.perMinute)+" requests per minute per API key exceeded; retry after the Retry-After seconds")
+			a.fail(w, r, errRateLimited)
 			return
 		}
 		next(w, r)

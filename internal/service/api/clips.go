@@ -1,13 +1,10 @@
 package api
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // Paging of GET /api/exportable-clips. The spec leaves the defaults open:
@@ -28,14 +25,11 @@ const (
 // exportableClips is GET /api/exportable-clips; it answers a bare array.
 func (a *API) exportableClips(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	pageNum, err := intParam(q.Get("pageNum"), 1, 1, 0, "pageNum", "an integer >= 1")
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	pageSize, err := intParam(q.Get("pageSize"), defaultPageSize, 1, maxPageSize, "pageSize", "an integer from 1 to 100")
-	if err != nil {
-		a.fail(w, r, err)
+	ints := queryInts{q: q}
+	pageNum := ints.get("pageNum", 1, 1, 0, "an integer >= 1")
+	pageSize := ints.get("pageSize", defaultPageSize, 1, maxPageSize, "an integer from 1 to 100")
+	if ints.err != nil {
+		a.fail(w, r, ints.err)
 		return
 	}
 	switch q.Get("q") {
@@ -55,14 +49,16 @@ func (a *API) clipsOfProject(w http.ResponseWriter, r *http.Request, projectID s
 		a.fail(w, r, badField("projectId", "is required when q=findByProjectId"))
 		return
 	}
-	if _, err := a.ownProject(r.Context(), caller(r), projectID); errors.Is(err, store.ErrNotFound) {
-		a.projectNotFound(w, projectID)
-		return
-	} else if err != nil {
+	if _, err := a.ownProject(r.Context(), caller(r), projectID); err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	clips, err := a.store.ListClips(r.Context(), projectID, (pageNum-1)*pageSize, pageSize)
+	a.writeClips(w, r, clips, err)
+}
+
+// writeClips answers a page of clips (a bare array, never null), or err.
+func (a *API) writeClips(w http.ResponseWriter, r *http.Request, clips []apitypes.ExportableClip, err error) {
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -71,19 +67,6 @@ func (a *API) clipsOfProject(w http.ResponseWriter, r *http.Request, projectID s
 		presentClip(&clips[i])
 	}
 	writeJSON(w, http.StatusOK, clips)
-}
-
-// intParam parses an optional integer query parameter within [lo, hi]
-// (hi 0 = no upper bound).
-func intParam(raw string, def, lo, hi int, name, rule string) (int, error) {
-	if raw == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < lo || (hi > 0 && n > hi) {
-		return 0, badField(name, "must be %s, not %q", rule, raw)
-	}
-	return n, nil
 }
 
 func presentClip(c *apitypes.ExportableClip) {
@@ -98,8 +81,8 @@ func presentClip(c *apitypes.ExportableClip) {
 // brandTemplates is GET /api/brand-templates?q=mine: the org's templates and
 // the presets, as a bare array.
 func (a *API) brandTemplates(w http.ResponseWriter, r *http.Request) {
-	if q := r.URL.Query().Get("q"); q != "mine" {
-		a.fail(w, r, badField("q", "must be mine, not %q", q))
+	if err := checkMine(r.URL.Query().Get("q")); err != nil {
+		a.fail(w, r, err)
 		return
 	}
 	list, err := a.store.BrandTemplates(r.Context(), caller(r).OrgID)

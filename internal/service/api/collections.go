@@ -30,30 +30,27 @@ const (
 
 // createCollection is POST /api/collections.
 func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
-	var req apitypes.CreateCollectionRequest
-	if err := decodeJSON(w, r, &req); err != nil {
+	req, err := decodeValid(w, r, checkCreateCollection)
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	switch n := utf8.RuneCountInString(req.CollectionName); {
-	case strings.TrimSpace(req.CollectionName) == "":
-		a.fail(w, r, badField("collectionName", "is required and must not be blank"))
-		return
-	case n > maxCollectionName:
-		a.fail(w, r, badField("collectionName", "must be at most %d characters, not %d", maxCollectionName, n))
-		return
-	}
-	c, err := a.store.CreateCollection(r.Context(), caller(r).OrgID, req.CollectionName, a.maxCollections)
-	if errors.Is(err, store.ErrCollectionQuota) {
-		writeError(w, http.StatusPaymentRequired, errQuota, "collection quota of "+strconv.Itoa(a.maxCollections)+
-			" collections per organization reached; delete a collection to create another")
-		return
-	}
+	c, err := a.store.CreateCollection(r.Context(), caller(r).OrgID, req.CollectionName, a.limits.MaxCollections)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: c})
+}
+
+func checkCreateCollection(req *apitypes.CreateCollectionRequest) error {
+	switch n := utf8.RuneCountInString(req.CollectionName); {
+	case strings.TrimSpace(req.CollectionName) == "":
+		return badField("collectionName", "is required and must not be blank")
+	case n > maxCollectionName:
+		return badField("collectionName", "must be at most %d characters, not %d", maxCollectionName, n)
+	}
+	return nil
 }
 
 // listCollections is GET /api/collections?q=mine|findByContentId. Paging is
@@ -83,14 +80,11 @@ func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	limit, err := intParam(q.Get("limit"), defaultCollectionLimit, 1, maxCollectionLimit, "limit", "an integer from 1 to 100")
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	offset, err := intParam(q.Get("next"), 0, 0, 0, "next", "a cursor from the `next` of an earlier page")
-	if err != nil {
-		a.fail(w, r, err)
+	ints := queryInts{q: q}
+	limit := ints.get("limit", defaultCollectionLimit, 1, maxCollectionLimit, "an integer from 1 to 100")
+	offset := ints.get("next", 0, 0, 0, "a cursor from the `next` of an earlier page")
+	if ints.err != nil {
+		a.fail(w, r, ints.err)
 		return
 	}
 	list, total, err := a.store.ListCollections(r.Context(), caller(r).OrgID, contentID, offset, limit)
@@ -108,13 +102,8 @@ func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
 // deleteCollection is DELETE /api/collections/{collectionId}.
 func (a *API) deleteCollection(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("collectionId")
-	err := a.store.DeleteCollection(r.Context(), caller(r).OrgID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		collectionNotFound(w, id)
-		return
-	}
-	if err != nil {
-		a.fail(w, r, err)
+	if err := a.store.DeleteCollection(r.Context(), caller(r).OrgID, id); err != nil {
+		a.fail(w, r, about("collection", id, err))
 		return
 	}
 	writeJSON(w, http.StatusOK, apitypes.Envelope[string]{Data: id})
@@ -129,12 +118,8 @@ func (a *API) exportCollection(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clips, err := a.store.CollectionClips(r.Context(), caller(r).OrgID, id, 0, -1)
-	if errors.Is(err, store.ErrNotFound) {
-		collectionNotFound(w, id)
-		return
-	}
 	if err != nil {
-		a.fail(w, r, err)
+		a.fail(w, r, about("collection", id, err))
 		return
 	}
 	out := apitypes.ExportedCollection{ContentList: make([]apitypes.ExportedContent, 0, len(clips))}
@@ -146,55 +131,55 @@ func (a *API) exportCollection(w http.ResponseWriter, r *http.Request) {
 
 // addCollectionContent is POST /api/collection-contents.
 func (a *API) addCollectionContent(w http.ResponseWriter, r *http.Request) {
-	var req apitypes.CollectionContent
-	if err := decodeJSON(w, r, &req); err != nil {
+	req, err := decodeValid(w, r, checkAddContent)
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	if err := checkContentRef(req.CollectionID, req.ContentID); err != nil {
-		a.fail(w, r, err)
+	err = a.store.AddCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
+	if err != nil {
+		a.fail(w, r, contentError(req.CollectionID, req.ContentID, err))
 		return
 	}
-	err := a.store.AddCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		collectionNotFound(w, req.CollectionID)
-	case errors.Is(err, store.ErrClipNotFound):
-		a.fail(w, r, badField("contentId", "no exportable clip %q in this organization; use the id of an item of GET /api/exportable-clips", req.ContentID))
-	case err != nil:
-		a.fail(w, r, err)
-	default:
-		writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.CollectionContent]{Data: req})
-	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.CollectionContent]{Data: *req})
 }
 
 // deleteCollectionContent is POST /api/collection-contents/delete-collection-contents.
 func (a *API) deleteCollectionContent(w http.ResponseWriter, r *http.Request) {
-	var req apitypes.DeleteCollectionContentRequest
-	if err := decodeJSON(w, r, &req); err != nil {
+	req, err := decodeValid(w, r, checkDeleteContent)
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
+	err = a.store.RemoveCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
+	if err != nil {
+		a.fail(w, r, contentError(req.CollectionID, req.ContentID, err))
+		return
+	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[string]{Data: deleteOK})
+}
+
+func checkAddContent(req *apitypes.CollectionContent) error {
+	return checkContentRef(req.CollectionID, req.ContentID)
+}
+
+func checkDeleteContent(req *apitypes.DeleteCollectionContentRequest) error {
 	if req.Q != apitypes.QDeleteByCollectionAndContent {
-		a.fail(w, r, badField("q", "must be %s, not %q", apitypes.QDeleteByCollectionAndContent, req.Q))
-		return
+		return badField("q", "must be %s, not %q", apitypes.QDeleteByCollectionAndContent, req.Q)
 	}
-	if err := checkContentRef(req.CollectionID, req.ContentID); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	err := a.store.RemoveCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
+	return checkContentRef(req.CollectionID, req.ContentID)
+}
+
+// contentError says what a content command missed: the collection (404),
+// a clip of the org (a 400 on contentId), or the clip in the collection (404).
+func contentError(collectionID, contentID string, err error) error {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		collectionNotFound(w, req.CollectionID)
+	case errors.Is(err, store.ErrClipNotFound):
+		return badField("contentId", "no exportable clip %q in this organization; use the id of an item of GET /api/exportable-clips", contentID)
 	case errors.Is(err, store.ErrNotInCollection):
-		writeError(w, http.StatusNotFound, errNotFound,
-			"clip "+strconv.Quote(req.ContentID)+" is not in collection "+strconv.Quote(req.CollectionID))
-	case err != nil:
-		a.fail(w, r, err)
-	default:
-		writeJSON(w, http.StatusOK, apitypes.Envelope[string]{Data: deleteOK})
+		return &notFoundError{msg: "clip " + strconv.Quote(contentID) + " is not in collection " + strconv.Quote(collectionID)}
 	}
+	return about("collection", collectionID, err)
 }
 
 // clipsOfCollection is GET /api/exportable-clips?q=findByCollectionId.
@@ -204,22 +189,7 @@ func (a *API) clipsOfCollection(w http.ResponseWriter, r *http.Request, collecti
 		return
 	}
 	clips, err := a.store.CollectionClips(r.Context(), caller(r).OrgID, collectionID, (pageNum-1)*pageSize, pageSize)
-	if errors.Is(err, store.ErrNotFound) {
-		collectionNotFound(w, collectionID)
-		return
-	}
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	for i := range clips {
-		presentClip(&clips[i])
-	}
-	writeJSON(w, http.StatusOK, clips)
-}
-
-func collectionNotFound(w http.ResponseWriter, id string) {
-	writeError(w, http.StatusNotFound, errNotFound, "collection "+strconv.Quote(id)+" not found")
+	a.writeClips(w, r, clips, about("collection", collectionID, err))
 }
 
 // checkContentRef checks the collectionId and contentId of a content command.

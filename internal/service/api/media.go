@@ -11,36 +11,44 @@ import (
 
 // serveMedia is GET /media/{projectId}/{file}: a rendered clip or preview
 // from DataDir/media, with Range support (206) through http.ServeContent.
-// Like a presigned link it needs no API key; the ids are unguessable. Only
-// the .mp4 renders are served, never the imported source.
+// Like a presigned link it needs no API key; the ids are unguessable.
 func (a *API) serveMedia(w http.ResponseWriter, r *http.Request) {
-	project, file := r.PathValue("projectId"), r.PathValue("file")
-	if !safeSegment(project) || !safeSegment(file) || !strings.HasSuffix(file, ".mp4") || strings.HasPrefix(file, "source.") {
-		storageNotFound(w, "media file")
-		return
-	}
-	f, err := os.Open(filepath.Join(a.mediaDir, project, file))
-	if errors.Is(err, fs.ErrNotExist) {
-		storageNotFound(w, "media file")
-		return
-	}
+	f, st, err := a.openMedia(r.PathValue("projectId"), r.PathValue("file"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	if !st.Mode().IsRegular() {
-		storageNotFound(w, "media file")
-		return
-	}
 	w.Header().Set("Content-Type", "video/mp4")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(w, r, file, st.ModTime(), f)
+	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+}
+
+// errNoMedia is every media address that serves nothing, told alike.
+var errNoMedia = notFound("media file")
+
+// openMedia opens a rendered file of a project. Only the .mp4 renders are
+// served, never the imported source.
+func (a *API) openMedia(project, file string) (*os.File, fs.FileInfo, error) {
+	if !safeSegment(project) || !safeSegment(file) || !strings.HasSuffix(file, ".mp4") || strings.HasPrefix(file, "source.") {
+		return nil, nil, errNoMedia
+	}
+	f, err := os.Open(filepath.Join(a.mediaDir, project, file))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, errNoMedia
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = errNoMedia
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }
 
 // safeSegment accepts one plain path segment: no separators, no dot names.

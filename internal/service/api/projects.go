@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -15,77 +14,70 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// capRetryAfter is the Retry-After of a concurrent-cap 429: a project takes
-// at least that long, so asking sooner is wasted.
-const capRetryAfter = 15
-
 // createProject is POST /api/clip-projects.
 func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 	key := caller(r)
-	body, err := readBody(w, r)
+	req, err := decodeCreate(w, r)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	// The shape of clipDurations first: the typed decode below would
-	// silently trim or pad its pairs.
-	if err := checkClipDurationsJSON(body); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	var req apitypes.CreateProjectRequest
-	if err := unmarshalBody(body, &req); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	if err := normalizeCreate(&req); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	tpl, err := a.store.BrandTemplate(r.Context(), key.OrgID, req.BrandTemplateID)
-	if errors.Is(err, store.ErrNotFound) {
-		a.fail(w, r, badField("brandTemplateId", "unknown brand template %q; GET /api/brand-templates?q=mine lists the usable ones", req.BrandTemplateID))
-		return
-	}
+	p, uploadID, err := a.projectOf(r.Context(), key, req)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	req.BrandTemplateID = tpl.TemplateID
-	// Last, as it may look the host up in DNS: every cheaper rule first.
-	platform, sourceID, uploadID, err := a.resolveSource(r.Context(), key, req.VideoURL)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-
-	p := store.NewProject(key, &req, platform, sourceID, a.store.Now())
 	err = a.store.CreateProject(r.Context(), p, store.Admission{
-		MaxConcurrent: a.maxConcurrent, MonthlyCredits: a.monthlyCredits, Reserve: quota.ReserveCredits,
+		MaxConcurrent: a.limits.MaxConcurrent, MonthlyCredits: int64(a.limits.MonthlyCredits), Reserve: quota.ReserveCredits,
 	})
-	var capErr *quota.MonthlyCapError
-	switch {
-	case errors.Is(err, store.ErrConcurrentCap):
-		w.Header().Set(apitypes.HeaderCapReason, apitypes.CapReasonConcurrent)
-		w.Header().Set("Retry-After", strconv.Itoa(capRetryAfter))
-		writeError(w, http.StatusTooManyRequests, errTooMany,
-			"concurrent project limit of "+strconv.Itoa(a.maxConcurrent)+" projects in flight reached; retry when one finishes")
-		return
-	case errors.As(err, &capErr):
-		a.monthlyCapReached(w, capErr)
-		return
-	case err != nil:
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	a.log.Info("project created", "project", p.ID, "org", p.OrgID, "source", platform)
-	if a.runner != nil {
-		a.runner.Submit(p.ID)
-	}
+	a.log.Info("project created", "project", p.ID, "org", p.OrgID, "source", p.SourcePlatform)
+	a.runner.Submit(p.ID)
 	if uploadID != "" {
 		w.Header().Set(apitypes.HeaderUploadID, uploadID)
 	}
 	writeJSON(w, http.StatusCreated, p.API())
+}
+
+// decodeCreate reads a create request and checks every rule that needs no
+// lookup.
+func decodeCreate(w http.ResponseWriter, r *http.Request) (*apitypes.CreateProjectRequest, error) {
+	body, err := readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	// The shape of clipDurations first: the typed decode below would
+	// silently trim or pad its pairs.
+	if err := checkClipDurationsJSON(body); err != nil {
+		return nil, err
+	}
+	var req apitypes.CreateProjectRequest
+	if err := unmarshalBody(body, &req); err != nil {
+		return nil, err
+	}
+	if err := normalizeCreate(&req); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// projectOf looks up what the request names, its brand template and its
+// source, and builds the project; uploadID is set when the source is an upload.
+func (a *API) projectOf(ctx context.Context, key store.Key, req *apitypes.CreateProjectRequest) (p *store.Project, uploadID string, err error) {
+	tpl, err := a.store.BrandTemplate(ctx, key.OrgID, req.BrandTemplateID)
+	if err != nil {
+		return nil, "", unknownAs(err, "brandTemplateId", "unknown brand template %q; GET /api/brand-templates?q=mine lists the usable ones", req.BrandTemplateID)
+	}
+	req.BrandTemplateID = tpl.TemplateID
+	// Last, as it may look the host up in DNS: every cheaper rule first.
+	platform, sourceID, uploadID, err := a.resolveSource(ctx, key, req.VideoURL)
+	if err != nil {
+		return nil, "", err
+	}
+	return store.NewProject(key, req, platform, sourceID, a.store.Now()), uploadID, nil
 }
 
 // resolveSource checks videoUrl with the rules the pipeline imports by
@@ -93,73 +85,67 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 // of the caller's org. It returns what the project reports as its source.
 func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string) (platform, sourceID, uploadID string, err error) {
 	src, err := sources.Classify(videoURL)
-	if err != nil {
-		return "", "", "", badField("videoUrl", "%s", classifyRule(err))
-	}
-	if src.Kind != sources.KindUpload {
-		// This server's own media addresses are read from disk by the
-		// pipeline, never fetched, so the network rule does not apply.
-		if !a.allowPrivate && !sources.OwnMedia(videoURL, a.publicURL) {
-			if err := checkPublicHost(ctx, src.URL.Hostname()); err != nil {
-				return "", "", "", err
-			}
-		}
-		return src.Platform, src.ID, "", nil
-	}
-	up, err := a.store.GetUpload(ctx, src.ID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && up.OrgID != key.OrgID) {
-		return "", "", "", badField("videoUrl", "unknown upload id %q: use the uploadId of POST /api/upload-links, or an http(s) URL", src.ID)
+	var invalid *sources.InvalidError
+	if errors.As(err, &invalid) {
+		return "", "", "", badField(invalid.Field, "%s", invalid.Rule)
 	}
 	if err != nil {
 		return "", "", "", err
+	}
+	if src.Kind == sources.KindUpload {
+		up, err := a.completeUpload(ctx, key, src.ID)
+		if err != nil {
+			return "", "", "", err
+		}
+		return src.Platform, up.ID, up.ID, nil
+	}
+	// This server's own media addresses are read from disk by the
+	// pipeline, never fetched, so the network rule does not apply.
+	if !a.allowPrivate && !sources.OwnMedia(videoURL, a.publicURL) {
+		if err := checkPublicHost(ctx, src.URL.Hostname()); err != nil {
+			return "", "", "", err
+		}
+	}
+	return src.Platform, src.ID, "", nil
+}
+
+// completeUpload is the upload a videoUrl names: one of the caller's org,
+// with every byte received.
+func (a *API) completeUpload(ctx context.Context, key store.Key, id string) (*store.Upload, error) {
+	up, err := a.store.GetUpload(ctx, id)
+	if err == nil && up.OrgID != key.OrgID {
+		err = store.ErrNotFound // another org's upload is told like a missing one
+	}
+	if err != nil {
+		return nil, unknownAs(err, "videoUrl", "unknown upload id %q: use the uploadId of POST /api/upload-links, or an http(s) URL", id)
 	}
 	if !up.Complete {
 		total := "an unknown number of"
 		if up.Total >= 0 {
 			total = strconv.FormatInt(up.Total, 10)
 		}
-		return "", "", "", badField("videoUrl", "upload %s is incomplete (%d of %s bytes received); finish the PUTs first",
+		return nil, badField("videoUrl", "upload %s is incomplete (%d of %s bytes received); finish the PUTs first",
 			up.ID, up.Received, total)
 	}
-	return src.Platform, up.ID, up.ID, nil
-}
-
-// monthlyCapReached answers the spec's 403: not a 429, so clients do not
-// retry in a loop. upgrade_url is {PublicURL}/upgrade, a page of this server
-// that says how to raise the cap (a flag on a self-hosted server).
-func (a *API) monthlyCapReached(w http.ResponseWriter, e *quota.MonthlyCapError) {
-	writeJSON(w, http.StatusForbidden, apitypes.MonthlyCapBody{
-		Code:       apitypes.CodeMonthlyCap,
-		ResetAt:    e.ResetAt.UTC().Format(time.RFC3339),
-		UpgradeURL: a.publicURL + "/upgrade",
-	})
+	return up, nil
 }
 
 // ownProject loads a project of the caller's org; another org's project is
 // reported exactly like a missing one.
 func (a *API) ownProject(ctx context.Context, key store.Key, id string) (*store.Project, error) {
 	p, err := a.store.GetProject(ctx, id)
-	if err != nil {
-		return nil, err
+	if err == nil && p.OrgID != key.OrgID {
+		err = store.ErrNotFound
 	}
-	if p.OrgID != key.OrgID {
-		return nil, store.ErrNotFound
+	if err != nil {
+		return nil, about("project", id, err)
 	}
 	return p, nil
 }
 
-func (a *API) projectNotFound(w http.ResponseWriter, id string) {
-	writeError(w, http.StatusNotFound, errNotFound, "project "+strconv.Quote(id)+" not found")
-}
-
 // getProject is GET /api/clip-projects/{id}.
 func (a *API) getProject(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	p, err := a.ownProject(r.Context(), caller(r), id)
-	if errors.Is(err, store.ErrNotFound) {
-		a.projectNotFound(w, id)
-		return
-	}
+	p, err := a.ownProject(r.Context(), caller(r), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -170,13 +156,9 @@ func (a *API) getProject(w http.ResponseWriter, r *http.Request) {
 // updateVisibility is POST /api/clip-projects/{id}/update-visibility.
 func (a *API) updateVisibility(w http.ResponseWriter, r *http.Request) {
 	key, id := caller(r), r.PathValue("id")
-	var req apitypes.UpdateVisibilityRequest
-	if err := decodeJSON(w, r, &req); err != nil {
+	req, err := decodeValid(w, r, checkVisibility)
+	if err != nil {
 		a.fail(w, r, err)
-		return
-	}
-	if !slices.Contains(apitypes.Visibilities, req.Visibility) {
-		a.fail(w, r, badField("visibility", "must be one of %s, not %q", strings.Join(apitypes.Visibilities, ", "), req.Visibility))
 		return
 	}
 	p, err := a.store.MutateProject(r.Context(), id, func(p *store.Project) error {
@@ -186,13 +168,16 @@ func (a *API) updateVisibility(w http.ResponseWriter, r *http.Request) {
 		p.Visibility = req.Visibility
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		a.projectNotFound(w, id)
-		return
-	}
 	if err != nil {
-		a.fail(w, r, err)
+		a.fail(w, r, about("project", id, err))
 		return
 	}
 	writeJSON(w, http.StatusOK, p.API())
+}
+
+func checkVisibility(req *apitypes.UpdateVisibilityRequest) error {
+	if !slices.Contains(apitypes.Visibilities, req.Visibility) {
+		return badField("visibility", "must be one of %s, not %q", strings.Join(apitypes.Visibilities, ", "), req.Visibility)
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // t0 is a whole second, so the expected header values are exact.
@@ -182,15 +181,7 @@ func TestRateLimitKeysAndMemory(t *testing.T) {
 // an injected clock: the limit's requests at one instant pass, the next is a
 // 429 naming the wait, and a minute later the key may send again.
 func TestRateLimitThroughHandler(t *testing.T) {
-	st, err := store.Open(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	key, err := st.CreateKey(t.Context(), "org-a", "user-a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, key := keyedStore(t)
 	now := t0
 	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 5},
 		Now: func() time.Time { return now }})

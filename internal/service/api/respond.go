@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -38,31 +39,6 @@ func writeError(w http.ResponseWriter, status int, name, msg string) {
 	writeJSON(w, status, apitypes.ErrorBody{ErrorName: name, ErrorMessage: &msg})
 }
 
-// fieldError is an invalid request: the field (a JSON path, header or query
-// name) and the rule it broke. It becomes a 400.
-type fieldError struct {
-	Field string
-	Rule  string
-}
-
-func (e *fieldError) Error() string { return e.Field + ": " + e.Rule }
-
-func badField(field, format string, args ...any) error {
-	return &fieldError{Field: field, Rule: fmt.Sprintf(format, args...)}
-}
-
-// fail answers err: a fieldError is a 400 naming the field; anything else a 500
-// whose details go to the log, not to the caller.
-func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var fe *fieldError
-	if errors.As(err, &fe) {
-		writeError(w, http.StatusBadRequest, errBadRequest, fe.Error())
-		return
-	}
-	a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	writeError(w, http.StatusInternalServerError, errInternal, "internal error; see the server log")
-}
-
 // readBody reads a request body of at most maxJSONBody bytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
@@ -84,6 +60,19 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 		return err
 	}
 	return unmarshalBody(data, v)
+}
+
+// decodeValid decodes the body into a new T and checks it with valid: the
+// first broken rule of either is the error.
+func decodeValid[T any](w http.ResponseWriter, r *http.Request, valid func(*T) error) (*T, error) {
+	var v T
+	if err := decodeJSON(w, r, &v); err != nil {
+		return nil, err
+	}
+	if err := valid(&v); err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // unmarshalBody decodes one JSON value of a request body into v, answering
@@ -108,6 +97,35 @@ func unmarshalBody(data []byte, v any) error {
 	}
 	if dec.More() {
 		return badField("body", "malformed JSON: data after the top-level value")
+	}
+	return nil
+}
+
+// queryInts reads optional integer query parameters, keeping the first
+// error: read them all, then check err once.
+type queryInts struct {
+	q   url.Values
+	err error
+}
+
+// get is parameter name within [lo, hi] (hi 0 = no upper bound), def when
+// absent; rule is what the 400 says it must be.
+func (p *queryInts) get(name string, def, lo, hi int, rule string) int {
+	raw := p.q.Get(name)
+	if p.err != nil || raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < lo || (hi > 0 && n > hi) {
+		p.err = badField(name, "must be %s, not %q", rule, raw)
+	}
+	return n
+}
+
+// checkMine checks the q=mine of a list of the org's own things.
+func checkMine(q string) error {
+	if q != qMine {
+		return badField("q", "must be mine, not %q", q)
 	}
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 // socialAccounts is GET /api/social-accounts?q=mine: the org's connected
 // accounts in the common envelope.
 func (a *API) socialAccounts(w http.ResponseWriter, r *http.Request) {
-	if q := r.URL.Query().Get("q"); q != "mine" {
-		a.fail(w, r, badField("q", "must be mine, not %q", q))
+	if err := checkMine(r.URL.Query().Get("q")); err != nil {
+		a.fail(w, r, err)
 		return
 	}
 	list, err := a.store.SocialAccounts(r.Context(), caller(r).OrgID)

@@ -4,18 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 )
-
-// classifyRule turns an error of sources.Classify ("invalid videoUrl:
-// videoUrl must be ...") into the rule part of a videoUrl fieldError.
-func classifyRule(err error) string {
-	msg := strings.TrimPrefix(err.Error(), sources.ErrInvalid.Error()+": ")
-	return strings.TrimPrefix(msg, "videoUrl ")
-}
 
 // resolveTimeout bounds the DNS lookup of a videoUrl host at create time.
 const resolveTimeout = 5 * time.Second

@@ -82,14 +82,22 @@ func lookupSite(host string) (site, bool) {
 // ErrInvalid matches (errors.Is) every error of Classify.
 var ErrInvalid = errors.New("invalid videoUrl")
 
-// invalidError is a Classify error: its text is for the user, and it is an ErrInvalid.
-type invalidError struct{ msg string }
+// InvalidError is a videoUrl that Classify refuses. Field is the request
+// field it came from and Rule the rule it broke, so a caller can build its
+// own message (errors.As) without editing this one; it is an ErrInvalid.
+type InvalidError struct {
+	Field string // "videoUrl"
+	Rule  string // e.g. "must be an absolute http(s) URL with a host"
+}
 
-func (e *invalidError) Error() string        { return e.msg }
-func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+// Error names the field first: "videoUrl must be ...".
+func (e *InvalidError) Error() string { return e.Field + " " + e.Rule }
+
+// Is makes every InvalidError an ErrInvalid.
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
 
 func invalidf(format string, args ...any) error {
-	return &invalidError{msg: fmt.Sprintf(format, args...)}
+	return &InvalidError{Field: "videoUrl", Rule: fmt.Sprintf(format, args...)}
 }
 
 // Classify tells what videoURL names. Anything with a scheme must be an
@@ -98,23 +106,23 @@ func invalidf(format string, args ...any) error {
 func Classify(videoURL string) (Source, error) {
 	raw := strings.TrimSpace(videoURL)
 	if raw == "" {
-		return Source{}, invalidf("videoUrl is required: a public video address or an uploadId from POST /api/upload-links")
+		return Source{}, invalidf("is required: a public video address or an uploadId from POST /api/upload-links")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		if strings.Contains(raw, "://") {
-			return Source{}, invalidf("videoUrl %q is not a valid URL", raw)
+			return Source{}, invalidf("%q is not a valid URL", raw)
 		}
 		if strings.ContainsAny(raw, "/?# \t\r\n") {
-			return Source{}, invalidf("videoUrl %q is neither an http(s) URL nor an uploadId from POST /api/upload-links", raw)
+			return Source{}, invalidf("%q is neither an http(s) URL nor an uploadId from POST /api/upload-links", raw)
 		}
 		return Source{Kind: KindUpload, Platform: apitypes.PlatformUploaded, ID: raw}, nil
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return Source{}, invalidf("videoUrl must be an http(s) URL or an uploadId from POST /api/upload-links, not a %s: address", u.Scheme)
+		return Source{}, invalidf("must be an http(s) URL or an uploadId from POST /api/upload-links, not a %s: address", u.Scheme)
 	}
 	if u.Hostname() == "" {
-		return Source{}, invalidf("videoUrl must be an absolute http(s) URL with a host")
+		return Source{}, invalidf("must be an absolute http(s) URL with a host")
 	}
 	if s, ok := lookupSite(u.Hostname()); ok {
 		return Source{Kind: KindPage, Platform: s.platform, Site: s.name, ID: videoID(u, s.platform), URL: u}, nil

@@ -72,6 +72,32 @@ func TestClassifyRefuses(t *testing.T) {
 	}
 }
 
+// TestClassifyErrorRule: the refusal carries its field and rule apart, so
+// the API builds "videoUrl: RULE" without editing the error's text.
+func TestClassifyErrorRule(t *testing.T) {
+	cases := []struct{ in, rule string }{
+		{"", "is required: a public video address or an uploadId from POST /api/upload-links"},
+		{"http://[::1", `"http://[::1" is not a valid URL`},
+		{"not a url", `"not a url" is neither an http(s) URL nor an uploadId from POST /api/upload-links`},
+		{"ftp://example.com/a.mp4", "must be an http(s) URL or an uploadId from POST /api/upload-links, not a ftp: address"},
+		{"https:///nohost.mp4", "must be an absolute http(s) URL with a host"},
+	}
+	for _, c := range cases {
+		_, err := Classify(c.in)
+		var inv *InvalidError
+		if !errors.As(err, &inv) {
+			t.Errorf("Classify(%q) error %v: want an *InvalidError", c.in, err)
+			continue
+		}
+		if inv.Field != "videoUrl" || inv.Rule != c.rule {
+			t.Errorf("Classify(%q): field %q rule %q; want videoUrl, %q", c.in, inv.Field, inv.Rule, c.rule)
+		}
+		if got, want := err.Error(), "videoUrl "+c.rule; got != want {
+			t.Errorf("Classify(%q) error text %q, want %q", c.in, got, want)
+		}
+	}
+}
+
 func TestIsPrivateAddr(t *testing.T) {
 	for _, s := range []string{"127.0.0.1", "10.2.3.4", "172.16.0.1", "172.31.255.255", "192.168.1.1", "::1",
 		"fc00::1", "fd12::1", "169.254.169.254", "fe80::1", "0.0.0.0", "0.1.2.3", "::", "::ffff:127.0.0.1",

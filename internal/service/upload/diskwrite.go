@@ -1,4 +1,4 @@
-package api
+package upload
 
 import (
 	"errors"
@@ -6,10 +6,6 @@ import (
 	"io"
 	"os"
 )
-
-// checkpointBytes is how often a long PUT records its progress, so a crash
-// of the server itself loses at most this much of an upload.
-const checkpointBytes = 64 << 20
 
 // readTracker remembers the error of the request body, to tell a client that
 // went away from a full disk.
@@ -26,13 +22,25 @@ func (t *readTracker) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// emptyFile creates path, or cuts it to nothing: a new session starts over.
+func emptyFile(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("create upload file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("create upload file: %w", err)
+	}
+	return nil
+}
+
 // writeAt streams up to n bytes of body into path at offset off, in constant
 // memory. It first cuts the file at off, dropping the tail of an earlier
-// attempt that was never recorded. Every checkpointBytes it syncs and calls
+// attempt that was never recorded. Every `every` bytes it syncs and calls
 // checkpoint with the bytes now safely held; it syncs at the end as well, so
 // recorded progress never runs ahead of the disk. A body shorter than n is
 // not an error here; the caller compares written with n.
-func writeAt(path string, off int64, body io.Reader, n int64, checkpoint func(received int64)) (written int64, readErr, writeErr error) {
+func writeAt(path string, off int64, body io.Reader, n, every int64, checkpoint func(received int64)) (written int64, readErr, writeErr error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return 0, nil, fmt.Errorf("open upload file: %w", err)
@@ -46,7 +54,7 @@ func writeAt(path string, off int64, body io.Reader, n int64, checkpoint func(re
 	}
 	src := &readTracker{r: body}
 	for written < n {
-		k, err := io.CopyN(f, src, min(checkpointBytes, n-written))
+		k, err := io.CopyN(f, src, min(every, n-written))
 		written += k
 		if err != nil {
 			if src.err != nil {

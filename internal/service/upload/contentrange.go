@@ -1,4 +1,4 @@
-package api
+package upload
 
 import (
 	"strconv"
@@ -20,46 +20,59 @@ func parseContentRange(h string) (contentRange, error) {
 	if h == "" {
 		return contentRange{total: -1}, nil
 	}
-	bad := func(rule string) (contentRange, error) {
-		return contentRange{}, badField("Content-Range", "%s, not %q", rule, h)
+	cr, broken := rangeSpec(h)
+	if broken != "" {
+		return contentRange{}, refuse("Content-Range", "%s, not %q", broken, h)
 	}
+	return cr, nil
+}
+
+const formRule = `must be "bytes FIRST-LAST/TOTAL" or "bytes */TOTAL"`
+
+// rangeSpec parses a Content-Range; broken is the rule it breaks, if any.
+func rangeSpec(h string) (cr contentRange, broken string) {
 	spec, ok := strings.CutPrefix(h, "bytes ")
 	if !ok {
-		return bad(`must be "bytes FIRST-LAST/TOTAL" or "bytes */TOTAL"`)
+		return cr, formRule
 	}
 	rng, totalStr, ok := strings.Cut(strings.TrimSpace(spec), "/")
 	if !ok {
-		return bad(`must be "bytes FIRST-LAST/TOTAL" or "bytes */TOTAL"`)
+		return cr, formRule
 	}
-	cr := contentRange{present: true, total: -1}
+	cr = contentRange{present: true, total: -1}
 	if totalStr != "*" {
 		t, err := strconv.ParseInt(totalStr, 10, 64)
 		if err != nil || t < 0 {
-			return bad("TOTAL must be a non-negative integer or *")
+			return cr, "TOTAL must be a non-negative integer or *"
 		}
 		cr.total = t
 	}
 	if rng == "*" {
 		if cr.total < 0 {
-			return bad("a status query needs the total: bytes */TOTAL")
+			return cr, "a status query needs the total: bytes */TOTAL"
 		}
 		cr.query = true
-		return cr, nil
+		return cr, ""
 	}
+	return chunkRange(cr, rng)
+}
+
+// chunkRange reads the FIRST-LAST of a chunk into cr.
+func chunkRange(cr contentRange, rng string) (contentRange, string) {
 	a, b, ok := strings.Cut(rng, "-")
 	if !ok {
-		return bad(`must be "bytes FIRST-LAST/TOTAL"`)
+		return cr, `must be "bytes FIRST-LAST/TOTAL"`
 	}
 	var err1, err2 error
 	cr.first, err1 = strconv.ParseInt(a, 10, 64)
 	cr.last, err2 = strconv.ParseInt(b, 10, 64)
 	switch {
 	case err1 != nil || err2 != nil || cr.first < 0:
-		return bad("FIRST and LAST must be non-negative integers")
+		return cr, "FIRST and LAST must be non-negative integers"
 	case cr.last < cr.first:
-		return bad("LAST must not be below FIRST")
+		return cr, "LAST must not be below FIRST"
 	case cr.total >= 0 && cr.last >= cr.total:
-		return bad("LAST must be below TOTAL")
+		return cr, "LAST must be below TOTAL"
 	}
-	return cr, nil
+	return cr, ""
 }

@@ -1,0 +1,325 @@
+// Package upload is the object-storage side of the local upload flow
+// (service-interface.md, "Local file upload flow"): an upload gets a
+// resumable session, takes the whole file in one PUT or in chunks sent in
+// order (Content-Range "bytes FIRST-LAST/TOTAL", TOTAL "*" while unknown),
+// answers status queries ("bytes */TOTAL") with the bytes it holds, and is
+// complete when it holds TOTAL bytes. It knows no HTTP: package api decodes
+// requests into calls and maps the errors of errors.go to answers.
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// DefaultMaxBytes is the largest file when Config.MaxBytes is 0: the spec's
+// 30 GB, the limit the pipeline applies to every source.
+const DefaultMaxBytes = quota.MaxSourceBytes
+
+// defaultCheckpointBytes is how often a long PUT records its progress, so a
+// crash of the server itself loses at most this much of an upload.
+const defaultCheckpointBytes = 64 << 20
+
+// Store keeps the upload records; *store.Store is one. A miss is
+// store.ErrNotFound.
+type Store interface {
+	SaveUpload(ctx context.Context, u *store.Upload) error
+	GetUpload(ctx context.Context, id string) (*store.Upload, error)
+	GetUploadBySession(ctx context.Context, sessionID string) (*store.Upload, error)
+}
+
+// Config configures Sessions.
+type Config struct {
+	Store    Store
+	Dir      string       // where the files go, one per upload; made on first use
+	MaxBytes int64        // largest file; 0 = DefaultMaxBytes
+	Logger   *slog.Logger // nil = discard
+}
+
+// Sessions runs the protocol for every upload. Calls on one upload take
+// turns, so two PUTs (or a PUT and a new start) never interleave bytes.
+type Sessions struct {
+	store      Store
+	dir        string
+	maxBytes   int64
+	checkpoint int64 // bytes between progress records of a long PUT
+	log        *slog.Logger
+	locks      keyedMutex
+}
+
+// New returns the protocol over cfg's store and directory.
+func New(cfg Config) *Sessions {
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Sessions{store: cfg.Store, dir: cfg.Dir, maxBytes: cfg.MaxBytes, checkpoint: defaultCheckpointBytes, log: cfg.Logger}
+}
+
+// Status is what the storage holds of an upload.
+type Status struct {
+	UploadID string
+	Received int64 // contiguous bytes from offset 0
+	Complete bool  // Received is the whole file
+}
+
+// Request is one PUT to a session.
+type Request struct {
+	ContentRange  string // the header as sent; "" for the whole file in one PUT
+	ContentLength int64  // -1 when not known in advance (a streamed body)
+	Body          io.Reader
+}
+
+// Create records a new upload of the org and user, with no session and no
+// bytes yet.
+func (s *Sessions) Create(ctx context.Context, orgID, userID string) (*store.Upload, error) {
+	dir, err := filepath.Abs(s.dir)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("uploads directory: %w", err)
+	}
+	up := &store.Upload{ID: store.NewID("up_"), OrgID: orgID, UserID: userID, Total: -1}
+	up.Path = filepath.Join(dir, up.ID+".bin")
+	if err := s.store.SaveUpload(ctx, up); err != nil {
+		return nil, err
+	}
+	return up, nil
+}
+
+// Start opens a new session of the upload and returns its id. An earlier
+// session stops working and its bytes are dropped: the file starts over.
+// ErrNotFound for an unknown upload, ErrComplete for a whole one.
+func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string, err error) {
+	unlock := s.locks.lock(uploadID)
+	defer unlock()
+	up, err := s.store.GetUpload(ctx, uploadID)
+	if err != nil {
+		return "", lookupError("upload", uploadID, err)
+	}
+	if up.Complete {
+		return "", fmt.Errorf("upload %s is %w; create a new upload link for another file", up.ID, ErrComplete)
+	}
+	if err := emptyFile(up.Path); err != nil {
+		return "", err
+	}
+	up.SessionID = store.NewID("ses_")
+	up.Received, up.Total = 0, -1
+	if err := s.store.SaveUpload(ctx, up); err != nil {
+		return "", err
+	}
+	return up.SessionID, nil
+}
+
+// Put applies one PUT to the session's upload: a status query, the whole
+// file, or the chunk that starts where the held bytes end. It answers what
+// the storage holds afterwards; a complete upload answers so to any PUT.
+// Errors: ErrNotFound, *RequestError (the client sent something to correct
+// or resume), anything else a failure of the disk or the store.
+func (s *Sessions) Put(ctx context.Context, sessionID string, req Request) (Status, error) {
+	up, unlock, err := s.session(ctx, sessionID)
+	if err != nil {
+		return Status{}, err
+	}
+	defer unlock()
+	cr, err := parseContentRange(req.ContentRange)
+	switch {
+	case err != nil:
+		return Status{}, err
+	case up.Complete:
+		return statusOf(up), nil
+	case cr.query:
+		return s.query(ctx, up, cr.total, req.ContentLength)
+	}
+	return s.write(ctx, up, cr, req)
+}
+
+// session loads the upload of sessionID with its lock held. It reads the
+// record again under the lock: another PUT or a new start may have moved it on.
+func (s *Sessions) session(ctx context.Context, sessionID string) (*store.Upload, func(), error) {
+	first, err := s.store.GetUploadBySession(ctx, sessionID)
+	if err != nil {
+		return nil, nil, lookupError("upload session", sessionID, err)
+	}
+	unlock := s.locks.lock(first.ID)
+	up, err := s.store.GetUploadBySession(ctx, sessionID)
+	if err != nil {
+		unlock()
+		return nil, nil, lookupError("upload session", sessionID, err)
+	}
+	return up, unlock, nil
+}
+
+// lookupError names what a store lookup missed, or failed to read.
+func lookupError(kind, id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s %q %w", kind, id, ErrNotFound)
+	}
+	return fmt.Errorf("%s %q: %w", kind, id, err)
+}
+
+func statusOf(up *store.Upload) Status {
+	return Status{UploadID: up.ID, Received: up.Received, Complete: up.Complete}
+}
+
+// query answers a status query; its TOTAL is recorded when none was yet.
+func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length int64) (Status, error) {
+	if length > 0 {
+		return Status{}, refuse("body", "a status query (Content-Range: bytes */TOTAL) carries no body")
+	}
+	if err := s.checkTotal(up, total); err != nil {
+		return Status{}, err
+	}
+	if up.Total < 0 {
+		up.Total = total
+		if err := s.store.SaveUpload(ctx, up); err != nil {
+			return Status{}, err
+		}
+	}
+	return statusOf(up), nil
+}
+
+// checkTotal refuses a TOTAL that contradicts an earlier one, or that is
+// empty or over the size limit; -1 (not known yet) passes.
+func (s *Sessions) checkTotal(up *store.Upload, total int64) error {
+	switch {
+	case total < 0:
+		return nil
+	case total == 0:
+		return refuse("Content-Range", "TOTAL must be above 0: an empty file is not a video")
+	case total > s.maxBytes:
+		return refuse("Content-Range", "TOTAL %d is over the %d-byte upload limit", total, s.maxBytes)
+	case up.Total >= 0 && total != up.Total:
+		return refuse("Content-Range", "TOTAL %d differs from the %d bytes announced earlier in this session", total, up.Total)
+	}
+	return nil
+}
+
+// span is where the bytes of one PUT go.
+type span struct {
+	off, n   int64 // the first byte, and how many the body should bring
+	total    int64 // the file's size once this PUT is in; -1 while unknown
+	whole    bool  // the whole file, without Content-Range
+	streamed bool  // the whole file of unknown length: n is the limit plus one byte, to notice more
+}
+
+// spanOf checks a PUT of bytes against the upload and says where they go.
+func (s *Sessions) spanOf(up *store.Upload, cr contentRange, req Request) (span, error) {
+	if !cr.present {
+		return s.wholeSpan(req.ContentLength)
+	}
+	return s.chunkSpan(up, cr, req)
+}
+
+// wholeSpan is the whole file in one PUT: it replaces whatever an earlier
+// attempt left.
+func (s *Sessions) wholeSpan(length int64) (span, error) {
+	switch {
+	case length == 0:
+		return span{}, refuse("body", "is empty: an empty file is not a video")
+	case length > s.maxBytes:
+		return span{}, refuse("Content-Length", "%d is over the %d-byte upload limit", length, s.maxBytes)
+	case length > 0:
+		return span{n: length, total: length, whole: true}, nil
+	}
+	return span{n: s.maxBytes + 1, total: -1, whole: true, streamed: true}, nil
+}
+
+// chunkSpan is one chunk; chunks come in order, each where the held bytes end.
+func (s *Sessions) chunkSpan(up *store.Upload, cr contentRange, req Request) (span, error) {
+	if cr.first != up.Received {
+		return span{}, refuse("Content-Range", "the chunk starts at byte %d but the storage holds %d bytes; resume at byte %d "+
+			"(ask with an empty PUT and Content-Range: bytes */TOTAL)", cr.first, up.Received, up.Received)
+	}
+	if err := s.checkTotal(up, cr.total); err != nil {
+		return span{}, err
+	}
+	sp := span{off: cr.first, n: cr.last - cr.first + 1, total: up.Total}
+	if cr.total >= 0 {
+		sp.total = cr.total
+	}
+	if req.ContentLength >= 0 && req.ContentLength != sp.n {
+		return span{}, refuse("Content-Length", "must equal the %d bytes of Content-Range %s, not %d",
+			sp.n, req.ContentRange, req.ContentLength)
+	}
+	return sp, nil
+}
+
+// received is what the body of one PUT brought.
+type received struct {
+	written  int64
+	readErr  error // the client's body failed: it went away mid-PUT
+	writeErr error // the disk failed
+}
+
+func (g received) ok() bool { return g.readErr == nil && g.writeErr == nil }
+
+// write takes a whole-file PUT or one chunk.
+func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange, req Request) (Status, error) {
+	sp, err := s.spanOf(up, cr, req)
+	if err != nil {
+		return Status{}, err
+	}
+	// Saved also when the client went away, so a resumed upload continues
+	// here; hence not ctx, which ends with the connection.
+	ctx = context.WithoutCancel(ctx)
+	got := s.receive(ctx, up, sp, req.Body)
+	if err := s.store.SaveUpload(ctx, up); err != nil {
+		return Status{}, err
+	}
+	return s.outcome(up, sp, got)
+}
+
+// receive writes the body to disk and moves the record to what the disk
+// safely holds, checkpointing a long body on the way.
+func (s *Sessions) receive(ctx context.Context, up *store.Upload, sp span, body io.Reader) received {
+	up.Total = sp.total
+	checkpoint := func(n int64) {
+		up.Received = n
+		if err := s.store.SaveUpload(ctx, up); err != nil {
+			s.log.Warn("upload checkpoint", "upload", up.ID, "err", err)
+		}
+	}
+	var got received
+	got.written, got.readErr, got.writeErr = writeAt(up.Path, sp.off, body, sp.n, s.checkpoint, checkpoint)
+	up.Received = sp.off + got.written
+	if got.writeErr != nil {
+		// What reached the disk is unsure: record only what came before.
+		up.Received = sp.off
+	}
+	if sp.streamed && got.ok() {
+		up.Total = got.written // a streamed whole file ends where its body ends
+	}
+	up.Complete = got.ok() && up.Total > 0 && up.Received == up.Total
+	return got
+}
+
+// outcome tells the client what became of its bytes.
+func (s *Sessions) outcome(up *store.Upload, sp span, got received) (Status, error) {
+	switch {
+	case got.writeErr != nil:
+		return Status{}, fmt.Errorf("upload %s: %w", up.ID, got.writeErr)
+	case got.readErr != nil:
+		s.log.Info("upload interrupted", "upload", up.ID, "received", up.Received, "err", got.readErr)
+		return Status{}, refuse("body", "ended after %d of %d bytes (%v); ask for the status with Content-Range: bytes */TOTAL and resume",
+			got.written, sp.n, got.readErr)
+	case sp.streamed && got.written > s.maxBytes:
+		return Status{}, refuse("body", "is over the %d-byte upload limit", s.maxBytes)
+	case !sp.whole && got.written < sp.n:
+		return Status{}, refuse("body", "has %d bytes but Content-Range announced %d; resume at byte %d", got.written, sp.n, up.Received)
+	case up.Complete:
+		s.log.Info("upload complete", "upload", up.ID, "bytes", up.Received)
+	}
+	return statusOf(up), nil
+}
