@@ -5,6 +5,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider/planmodifiers"
 )
 
 // projectComputedAttributes are the Project fields the service reports. So
@@ -12,11 +14,11 @@ import (
 // apply" (and keeps what depends on the project known at plan time):
 //   - values fixed at creation always keep their state value (model once reported);
 //   - the values the pipeline moves keep it once the project is COMPLETE
-//     (useStateWhenComplete), the stage after which they no longer change;
+//     (planmodifiers.UseStateWhenComplete), the stage after which they no longer change;
 //   - updated_at changes with every update and is left unknown.
 func projectComputedAttributes() map[string]schema.Attribute {
 	fixed := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
-	whenComplete := useStateWhenComplete{}
+	whenComplete := planmodifiers.UseStateWhenComplete{}
 	str := func(desc string, mods ...planmodifier.String) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true, PlanModifiers: mods}
 	}

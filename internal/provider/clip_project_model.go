@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 )
 
 // clipProjectModel is the Terraform state of clipper_clip_project. Nested
@@ -242,7 +243,7 @@ func isDefaultCuration(c *apitypes.CurationPref) bool {
 // address when the video came from a link. Uploaded files have no address to
 // recover; their configuration uses source_file, which import cannot fill.
 func importedVideoURL(p *apitypes.Project) types.String {
-	if p.SourcePlatform == apitypes.PlatformUploaded || p.SourceURI == nil || checkHTTPURL(*p.SourceURI) != nil {
+	if p.SourcePlatform == apitypes.PlatformUploaded || p.SourceURI == nil || rules.HTTPURL(*p.SourceURI) != nil {
 		return types.StringNull()
 	}
 	return types.StringValue(*p.SourceURI)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
 )
 
 // renderToggles are the boolean render preferences, by snake_case name.
@@ -50,9 +51,9 @@ func renderAttribute() schema.SingleNestedAttribute {
 			Validators:          []validator.String{stringvalidator.OneOf(apitypes.AspectRatios...)},
 		},
 		"fit_layout_crop_ratio": schema.StringAttribute{
-			MarkdownDescription: "Crop ratio of the fit layout, written `w:h` with positive integers, e.g. `9:16`.",
+			MarkdownDescription: "Crop ratio of the fit layout, written `w:h` with positive numbers, e.g. `9:16` or `1.5:1`.",
 			Optional:            true,
-			Validators:          []validator.String{ratio()},
+			Validators:          []validator.String{validators.Ratio()},
 		},
 		"caption_style":    optionalString("Caption style name."),
 		"caption_position": optionalString("Caption position name."),
@@ -208,7 +209,7 @@ func optionalColor(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: desc + " A hex color: `#RGB`, `#RRGGBB` or `#RRGGBBAA`.",
 		Optional:            true,
-		Validators:          []validator.String{hexColor()},
+		Validators:          []validator.String{validators.HexColor()},
 	}
 }
 

@@ -335,7 +335,7 @@ func (r *ClipProjectResource) ImportState(ctx context.Context, req resource.Impo
 // each refresh). A project that just became COMPLETE, or a count never taken
 // (import), needs a count.
 func clipCountCurrent(priorStage types.String, priorCount types.Int64, stage apitypes.Stage) bool {
-	return stage == apitypes.StageComplete && apitypes.Stage(priorStage.ValueString()) == apitypes.StageComplete && known(priorCount)
+	return stage == apitypes.StageComplete && apitypes.Stage(priorStage.ValueString()) == apitypes.StageComplete && !priorCount.IsNull() && !priorCount.IsUnknown()
 }
 
 // countClips sets clip_count: the number of exportable clips of a COMPLETE

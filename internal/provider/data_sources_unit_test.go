@@ -41,7 +41,7 @@ func TestExportableClipFromAPI(t *testing.T) {
 	if got := attrs["remove_filler_words"]; !got.Equal(types.BoolValue(true)) {
 		t.Errorf("render_pref.remove_filler_words = %s", got)
 	}
-	if hc, ok := objAttr[types.Object](m.RenderPref, "highlight_color"); !ok || !hc.Attributes()["primary"].Equal(types.StringValue("#FFCC00")) {
+	if hc, ok := m.RenderPref.Attributes()["highlight_color"].(types.Object); !ok || !hc.Attributes()["primary"].Equal(types.StringValue("#FFCC00")) {
 		t.Errorf("render_pref.highlight_color = %s", attrs["highlight_color"])
 	}
 

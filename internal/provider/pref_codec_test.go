@@ -105,7 +105,7 @@ func TestRemoveFillerWordsIsQuickstartConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, ok := objAttr[types.Bool](obj, "remove_filler_words")
+	v, ok := obj.Attributes()["remove_filler_words"].(types.Bool)
 	if !ok || !v.ValueBool() {
 		t.Fatalf("remove_filler_words = %v, want true", v)
 	}

@@ -1,10 +1,12 @@
-package provider
+package planmodifiers
 
 import (
 	"context"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -13,12 +15,18 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
-// projectState is a clipper_clip_project state holding only the given
-// top-level values; stage "" gives no state at all (a create).
-func projectState(t *testing.T, stage string) tfsdk.State {
+// stateAt is the state of a resource holding a stage and the attributes the
+// test modifies; stage "" gives no state at all (a create).
+func stateAt(t *testing.T, stage string) tfsdk.State {
 	t.Helper()
 	ctx := context.Background()
-	s := clipProjectSchema(ctx)
+	s := schema.Schema{Attributes: map[string]schema.Attribute{
+		"stage":       schema.StringAttribute{Computed: true},
+		"clip_count":  schema.Int64Attribute{Computed: true},
+		"expires_at":  schema.StringAttribute{Computed: true},
+		"is_purged":   schema.BoolAttribute{Computed: true},
+		"permissions": schema.ListAttribute{Computed: true, ElementType: types.StringType},
+	}}
 	typ := s.Type().TerraformType(ctx)
 	if stage == "" {
 		return tfsdk.State{Schema: s, Raw: tftypes.NewValue(typ, nil)}
@@ -37,7 +45,7 @@ func projectState(t *testing.T, stage string) tfsdk.State {
 
 func TestUseStateWhenComplete(t *testing.T) {
 	ctx := context.Background()
-	m := useStateWhenComplete{}
+	m := UseStateWhenComplete{}
 	for _, tc := range []struct {
 		name  string
 		stage apitypes.Stage
@@ -53,7 +61,7 @@ func TestUseStateWhenComplete(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := planmodifier.Int64Request{
 				Path:        path.Root("clip_count"),
-				State:       projectState(t, string(tc.stage)),
+				State:       stateAt(t, string(tc.stage)),
 				StateValue:  types.Int64Value(7),
 				PlanValue:   tc.plan,
 				ConfigValue: types.Int64Null(),
@@ -67,7 +75,7 @@ func TestUseStateWhenComplete(t *testing.T) {
 	}
 
 	// The same rule for the other kinds of attribute.
-	state := projectState(t, string(apitypes.StageComplete))
+	state := stateAt(t, string(apitypes.StageComplete))
 	sResp := &planmodifier.StringResponse{PlanValue: types.StringUnknown()}
 	m.PlanModifyString(ctx, planmodifier.StringRequest{State: state, StateValue: types.StringValue("2030-01-01T00:00:00Z"),
 		PlanValue: types.StringUnknown(), ConfigValue: types.StringNull()}, sResp)
@@ -75,7 +83,7 @@ func TestUseStateWhenComplete(t *testing.T) {
 	m.PlanModifyBool(ctx, planmodifier.BoolRequest{State: state, StateValue: types.BoolValue(false),
 		PlanValue: types.BoolUnknown(), ConfigValue: types.BoolNull()}, bResp)
 	lResp := &planmodifier.ListResponse{PlanValue: types.ListUnknown(types.StringType)}
-	m.PlanModifyList(ctx, planmodifier.ListRequest{State: state, StateValue: stringList([]string{"PROJECT_VIEW"}),
+	m.PlanModifyList(ctx, planmodifier.ListRequest{State: state, StateValue: types.ListValueMust(types.StringType, []attr.Value{types.StringValue("PROJECT_VIEW")}),
 		PlanValue: types.ListUnknown(types.StringType), ConfigValue: types.ListNull(types.StringType)}, lResp)
 	if sResp.PlanValue.ValueString() != "2030-01-01T00:00:00Z" || bResp.PlanValue.IsUnknown() || lResp.PlanValue.IsUnknown() {
 		t.Fatalf("planned %s, %s, %s; want the state values", sResp.PlanValue, bResp.PlanValue, lResp.PlanValue)

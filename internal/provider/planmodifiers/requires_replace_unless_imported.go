@@ -1,4 +1,4 @@
-package provider
+package planmodifiers
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 )
 
-// requiresReplaceUnlessImported replaces the resource when a write-only
+// RequiresReplaceUnlessImported replaces the resource when a write-only
 // argument (source_file, source_hash) changes, except when the prior value is
 // null: that is an imported project, whose source the service cannot report,
 // so filling the argument in afterwards must not create a new project.
-func requiresReplaceUnlessImported() planmodifier.String {
+func RequiresReplaceUnlessImported() planmodifier.String {
 	const desc = "Changing the value replaces the project, unless it was never recorded (an imported project)."
 	return stringplanmodifier.RequiresReplaceIf(
 		func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
