@@ -150,7 +150,7 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	// The API key is never a log field; the client's logs mask it (logger.go).
+	// The API key is never a log field; the client's logs mask it (provider_logger.go).
 	ctx = tflog.SetField(ctx, "clipper_base_url", baseURL)
 	tflog.Debug(ctx, "Creating clipper API client")
 

@@ -17,8 +17,9 @@ import (
 
 // TestAPILogsNameTheClientCaller: the client's request logs go through the
 // adapter, yet their @caller is the client code that sent the request, not
-// logger.go. The root logger writes where os.Stderr pointed when it was made,
-// so the test points it at a file for that moment (the test is not parallel).
+// provider_logger.go. The root logger writes where os.Stderr pointed when it
+// was made, so the test points it at a file for that moment (the test is not
+// parallel).
 func TestAPILogsNameTheClientCaller(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "provider.log")
 	f, err := os.Create(logFile)
