@@ -23,35 +23,21 @@ func objectTypeOf(t any) types.ObjectType {
 	return ot
 }
 
+// The curation and render arguments as the API's curationPref and renderPref.
+
 func curationToAPI(obj types.Object) (*apitypes.CurationPref, error) {
-	var out apitypes.CurationPref
-	present, err := prefsToAPI(obj, &out, nil)
-	if err != nil || !present {
-		return nil, err
-	}
-	return &out, nil
+	return prefsToAPI[apitypes.CurationPref](obj, nil)
 }
 
 func curationFromAPI(in *apitypes.CurationPref) (types.Object, error) {
-	if in == nil {
-		return types.ObjectNull(curationType.AttrTypes), nil
-	}
 	return prefsFromAPI(curationType, in, nil)
 }
 
 func renderToAPI(obj types.Object) (*apitypes.RenderPref, error) {
-	var out apitypes.RenderPref
-	present, err := prefsToAPI(obj, &out, nestQuickstart)
-	if err != nil || !present {
-		return nil, err
-	}
-	return &out, nil
+	return prefsToAPI[apitypes.RenderPref](obj, nestQuickstart)
 }
 
 func renderFromAPI(in *apitypes.RenderPref) (types.Object, error) {
-	if in == nil {
-		return types.ObjectNull(renderType.AttrTypes), nil
-	}
 	return prefsFromAPI(renderType, in, flattenQuickstart)
 }
 

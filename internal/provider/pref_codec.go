@@ -20,37 +20,41 @@ import (
 // into the apitypes struct refuses unknown fields, so a schema name that does
 // not match a wire field is an error, not a silently dropped setting.
 
-// prefsToAPI converts a Terraform object (null: nil result) into out, a pointer
-// to an apitypes struct. rename adjusts the JSON object before decoding, for
-// the few attributes whose shape differs from the wire (may be nil).
-func prefsToAPI(obj types.Object, out any, rename func(map[string]any)) (bool, error) {
+// prefsToAPI converts a Terraform object into an apitypes struct T; a null or
+// unknown object gives nil. rename adjusts the JSON object before decoding,
+// for the few attributes whose shape differs from the wire (may be nil).
+func prefsToAPI[T any](obj types.Object, rename func(map[string]any)) (*T, error) {
 	if obj.IsNull() || obj.IsUnknown() {
-		return false, nil
+		return nil, nil
 	}
 	raw, _ := valueToJSON(obj)
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return false, fmt.Errorf("expected an object, got %T", raw)
+		return nil, fmt.Errorf("expected an object, got %T", raw)
 	}
 	if rename != nil {
 		rename(m)
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return false, fmt.Errorf("encoding preferences: %w", err)
+		return nil, fmt.Errorf("encoding preferences: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(out); err != nil {
-		return false, fmt.Errorf("preferences do not match the API shape: %w", err)
+	var out T
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("preferences do not match the API shape: %w", err)
 	}
-	return true, nil
+	return &out, nil
 }
 
-// prefsFromAPI converts in (an apitypes struct pointer, possibly nil) into a
-// Terraform object of type t. An absent or empty preference object is null,
-// so that a project created without preferences reads back without them.
-func prefsFromAPI(t types.ObjectType, in any, rename func(map[string]any)) (types.Object, error) {
+// prefsFromAPI converts in, an apitypes struct, into a Terraform object of
+// type t. An absent (nil) or empty preference object is null, so that a
+// project created without preferences reads back without them.
+func prefsFromAPI[T any](t types.ObjectType, in *T, rename func(map[string]any)) (types.Object, error) {
+	if in == nil {
+		return types.ObjectNull(t.AttrTypes), nil
+	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return types.ObjectNull(t.AttrTypes), fmt.Errorf("encoding preferences: %w", err)
