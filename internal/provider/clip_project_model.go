@@ -11,11 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 )
 
 // clipProjectModel is the Terraform state of clipper_clip_project. Nested
 // arguments are kept as types.Object/types.List so that unknown and null
-// values survive; pref_codec.go converts them to the wire structs.
+// values survive; clip_project_model_prefs.go converts them to the wire structs.
 type clipProjectModel struct {
 	// Arguments.
 	VideoURL          types.String   `tfsdk:"video_url"`
@@ -242,46 +243,8 @@ func isDefaultCuration(c *apitypes.CurationPref) bool {
 // address when the video came from a link. Uploaded files have no address to
 // recover; their configuration uses source_file, which import cannot fill.
 func importedVideoURL(p *apitypes.Project) types.String {
-	if p.SourcePlatform == apitypes.PlatformUploaded || p.SourceURI == nil || checkHTTPURL(*p.SourceURI) != nil {
+	if p.SourcePlatform == apitypes.PlatformUploaded || p.SourceURI == nil || rules.HTTPURL(*p.SourceURI) != nil {
 		return types.StringNull()
 	}
 	return types.StringValue(*p.SourceURI)
-}
-
-func reconcileString(ctx context.Context, prior, server types.String) types.String {
-	if v, ok := reconcile(ctx, prior, server).(types.String); ok {
-		return v
-	}
-	return prior
-}
-
-func reconcileObject(ctx context.Context, prior, server types.Object) types.Object {
-	if v, ok := reconcile(ctx, prior, server).(types.Object); ok {
-		return v
-	}
-	return prior
-}
-
-func reconcileList(ctx context.Context, prior, server types.List) types.List {
-	if v, ok := reconcile(ctx, prior, server).(types.List); ok {
-		return v
-	}
-	return prior
-}
-
-// stringList converts a reported string array; a missing array is empty, not
-// null, so the attribute does not flip between the two from one read to the next.
-func stringList(in []string) types.List {
-	elems := make([]attr.Value, 0, len(in))
-	for _, s := range in {
-		elems = append(elems, types.StringValue(s))
-	}
-	return types.ListValueMust(types.StringType, elems)
-}
-
-func optionalStringValue(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
 }

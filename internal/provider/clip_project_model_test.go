@@ -195,7 +195,7 @@ func TestReadSeesDrift(t *testing.T) {
 	if state.Title.ValueString() != "Renamed" {
 		t.Errorf("title = %s, want the service's Renamed", state.Title)
 	}
-	if v, _ := objAttr[types.String](state.Render, "layout_aspect_ratio"); v.ValueString() != apitypes.AspectSquare {
+	if v, _ := state.Render.Attributes()["layout_aspect_ratio"].(types.String); v.ValueString() != apitypes.AspectSquare {
 		t.Errorf("render.layout_aspect_ratio = %s, want square", v)
 	}
 }

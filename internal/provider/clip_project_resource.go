@@ -152,44 +152,6 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// waitForCompletion waits for the project Create holds to conclude. Handing
-// that project to the wait makes a timeout before the first poll still name
-// its stage (QUEUED) rather than none.
-func (r *ClipProjectResource) waitForCompletion(ctx context.Context, known *apitypes.Project) (*apitypes.Project, error) {
-	opts := r.waitOptions(ctx, known.ID)
-	opts.Known = known
-	return r.data.Client.WaitForProject(ctx, known.ID, opts)
-}
-
-// waitOptions are the provider's polling settings plus a log line per stage.
-func (r *ClipProjectResource) waitOptions(ctx context.Context, id string) client.WaitOptions {
-	opts := r.data.Wait
-	opts.OnStageChange = func(p *apitypes.Project) {
-		fields := map[string]any{"project_id": id, "stage": p.Stage}
-		if p.Error != nil {
-			fields["error"] = *p.Error
-		}
-		tflog.Info(ctx, "Clip project stage changed", fields)
-	}
-	return opts
-}
-
-// waitFailure explains why waiting for a project ended without COMPLETE.
-func waitFailure(id string, timeout time.Duration, err error) diag.Diagnostic {
-	const tainted = " The project stays in state marked as tainted; the next apply replaces it with a new project."
-	var stalled *client.StalledError
-	if errors.As(err, &stalled) {
-		return diag.NewErrorDiagnostic("Clip project stalled",
-			fmt.Sprintf("The service reports: %s.%s", err, tainted))
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return diag.NewErrorDiagnostic("Timed out waiting for clip project",
-			fmt.Sprintf("Project %s did not complete within the create timeout (%s): %s.%s", id, timeout, err, tainted))
-	}
-	return diag.NewErrorDiagnostic("Error waiting for clip project",
-		fmt.Sprintf("Waiting for project %s failed: %s.%s", id, err, tainted))
-}
-
 // Read refreshes the project. A project the service no longer has (404,
 // deleted or purged) leaves the state so that the next plan recreates it.
 func (r *ClipProjectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -335,7 +297,7 @@ func (r *ClipProjectResource) ImportState(ctx context.Context, req resource.Impo
 // each refresh). A project that just became COMPLETE, or a count never taken
 // (import), needs a count.
 func clipCountCurrent(priorStage types.String, priorCount types.Int64, stage apitypes.Stage) bool {
-	return stage == apitypes.StageComplete && apitypes.Stage(priorStage.ValueString()) == apitypes.StageComplete && known(priorCount)
+	return stage == apitypes.StageComplete && apitypes.Stage(priorStage.ValueString()) == apitypes.StageComplete && !priorCount.IsNull() && !priorCount.IsUnknown()
 }
 
 // countClips sets clip_count: the number of exportable clips of a COMPLETE
@@ -355,16 +317,40 @@ func (r *ClipProjectResource) countClips(ctx context.Context, m *clipProjectMode
 	return diags
 }
 
-// withTimeout bounds ctx by the timeout the configuration's timeouts block
-// gives for one operation (timeout is e.g. plan.Timeouts.Create), or def.
-// ok is false when reading the timeout failed; diags then holds why.
-func withTimeout(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
-	def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, bool) {
-	d, ds := timeout(ctx, def)
-	diags.Append(ds...)
-	if diags.HasError() {
-		return ctx, func() {}, 0, false
+// waitForCompletion waits for the project Create holds to conclude. Handing
+// that project to the wait makes a timeout before the first poll still name
+// its stage (QUEUED) rather than none.
+func (r *ClipProjectResource) waitForCompletion(ctx context.Context, known *apitypes.Project) (*apitypes.Project, error) {
+	opts := r.waitOptions(ctx, known.ID)
+	opts.Known = known
+	return r.data.Client.WaitForProject(ctx, known.ID, opts)
+}
+
+// waitOptions are the provider's polling settings plus a log line per stage.
+func (r *ClipProjectResource) waitOptions(ctx context.Context, id string) client.WaitOptions {
+	opts := r.data.Wait
+	opts.OnStageChange = func(p *apitypes.Project) {
+		fields := map[string]any{"project_id": id, "stage": p.Stage}
+		if p.Error != nil {
+			fields["error"] = *p.Error
+		}
+		tflog.Info(ctx, "Clip project stage changed", fields)
 	}
-	bounded, cancel := context.WithTimeout(ctx, d)
-	return bounded, cancel, d, true
+	return opts
+}
+
+// waitFailure explains why waiting for a project ended without COMPLETE.
+func waitFailure(id string, timeout time.Duration, err error) diag.Diagnostic {
+	const tainted = " The project stays in state marked as tainted; the next apply replaces it with a new project."
+	var stalled *client.StalledError
+	if errors.As(err, &stalled) {
+		return diag.NewErrorDiagnostic("Clip project stalled",
+			fmt.Sprintf("The service reports: %s.%s", err, tainted))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return diag.NewErrorDiagnostic("Timed out waiting for clip project",
+			fmt.Sprintf("Project %s did not complete within the create timeout (%s): %s.%s", id, timeout, err, tainted))
+	}
+	return diag.NewErrorDiagnostic("Error waiting for clip project",
+		fmt.Sprintf("Waiting for project %s failed: %s.%s", id, err, tainted))
 }

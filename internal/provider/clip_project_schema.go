@@ -19,6 +19,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider/planmodifiers"
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
 )
 
 // sourceLangPattern accepts `auto` and language codes such as en, pt-BR or zh-Hans.
@@ -33,15 +35,15 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 			MarkdownDescription: "Public address of the source video (YouTube, Vimeo, Google Drive, a public MP4 link...) or " +
 				"an upload id from an earlier upload. Exactly one of `video_url` and `source_file` is required.",
 			Optional:      true,
-			Validators:    []validator.String{videoURL()},
+			Validators:    []validator.String{validators.VideoURL()},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"source_file": schema.StringAttribute{
 			MarkdownDescription: "Path of a local video file, uploaded through the service's upload flow when the project " +
 				"is created. Exactly one of `video_url` and `source_file` is required. Not read back from the service.",
 			Optional:      true,
-			Validators:    []validator.String{localFile()},
-			PlanModifiers: []planmodifier.String{requiresReplaceUnlessImported()},
+			Validators:    []validator.String{validators.LocalFile()},
+			PlanModifiers: []planmodifier.String{planmodifiers.RequiresReplaceUnlessImported()},
 		},
 		"source_hash": schema.StringAttribute{
 			MarkdownDescription: "Any value that changes when the content of `source_file` changes, typically " +
@@ -49,7 +51,7 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 			Optional: true,
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1),
 				stringvalidator.AlsoRequires(path.MatchRoot("source_file"))},
-			PlanModifiers: []planmodifier.String{requiresReplaceUnlessImported()},
+			PlanModifiers: []planmodifier.String{planmodifiers.RequiresReplaceUnlessImported()},
 		},
 		"title": schema.StringAttribute{
 			MarkdownDescription: "Custom project title (`uploadedVideoAttr.title`).",
@@ -112,7 +114,7 @@ func curationAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "Curation preferences (`curationPref`): how highlights are chosen.",
 		Optional:            true,
-		Validators:          []validator.Object{curationModelRules()},
+		Validators:          []validator.Object{validators.CurationModel()},
 		PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 		Attributes: map[string]schema.Attribute{
 			"model": schema.StringAttribute{
@@ -125,7 +127,7 @@ func curationAttribute() schema.SingleNestedAttribute {
 			"range": schema.SingleNestedAttribute{
 				MarkdownDescription: "Part of the video to clip, in seconds. Omit it to clip the whole video.",
 				Optional:            true,
-				Validators:          []validator.Object{curationRange()},
+				Validators:          []validator.Object{validators.CurationRange()},
 				Attributes: map[string]schema.Attribute{
 					"start_sec": schema.Float64Attribute{
 						MarkdownDescription: "Start of the range in seconds; less than `end_sec`.",
@@ -141,7 +143,7 @@ func curationAttribute() schema.SingleNestedAttribute {
 				MarkdownDescription: "Wanted clip lengths as `[min, max]` pairs in seconds, `0 <= min < max`, e.g. `[[15, 30], [30, 60]]`.",
 				Optional:            true,
 				ElementType:         types.ListType{ElemType: types.Float64Type},
-				Validators:          []validator.List{listvalidator.SizeAtLeast(1), clipDurations()},
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), validators.ClipDurations()},
 			},
 			"topic_keywords": schema.ListAttribute{
 				MarkdownDescription: "Topics to favour. Applies to the `ClipBasic` model only.",
@@ -180,7 +182,7 @@ func conclusionActionsAttribute() schema.ListNestedAttribute {
 		Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
 		PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
 		NestedObject: schema.NestedAttributeObject{
-			Validators: []validator.Object{conclusionActionRules()},
+			Validators: []validator.Object{validators.ConclusionAction()},
 			Attributes: map[string]schema.Attribute{
 				"type": schema.StringAttribute{
 					MarkdownDescription: "`WEBHOOK` (POST a signed JSON payload to `url`) or `EMAIL` (send a message to `email`).",
@@ -190,12 +192,10 @@ func conclusionActionsAttribute() schema.ListNestedAttribute {
 				"url": schema.StringAttribute{
 					MarkdownDescription: "Webhook address (http or https); required for `WEBHOOK`.",
 					Optional:            true,
-					Validators:          []validator.String{httpURL()},
 				},
 				"email": schema.StringAttribute{
 					MarkdownDescription: "Recipient address; required for `EMAIL`.",
 					Optional:            true,
-					Validators:          []validator.String{emailAddress()},
 				},
 				"notify_failure": schema.BoolAttribute{
 					MarkdownDescription: "Also run the action when the project stalls. Defaults to `false`.",

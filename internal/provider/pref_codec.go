@@ -20,37 +20,41 @@ import (
 // into the apitypes struct refuses unknown fields, so a schema name that does
 // not match a wire field is an error, not a silently dropped setting.
 
-// prefsToAPI converts a Terraform object (null: nil result) into out, a pointer
-// to an apitypes struct. rename adjusts the JSON object before decoding, for
-// the few attributes whose shape differs from the wire (may be nil).
-func prefsToAPI(obj types.Object, out any, rename func(map[string]any)) (bool, error) {
+// prefsToAPI converts a Terraform object into an apitypes struct T; a null or
+// unknown object gives nil. rename adjusts the JSON object before decoding,
+// for the few attributes whose shape differs from the wire (may be nil).
+func prefsToAPI[T any](obj types.Object, rename func(map[string]any)) (*T, error) {
 	if obj.IsNull() || obj.IsUnknown() {
-		return false, nil
+		return nil, nil
 	}
 	raw, _ := valueToJSON(obj)
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return false, fmt.Errorf("expected an object, got %T", raw)
+		return nil, fmt.Errorf("expected an object, got %T", raw)
 	}
 	if rename != nil {
 		rename(m)
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return false, fmt.Errorf("encoding preferences: %w", err)
+		return nil, fmt.Errorf("encoding preferences: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(out); err != nil {
-		return false, fmt.Errorf("preferences do not match the API shape: %w", err)
+	var out T
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("preferences do not match the API shape: %w", err)
 	}
-	return true, nil
+	return &out, nil
 }
 
-// prefsFromAPI converts in (an apitypes struct pointer, possibly nil) into a
-// Terraform object of type t. An absent or empty preference object is null,
-// so that a project created without preferences reads back without them.
-func prefsFromAPI(t types.ObjectType, in any, rename func(map[string]any)) (types.Object, error) {
+// prefsFromAPI converts in, an apitypes struct, into a Terraform object of
+// type t. An absent (nil) or empty preference object is null, so that a
+// project created without preferences reads back without them.
+func prefsFromAPI[T any](t types.ObjectType, in *T, rename func(map[string]any)) (types.Object, error) {
+	if in == nil {
+		return types.ObjectNull(t.AttrTypes), nil
+	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return types.ObjectNull(t.AttrTypes), fmt.Errorf("encoding preferences: %w", err)
@@ -119,94 +123,100 @@ func valueToJSON(v attr.Value) (any, bool) {
 func jsonToValue(t attr.Type, data any) (attr.Value, error) {
 	switch tt := t.(type) {
 	case basetypes.ObjectType:
-		if data == nil {
-			return types.ObjectNull(tt.AttrTypes), nil
-		}
-		m, ok := data.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("expected a JSON object, got %T", data)
-		}
-		vals := make(map[string]attr.Value, len(tt.AttrTypes))
-		for name, at := range tt.AttrTypes {
-			v, err := jsonToValue(at, m[snakeToCamel(name)])
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			vals[name] = v
-		}
-		obj, diags := types.ObjectValue(tt.AttrTypes, vals)
-		if diags.HasError() {
-			return nil, fmt.Errorf("building object: %v", diags)
-		}
-		return obj, nil
+		return jsonToObject(tt, data)
 	case basetypes.ListType:
-		if data == nil {
-			return types.ListNull(tt.ElemType), nil
-		}
-		items, ok := data.([]any)
-		if !ok {
-			return nil, fmt.Errorf("expected a JSON array, got %T", data)
-		}
-		elems := make([]attr.Value, 0, len(items))
-		for i, item := range items {
-			v, err := jsonToValue(tt.ElemType, item)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			elems = append(elems, v)
-		}
-		list, diags := types.ListValue(tt.ElemType, elems)
-		if diags.HasError() {
-			return nil, fmt.Errorf("building list: %v", diags)
-		}
-		return list, nil
+		return jsonToList(tt, data)
 	case basetypes.StringType:
-		if data == nil {
-			return types.StringNull(), nil
-		}
-		s, ok := data.(string)
-		if !ok {
-			return nil, fmt.Errorf("expected a string, got %T", data)
-		}
-		return types.StringValue(s), nil
+		return jsonScalar(data, "a string", types.StringNull(),
+			func(s string) (attr.Value, error) { return types.StringValue(s), nil })
 	case basetypes.BoolType:
-		if data == nil {
-			return types.BoolNull(), nil
-		}
-		b, ok := data.(bool)
-		if !ok {
-			return nil, fmt.Errorf("expected a boolean, got %T", data)
-		}
-		return types.BoolValue(b), nil
+		return jsonScalar(data, "a boolean", types.BoolNull(),
+			func(b bool) (attr.Value, error) { return types.BoolValue(b), nil })
 	case basetypes.Float64Type:
-		if data == nil {
-			return types.Float64Null(), nil
-		}
-		n, ok := data.(json.Number)
-		if !ok {
-			return nil, fmt.Errorf("expected a number, got %T", data)
-		}
-		f, err := n.Float64()
-		if err != nil {
-			return nil, fmt.Errorf("number %s: %w", n, err)
-		}
-		return types.Float64Value(f), nil
+		return jsonScalar(data, "a number", types.Float64Null(), jsonFloat64)
 	case basetypes.Int64Type:
-		if data == nil {
-			return types.Int64Null(), nil
-		}
-		n, ok := data.(json.Number)
-		if !ok {
-			return nil, fmt.Errorf("expected a number, got %T", data)
-		}
-		i, err := n.Int64()
-		if err != nil {
-			return nil, fmt.Errorf("number %s: %w", n, err)
-		}
-		return types.Int64Value(i), nil
+		return jsonScalar(data, "a number", types.Int64Null(), jsonInt64)
 	default:
 		return nil, fmt.Errorf("unsupported attribute type %s", t)
 	}
+}
+
+// jsonToObject builds an object of type t from a JSON object, attribute by
+// attribute under their camelCase wire names.
+func jsonToObject(t basetypes.ObjectType, data any) (attr.Value, error) {
+	if data == nil {
+		return types.ObjectNull(t.AttrTypes), nil
+	}
+	m, ok := data.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a JSON object, got %T", data)
+	}
+	vals := make(map[string]attr.Value, len(t.AttrTypes))
+	for name, at := range t.AttrTypes {
+		v, err := jsonToValue(at, m[snakeToCamel(name)])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		vals[name] = v
+	}
+	obj, diags := types.ObjectValue(t.AttrTypes, vals)
+	if diags.HasError() {
+		return nil, fmt.Errorf("building object: %v", diags)
+	}
+	return obj, nil
+}
+
+// jsonToList builds a list of type t from a JSON array.
+func jsonToList(t basetypes.ListType, data any) (attr.Value, error) {
+	if data == nil {
+		return types.ListNull(t.ElemType), nil
+	}
+	items, ok := data.([]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a JSON array, got %T", data)
+	}
+	elems := make([]attr.Value, 0, len(items))
+	for i, item := range items {
+		v, err := jsonToValue(t.ElemType, item)
+		if err != nil {
+			return nil, fmt.Errorf("[%d]: %w", i, err)
+		}
+		elems = append(elems, v)
+	}
+	list, diags := types.ListValue(t.ElemType, elems)
+	if diags.HasError() {
+		return nil, fmt.Errorf("building list: %v", diags)
+	}
+	return list, nil
+}
+
+// jsonScalar converts data, a JSON value of Go type J (want names it), with
+// conv; null data gives null.
+func jsonScalar[J any](data any, want string, null attr.Value, conv func(J) (attr.Value, error)) (attr.Value, error) {
+	if data == nil {
+		return null, nil
+	}
+	v, ok := data.(J)
+	if !ok {
+		return nil, fmt.Errorf("expected %s, got %T", want, data)
+	}
+	return conv(v)
+}
+
+func jsonFloat64(n json.Number) (attr.Value, error) {
+	f, err := n.Float64()
+	if err != nil {
+		return nil, fmt.Errorf("number %s: %w", n, err)
+	}
+	return types.Float64Value(f), nil
+}
+
+func jsonInt64(n json.Number) (attr.Value, error) {
+	i, err := n.Int64()
+	if err != nil {
+		return nil, fmt.Errorf("number %s: %w", n, err)
+	}
+	return types.Int64Value(i), nil
 }
 
 // allNull reports whether every attribute of obj is null.

@@ -1,10 +1,13 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -105,7 +108,7 @@ func TestRemoveFillerWordsIsQuickstartConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, ok := objAttr[types.Bool](obj, "remove_filler_words")
+	v, ok := obj.Attributes()["remove_filler_words"].(types.Bool)
 	if !ok || !v.ValueBool() {
 		t.Fatalf("remove_filler_words = %v, want true", v)
 	}
@@ -151,5 +154,44 @@ func TestSnakeToCamel(t *testing.T) {
 		if got := snakeToCamel(in); got != want {
 			t.Errorf("snakeToCamel(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestJSONToValueNullsAndMismatches: null JSON gives a null of the asked
+// type, and JSON of another shape is an error naming where and what.
+func TestJSONToValueNullsAndMismatches(t *testing.T) {
+	objType := types.ObjectType{AttrTypes: map[string]attr.Type{
+		"x_pct": types.Float64Type, "tags": types.ListType{ElemType: types.StringType},
+	}}
+	for _, typ := range []attr.Type{types.StringType, types.BoolType, types.Float64Type, types.Int64Type, objType,
+		types.ListType{ElemType: types.Int64Type}} {
+		v, err := jsonToValue(typ, nil)
+		if err != nil || !v.IsNull() || !v.Type(context.Background()).Equal(typ) {
+			t.Errorf("null %s: got %v, %v", typ, v, err)
+		}
+	}
+	cases := []struct {
+		name string
+		typ  attr.Type
+		data any
+		want string
+	}{
+		{"string", types.StringType, json.Number("1"), "expected a string, got json.Number"},
+		{"bool", types.BoolType, "true", "expected a boolean, got string"},
+		{"float", types.Float64Type, true, "expected a number, got bool"},
+		{"int overflow", types.Int64Type, json.Number("1e40"), "number 1e40"},
+		{"object", objType, []any{}, "expected a JSON object, got []interface {}"},
+		{"object attribute", objType, map[string]any{"xPct": "10"}, "x_pct: expected a number, got string"},
+		{"list item", objType, map[string]any{"tags": []any{"a", false}}, "tags: [1]: expected a string, got bool"},
+		{"list", types.ListType{ElemType: types.StringType}, "a,b", "expected a JSON array, got string"},
+		{"unsupported", types.MapType{ElemType: types.StringType}, nil, "unsupported attribute type"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := jsonToValue(tc.typ, tc.data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one holding %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
 )
 
 // Environment variables read when the matching provider argument is not set.
@@ -90,7 +91,7 @@ func (p *ClipperProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				MarkdownDescription: "Base address of the service API. May also be set with the `" + envBaseURL +
 					"` environment variable. Defaults to `" + defaultBaseURL + "`.",
 				Optional:   true,
-				Validators: []validator.String{httpURL()},
+				Validators: []validator.String{validators.HTTPURL()},
 			},
 			"org_id": schema.StringAttribute{
 				MarkdownDescription: "Organization id sent as the `x-svc-org-id` header; needed by users who belong to several " +
@@ -149,7 +150,7 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	// The API key is never a log field; the client's logs mask it (logger.go).
+	// The API key is never a log field; the client's logs mask it (provider_logger.go).
 	ctx = tflog.SetField(ctx, "clipper_base_url", baseURL)
 	tflog.Debug(ctx, "Creating clipper API client")
 

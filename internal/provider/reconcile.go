@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
@@ -65,4 +66,27 @@ func reconcile(ctx context.Context, prior, server attr.Value) attr.Value {
 	default:
 		return server
 	}
+}
+
+// reconcileString, reconcileObject and reconcileList are reconcile for the
+// argument types of a model.
+func reconcileString(ctx context.Context, prior, server types.String) types.String {
+	if v, ok := reconcile(ctx, prior, server).(types.String); ok {
+		return v
+	}
+	return prior
+}
+
+func reconcileObject(ctx context.Context, prior, server types.Object) types.Object {
+	if v, ok := reconcile(ctx, prior, server).(types.Object); ok {
+		return v
+	}
+	return prior
+}
+
+func reconcileList(ctx context.Context, prior, server types.List) types.List {
+	if v, ok := reconcile(ctx, prior, server).(types.List); ok {
+		return v
+	}
+	return prior
 }

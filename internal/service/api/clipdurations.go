@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 )
 
 // checkClipDurationsJSON checks curationPref.clipDurations in the raw request
 // body. apitypes decodes each pair into a [2]float64, which drops a third
 // number and fills a missing one with 0, so the shape has to be checked
-// before that decode: every item an array of exactly two numbers [min, max]
-// with 0 <= min < max. A body that is not an object with a curationPref
+// before that decode: every item an array of numbers, which rules.ClipDuration
+// then checks. A body that is not an object with a curationPref
 // object passes here; the typed decode reports that mistake.
 func checkClipDurationsJSON(body []byte) error {
 	var probe struct {
@@ -32,20 +34,33 @@ func checkClipDurationsJSON(body []byte) error {
 	}
 	for i, item := range items {
 		field := fmt.Sprintf("curationPref.clipDurations[%d]", i)
-		var pair []any
-		if json.Unmarshal(item, &pair) != nil || len(pair) != 2 {
-			return badField(field, "must be an array of exactly two numbers [min, max] of seconds, not %s", shortJSON(item))
+		nums, ok := jsonNumbers(item)
+		if !ok {
+			return ruleError(field, rules.ClipDurationShape(shortJSON(item)))
 		}
-		lo, okLo := pair[0].(float64)
-		hi, okHi := pair[1].(float64)
-		if !okLo || !okHi {
-			return badField(field, "must be an array of exactly two numbers [min, max] of seconds, not %s", shortJSON(item))
-		}
-		if !(lo >= 0 && lo < hi) {
-			return badField(field, "must be a pair [min, max] of seconds with 0 <= min < max, not [%v, %v]", lo, hi)
+		if err := rules.ClipDuration(nums); err != nil {
+			return ruleError(field, err)
 		}
 	}
 	return nil
+}
+
+// jsonNumbers decodes raw as an array of numbers; ok is false when it is
+// something else (an object, a string, an array holding a null).
+func jsonNumbers(raw json.RawMessage) (nums []float64, ok bool) {
+	var items []any
+	if json.Unmarshal(raw, &items) != nil || items == nil {
+		return nil, false
+	}
+	nums = make([]float64, 0, len(items))
+	for _, it := range items {
+		f, isNum := it.(float64)
+		if !isNum {
+			return nil, false
+		}
+		nums = append(nums, f)
+	}
+	return nums, true
 }
 
 // shortJSON is raw JSON compacted and cut to a length fit for an error message.

@@ -1,14 +1,13 @@
 package api
 
 import (
+	"errors"
 	"fmt"
-	"net/mail"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 )
 
 // normalizeCreate fills the defaults of a create request and checks every
@@ -41,8 +40,8 @@ func normalizeCreate(req *apitypes.CreateProjectRequest) error {
 		}
 	}
 	for i, act := range req.ConclusionActions {
-		if err := checkAction(i, act); err != nil {
-			return err
+		if err := rules.ConclusionAction(act.Type, act.URL, act.Email); err != nil {
+			return ruleError(fmt.Sprintf("conclusionActions[%d]", i), err)
 		}
 	}
 	return nil
@@ -56,28 +55,17 @@ func checkCuration(c *apitypes.CurationPref) error {
 		return badField("curationPref.model", "must be one of %s, not %q", strings.Join(apitypes.Models, ", "), c.Model)
 	}
 	if r := c.Range; r != nil {
-		switch {
-		case r.StartSec == nil || r.EndSec == nil:
-			return badField("curationPref.range", "startSec and endSec are both required when range is sent; omit range to clip the whole video")
-		case *r.StartSec < 0:
-			return badField("curationPref.range.startSec", "must be >= 0, not %v", *r.StartSec)
-		case *r.EndSec < 0:
-			return badField("curationPref.range.endSec", "must be >= 0, not %v", *r.EndSec)
-		case *r.StartSec >= *r.EndSec:
-			return badField("curationPref.range", "startSec (%v) must be less than endSec (%v)", *r.StartSec, *r.EndSec)
+		if err := rules.Range(r.StartSec, r.EndSec, rules.APINames); err != nil {
+			return ruleError("curationPref.range", err)
 		}
 	}
 	for i, d := range c.ClipDurations {
-		if !(d[0] >= 0 && d[0] < d[1]) {
-			return badField(fmt.Sprintf("curationPref.clipDurations[%d]", i),
-				"must be a pair [min, max] of seconds with 0 <= min < max, not [%v, %v]", d[0], d[1])
+		if err := rules.ClipDuration(d[:]); err != nil {
+			return ruleError(fmt.Sprintf("curationPref.clipDurations[%d]", i), err)
 		}
 	}
-	if len(c.TopicKeywords) > 0 && c.Model != apitypes.ModelClipBasic {
-		return badField("curationPref.topicKeywords", "applies to model ClipBasic only, and model is %s", c.Model)
-	}
-	if c.CustomPrompt != "" && c.Model != apitypes.ModelClipAnything {
-		return badField("curationPref.customPrompt", "applies to model ClipAnything only, and model is %s", c.Model)
+	if err := rules.CurationModel(c.Model, len(c.TopicKeywords) > 0, c.CustomPrompt != "", rules.APINames); err != nil {
+		return ruleError("curationPref", err)
 	}
 	return nil
 }
@@ -87,42 +75,24 @@ func checkRender(p *apitypes.RenderPref) error {
 		return badField("renderPref.layoutAspectRatio", "must be one of %s, not %q",
 			strings.Join(apitypes.AspectRatios, ", "), p.LayoutAspectRatio)
 	}
-	if p.FitLayoutCropRatio != "" && !validRatio(p.FitLayoutCropRatio) {
-		return badField("renderPref.fitLayoutCropRatio", "must be a ratio w:h of two positive numbers such as 9:16, not %q",
-			p.FitLayoutCropRatio)
+	if p.FitLayoutCropRatio != "" {
+		if err := rules.Ratio(p.FitLayoutCropRatio); err != nil {
+			return ruleError("renderPref.fitLayoutCropRatio", err)
+		}
 	}
 	return nil
 }
 
-func validRatio(s string) bool {
-	w, h, ok := strings.Cut(s, ":")
-	if !ok {
-		return false
+// ruleError turns a broken rule of package rules into a fieldError: field is
+// where the checked value sits in the request, and the field the rule names,
+// if any, is a child of it.
+func ruleError(field string, err error) error {
+	var broken *rules.Error
+	if !errors.As(err, &broken) {
+		return badField(field, "%s", err)
 	}
-	for _, part := range []string{w, h} {
-		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
-		if err != nil || !(v > 0) || v > 1e6 {
-			return false
-		}
+	if broken.Field != "" {
+		field += "." + broken.Field
 	}
-	return true
-}
-
-func checkAction(i int, act apitypes.ConclusionAction) error {
-	field := fmt.Sprintf("conclusionActions[%d]", i)
-	switch act.Type {
-	case apitypes.ActionWebhook:
-		u, err := url.Parse(act.URL)
-		if act.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return badField(field+".url", "a WEBHOOK action needs an absolute http(s) url, not %q", act.URL)
-		}
-	case apitypes.ActionEmail:
-		addr, err := mail.ParseAddress(act.Email)
-		if act.Email == "" || err != nil || addr.Address != act.Email {
-			return badField(field+".email", "an EMAIL action needs a plain email address such as name@example.com, not %q", act.Email)
-		}
-	default:
-		return badField(field+".type", "must be WEBHOOK or EMAIL, not %q", act.Type)
-	}
-	return nil
+	return badField(field, "%s", broken.Rule)
 }

@@ -1,0 +1,46 @@
+package validators
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
+)
+
+// stringRule applies a rule of one string (a format) to a known value.
+type stringRule struct {
+	described
+	summary string
+	check   func(string) error
+}
+
+func (v stringRule) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if !known(req.ConfigValue) {
+		return
+	}
+	if err := v.check(req.ConfigValue.ValueString()); err != nil {
+		addRuleError(&resp.Diagnostics, req.Path, v.summary, err)
+	}
+}
+
+// HTTPURL accepts absolute http:// and https:// addresses with a host.
+func HTTPURL() validator.String {
+	return stringRule{described("value " + rules.HTTPURLRule), "Invalid URL", rules.HTTPURL}
+}
+
+// VideoURL accepts what the service takes as videoUrl: a public http(s)
+// address or an upload id from an earlier upload.
+func VideoURL() validator.String {
+	return stringRule{described("value " + rules.VideoURLRule), "Invalid video_url", rules.VideoURL}
+}
+
+// HexColor accepts the hex colors of the render preferences.
+func HexColor() validator.String {
+	return stringRule{described("value " + rules.HexColorRule), "Invalid color", rules.HexColor}
+}
+
+// Ratio accepts a ratio w:h of two positive numbers, such as 9:16 or 1.5:1.
+func Ratio() validator.String {
+	return stringRule{described("value " + rules.RatioRule), "Invalid ratio", rules.Ratio}
+}

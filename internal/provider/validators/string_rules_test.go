@@ -1,0 +1,56 @@
+package validators
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func TestStringRules(t *testing.T) {
+	p := path.Root("x")
+	cases := []struct {
+		name  string
+		v     validator.String
+		value types.String
+		want  string
+	}{
+		{"url ok", HTTPURL(), types.StringValue("https://hooks.example.com/clipper"), ""},
+		{"url http ok", HTTPURL(), types.StringValue("http://127.0.0.1:9000/hook"), ""},
+		{"url ftp", HTTPURL(), types.StringValue("ftp://example.com/x"), `^x: must be an absolute http or https URL: .*scheme "ftp"`},
+		{"url no host", HTTPURL(), types.StringValue("https:///path"), `^x: must be an absolute http or https URL: .*no host`},
+		{"url relative", HTTPURL(), types.StringValue("example.com/hook"), `scheme ""`},
+		{"url null", HTTPURL(), types.StringNull(), ""},
+		{"url unknown", HTTPURL(), types.StringUnknown(), ""},
+
+		{"video url", VideoURL(), types.StringValue("https://www.youtube.com/watch?v=abc"), ""},
+		{"video upload id", VideoURL(), types.StringValue("upl_01HXYZ-abc.def"), ""},
+		{"video bad scheme", VideoURL(), types.StringValue("file:///tmp/a.mp4"), `^x: must be an http or https URL or an upload id: .*scheme "file"`},
+		{"video spaces", VideoURL(), types.StringValue("my video.mp4"), `^x: must be an http or https URL or an upload id \(letters`},
+		{"video path", VideoURL(), types.StringValue("/tmp/a.mp4"), `upload id`},
+		{"video null", VideoURL(), types.StringNull(), ""},
+
+		{"ratio ok", Ratio(), types.StringValue("9:16"), ""},
+		// The provider once took integers only, and clipperd decimals; the
+		// spec's "ratio form w:h" has no such limit, so both take 1.5:1.
+		{"ratio decimal", Ratio(), types.StringValue("1.5:1"), ""},
+		{"ratio zero", Ratio(), types.StringValue("0:16"), `^x: must be a ratio w:h of two positive numbers such as 9:16 or 1\.5:1, not "0:16"`},
+		{"ratio words", Ratio(), types.StringValue("portrait"), `must be a ratio w:h.*not "portrait"`},
+		{"ratio negative", Ratio(), types.StringValue("-9:16"), `must be a ratio w:h.*not "-9:16"`},
+		{"ratio spaces", Ratio(), types.StringValue("9 : 16"), `must be a ratio w:h`},
+
+		{"color 6", HexColor(), types.StringValue("#FFCC00"), ""},
+		{"color 3", HexColor(), types.StringValue("#fc0"), ""},
+		{"color 8", HexColor(), types.StringValue("#FFCC0080"), ""},
+		{"color name", HexColor(), types.StringValue("yellow"), `^x: must be a hex color such as #FFCC00`},
+		{"color no hash", HexColor(), types.StringValue("FFCC00"), `hex color`},
+		{"color 5", HexColor(), types.StringValue("#FFCC0"), `hex color`},
+		{"color unknown", HexColor(), types.StringUnknown(), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, runString(tc.v, p, tc.value), p, tc.want)
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package api
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// TestNormalizeCreateNamesTheField checks that a rule of package rules comes
+// back as a fieldError at the right place in the request: the rule's own
+// field (startSec, url, ...) under the value it checked.
+func TestNormalizeCreateNamesTheField(t *testing.T) {
+	num := func(v float64) *float64 { return &v }
+	const video = "https://www.youtube.com/watch?v=abc"
+	cases := []struct {
+		name      string
+		req       apitypes.CreateProjectRequest
+		field     string // "" when the request is valid
+		ruleStart string
+	}{
+		{"decimal crop ratio", apitypes.CreateProjectRequest{VideoURL: video,
+			RenderPref: &apitypes.RenderPref{FitLayoutCropRatio: "1.5:1"}}, "", ""},
+		{"spaced crop ratio", apitypes.CreateProjectRequest{VideoURL: video,
+			RenderPref: &apitypes.RenderPref{FitLayoutCropRatio: " 9 : 16"}}, "renderPref.fitLayoutCropRatio", "must be a ratio w:h"},
+		{"negative range end", apitypes.CreateProjectRequest{VideoURL: video,
+			CurationPref: &apitypes.CurationPref{Range: &apitypes.Range{StartSec: num(0), EndSec: num(-3)}}},
+			"curationPref.range.endSec", "must be >= 0, not -3"},
+		{"second clip duration", apitypes.CreateProjectRequest{VideoURL: video,
+			CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{15, 30}, {-1, 10}}}},
+			"curationPref.clipDurations[1]", "must be a pair [min, max] of seconds with 0 <= min < max, not [-1, 10]"},
+		{"prompt with ClipBasic", apitypes.CreateProjectRequest{VideoURL: video,
+			CurationPref: &apitypes.CurationPref{CustomPrompt: "funny bits"}},
+			"curationPref.customPrompt", "applies to model ClipAnything only"},
+		{"webhook with an email", apitypes.CreateProjectRequest{VideoURL: video,
+			ConclusionActions: []apitypes.ConclusionAction{{Type: apitypes.ActionEmail, Email: "ops@example.com"},
+				{Type: apitypes.ActionWebhook, URL: "https://hooks.example.com/x", Email: "ops@example.com"}}},
+			"conclusionActions[1].email", "does not apply when type is WEBHOOK"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := normalizeCreate(&tc.req)
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var fe *fieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("want a fieldError at %s, got %v", tc.field, err)
+			}
+			if fe.Field != tc.field || !strings.HasPrefix(fe.Rule, tc.ruleStart) {
+				t.Errorf("got %q, want %s: %s...", fe.Error(), tc.field, tc.ruleStart)
+			}
+		})
+	}
+}
