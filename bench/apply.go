@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
 
@@ -53,67 +51,33 @@ func runApply(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	root, err := os.Getwd()
-	if err != nil {
-		return err
-	}
 	work, err := os.MkdirTemp("", "clipper-bench-apply-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-
-	provider := filepath.Join(work, "bin", "terraform-provider-clipper")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", provider, root).CombinedOutput(); err != nil {
-		return fmt.Errorf("build provider: %w\n%s", err, out)
-	}
 	src := filepath.Join(work, "source.mp4")
 	if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *srcLen, Width: 640, Height: 360}); err != nil {
 		return err
 	}
-
-	const key = "bench-key"
-	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: key})
+	b, err := newTFBench(ctx, work)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	proxy, err := newCountingProxy(srv.URL())
-	if err != nil {
+	defer b.Close()
+	srv, proxy := b.srv, b.proxy
+	if err := b.writeConfig(fmt.Sprintf(applyConfig, *projects)); err != nil {
 		return err
 	}
-	defer proxy.Close()
-
-	tfDir := filepath.Join(work, "tf")
-	if err := os.MkdirAll(tfDir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(tfDir, "main.tf"), []byte(fmt.Sprintf(applyConfig, *projects)), 0o644); err != nil {
-		return err
-	}
-	rc := filepath.Join(work, "terraformrc")
-	rcText := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/clipperhq/clipper\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(provider))
-	if err := os.WriteFile(rc, []byte(rcText), 0o644); err != nil {
-		return err
-	}
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1",
-		"CLIPPER_API_KEY="+key, "CLIPPER_BASE_URL="+proxy.URL())
-
-	cmd := exec.CommandContext(ctx, "terraform", "apply", "-auto-approve", "-input=false", "-no-color",
-		fmt.Sprintf("-parallelism=%d", *parallelism), "-var", "source_file="+src)
-	cmd.Dir, cmd.Env = tfDir, env
 	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	wall := time.Since(start)
-	if err != nil {
-		return fmt.Errorf("terraform apply: %w\n%s", err, out)
+	if _, err := b.terraform(ctx, "apply", "-auto-approve", "-input=false", "-no-color",
+		fmt.Sprintf("-parallelism=%d", *parallelism), "-var", "source_file="+src); err != nil {
+		return err
 	}
-
-	idsCmd := exec.CommandContext(ctx, "terraform", "output", "-json", "ids")
-	idsCmd.Dir, idsCmd.Env = tfDir, env
-	idsJSON, err := idsCmd.Output()
+	wall := time.Since(start)
+	idsJSON, err := b.terraform(ctx, "output", "-json", "ids")
 	if err != nil {
-		return fmt.Errorf("terraform output: %w", err)
+		return err
 	}
 	var ids []string
 	if err := json.Unmarshal(idsJSON, &ids); err != nil {
@@ -121,7 +85,7 @@ func runApply(ctx context.Context, args []string) error {
 	}
 
 	// Processing time of each project, as clipperd recorded it (created to COMPLETE).
-	c, err := client.New(client.Config{BaseURL: srv.URL(), APIKey: key, RequestsPerMinute: 600})
+	c, err := client.New(client.Config{BaseURL: srv.URL(), APIKey: benchKey, RequestsPerMinute: 600})
 	if err != nil {
 		return err
 	}

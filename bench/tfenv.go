@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+)
+
+// benchKey is the API key of the benchmarks' in-process clipperd.
+const benchKey = "bench-key"
+
+// tfBench is what a Terraform benchmark runs against: the provider built
+// from this checkout, an in-process clipperd at its default limits, and a
+// counting proxy between the two.
+type tfBench struct {
+	work  string
+	srv   *server.Server
+	proxy *countingProxy
+	env   []string // for terraform: dev_overrides to the built provider, key and proxy address
+	tfDir string
+}
+
+// newTFBench builds the provider into work and starts clipperd and the proxy;
+// Close stops them.
+func newTFBench(ctx context.Context, work string) (*tfBench, error) {
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	provider := filepath.Join(work, "bin", "terraform-provider-clipper")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", provider, root).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build provider: %w\n%s", err, out)
+	}
+	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: benchKey})
+	if err != nil {
+		return nil, err
+	}
+	proxy, err := newCountingProxy(srv.URL())
+	if err != nil {
+		_ = srv.Close()
+		return nil, err
+	}
+	b := &tfBench{work: work, srv: srv, proxy: proxy, tfDir: filepath.Join(work, "tf")}
+	rc := filepath.Join(work, "terraformrc")
+	rcText := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/clipperhq/clipper\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(provider))
+	if err := os.WriteFile(rc, []byte(rcText), 0o644); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := os.MkdirAll(b.tfDir, 0o755); err != nil {
+		b.Close()
+		return nil, err
+	}
+	b.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1",
+		"CLIPPER_API_KEY="+benchKey, "CLIPPER_BASE_URL="+proxy.URL())
+	return b, nil
+}
+
+// writeConfig writes the Terraform configuration the benchmark applies.
+func (b *tfBench) writeConfig(text string) error {
+	return os.WriteFile(filepath.Join(b.tfDir, "main.tf"), []byte(text), 0o644)
+}
+
+// terraform runs terraform with args in the configuration's directory and
+// returns its standard output.
+func (b *tfBench) terraform(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "terraform", args...)
+	var stderr bytes.Buffer
+	cmd.Dir, cmd.Env, cmd.Stderr = b.tfDir, b.env, &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("terraform %s: %w\n%s%s", args[0], err, out, stderr.Bytes())
+	}
+	return out, nil
+}
+
+func (b *tfBench) Close() {
+	b.proxy.Close()
+	_ = b.srv.Close()
+}
