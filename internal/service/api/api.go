@@ -99,7 +99,7 @@ func New(cfg Config) http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.HandleFunc("GET /upgrade", a.upgradePage)
-	return a.logRequests(mux)
+	return a.logRequests(a.jsonMisses(mux))
 }
 
 func newAPI(cfg Config) *API {
