@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/loop"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -27,12 +28,10 @@ type Config struct {
 type Worker struct {
 	store *store.Store
 	log   *slog.Logger
-	wake  chan struct{}
+	bg    *loop.Loop
 
 	mu      sync.Mutex
 	pending []string // submitted job ids not yet run
-	cancel  context.CancelFunc
-	done    chan struct{}
 
 	// beforeRun, when a test sets it, is called with each RUNNING job
 	// before its copy is made, so the test can look at it RUNNING.
@@ -47,7 +46,7 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{store: cfg.Store, log: cfg.Logger, wake: make(chan struct{}, 1)}, nil
+	return &Worker{store: cfg.Store, log: cfg.Logger, bg: loop.New()}, nil
 }
 
 // Start queues the jobs an earlier process left RUNNING, then runs jobs
@@ -57,19 +56,16 @@ func (w *Worker) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("copyjobs: %w", err)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.cancel != nil {
+	if !w.bg.Start(context.WithoutCancel(ctx), w.loop) {
 		return errors.New("copyjobs: Start called twice")
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	w.cancel, w.done = cancel, make(chan struct{})
-	w.pending = append(left, w.pending...)
 	if len(left) > 0 {
 		w.log.Info("resuming copy jobs left running", "count", len(left))
+		w.mu.Lock()
+		w.pending = append(left, w.pending...)
+		w.mu.Unlock()
+		w.bg.Wake()
 	}
-	go w.loop(runCtx, w.done)
-	w.signal()
 	return nil
 }
 
@@ -78,33 +74,15 @@ func (w *Worker) Submit(jobID string) {
 	w.mu.Lock()
 	w.pending = append(w.pending, jobID)
 	w.mu.Unlock()
-	w.signal()
-}
-
-func (w *Worker) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
+	w.bg.Wake()
 }
 
 // Stop cancels the loop, then always waits for it to return, so nothing
 // uses the store after Stop. A job cut short stays RUNNING in the store and
 // runs after the next Start.
-func (w *Worker) Stop() {
-	w.mu.Lock()
-	cancel, done := w.cancel, w.done
-	w.cancel = nil
-	w.mu.Unlock()
-	if cancel == nil {
-		return
-	}
-	cancel()
-	<-done
-}
+func (w *Worker) Stop() { w.bg.Stop() }
 
-func (w *Worker) loop(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (w *Worker) loop(ctx context.Context, wake <-chan struct{}) {
 	for {
 		for _, id := range w.take() {
 			if ctx.Err() != nil {
@@ -115,7 +93,7 @@ func (w *Worker) loop(ctx context.Context, done chan struct{}) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-w.wake:
+		case <-wake:
 		}
 	}
 }
