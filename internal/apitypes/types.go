@@ -545,6 +545,8 @@ type SocialCopyJob struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Hashtags    string `json:"hashtags,omitempty"`
+	// Error says why a FAILED job failed.
+	Error string `json:"error,omitempty"`
 }
 
 // PostDetailCustom is postDetail.custom.

@@ -20,10 +20,10 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
 )
 
-// Submitter takes a created project into processing; the pipeline's Runner
-// is one.
+// Submitter takes created work into processing by its id: the pipeline's
+// Runner takes projects, the copy worker (package copyjobs) copy jobs.
 type Submitter interface {
-	Submit(projectID string)
+	Submit(id string)
 }
 
 // Config is what the handlers need.
@@ -31,7 +31,10 @@ type Config struct {
 	Store *store.Store
 	// Runner gets every created project. Nil submits nothing: projects stay
 	// QUEUED, which suits tests of handlers without processing.
-	Runner    Submitter
+	Runner Submitter
+	// CopyJobs gets every RUNNING social copy job. Nil submits nothing:
+	// jobs stay RUNNING, which suits tests of handlers.
+	CopyJobs  Submitter
 	DataDir   string // uploads under DataDir/uploads, media under DataDir/media
 	PublicURL string // base of the addresses handed out (upload and media links)
 	// Limits of every organization; zero fields take the spec's defaults.
@@ -50,6 +53,7 @@ type API struct {
 	store        *store.Store
 	uploads      *upload.Sessions
 	runner       Submitter
+	copyJobs     Submitter
 	mediaDir     string
 	publicURL    string
 	limits       quota.Limits
@@ -73,6 +77,8 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET /api/brand-templates", a.authed(a.brandTemplates))
 	mux.Handle("POST /api/upload-links", a.authed(a.createUploadLink))
 	mux.Handle("GET /api/social-accounts", a.authed(a.socialAccounts))
+	mux.Handle("POST /api/social-copy-jobs", a.authed(a.createCopyJob))
+	mux.Handle("GET /api/social-copy-jobs/{jobId}", a.authed(a.getCopyJob))
 	mux.Handle("POST /api/collections", a.authed(a.createCollection))
 	mux.Handle("GET /api/collections", a.authed(a.listCollections))
 	mux.Handle("DELETE /api/collections/{collectionId}", a.authed(a.deleteCollection))
@@ -93,7 +99,7 @@ func New(cfg Config) http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.HandleFunc("GET /upgrade", a.upgradePage)
-	return a.logRequests(mux)
+	return a.logRequests(a.jsonMisses(mux))
 }
 
 func newAPI(cfg Config) *API {
@@ -105,13 +111,17 @@ func newAPI(cfg Config) *API {
 	if cfg.Runner == nil {
 		cfg.Runner = noSubmit{}
 	}
+	if cfg.CopyJobs == nil {
+		cfg.CopyJobs = noSubmit{}
+	}
 	limiter := newKeyLimiter(cfg.RateLimit)
 	if cfg.Now != nil {
 		limiter.now = cfg.Now
 	}
 	return &API{
-		store:  cfg.Store,
-		runner: cfg.Runner,
+		store:    cfg.Store,
+		runner:   cfg.Runner,
+		copyJobs: cfg.CopyJobs,
 		uploads: upload.New(upload.Config{
 			Store: cfg.Store, Dir: filepath.Join(cfg.DataDir, "uploads"), Logger: logger,
 		}),
@@ -133,7 +143,7 @@ func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 		"otherwise access resumes on the first day of next month (UTC).\n"))
 }
 
-// noSubmit is the Runner of a Config without one.
+// noSubmit is the Runner or CopyJobs of a Config without one.
 type noSubmit struct{}
 
 func (noSubmit) Submit(string) {}

@@ -67,6 +67,14 @@ type authError struct {
 
 func (e *authError) Error() string { return e.msg }
 
+// methodError is a request whose path has routes, none for its method.
+// The mux has set the Allow header. It becomes a 405.
+type methodError struct{ method, path, allow string }
+
+func (e *methodError) Error() string {
+	return "method " + e.method + " is not allowed on " + e.path + "; allowed: " + e.allow
+}
+
 // errRateLimited is a request over the key's rate limit; the limiter has
 // set the Retry-After and X-RateLimit-* headers.
 var errRateLimited = errors.New("rate limited")
@@ -81,6 +89,7 @@ const capRetryAfter = 15
 //	*notFoundError, upload.ErrNotFound     404 Not Found naming the resource
 //	store.ErrNotFound (unnamed)            404 Not Found
 //	*authError                             401 Unauthorized or 403 Forbidden
+//	*methodError                           405 Method Not Allowed
 //	upload.ErrComplete                     409 Conflict
 //	store.ErrCollectionQuota               402 QuotaExceed
 //	errRateLimited                         429 TooManyRequests
@@ -115,6 +124,7 @@ func (a *API) refusal(err error) (status int, name, msg string, ok bool) {
 		re *upload.RequestError
 		nf *notFoundError
 		ae *authError
+		me *methodError
 	)
 	switch {
 	case errors.As(err, &fe):
@@ -131,6 +141,8 @@ func (a *API) refusal(err error) (status int, name, msg string, ok bool) {
 		return http.StatusForbidden, errForbidden, ae.msg, true
 	case errors.As(err, &ae):
 		return http.StatusUnauthorized, errUnauthorized, ae.msg, true
+	case errors.As(err, &me):
+		return http.StatusMethodNotAllowed, errMethod, me.Error(), true
 	case errors.Is(err, upload.ErrComplete):
 		return http.StatusConflict, errConflict, err.Error(), true
 	case errors.Is(err, store.ErrCollectionQuota):

@@ -43,6 +43,8 @@ func TestFail(t *testing.T) {
 			http.StatusUnauthorized, errUnauthorized, "invalid API key", nil},
 		{"another org", &authError{forbidden: true, msg: "x-svc-org-id: not yours"},
 			http.StatusForbidden, errForbidden, "x-svc-org-id: not yours", nil},
+		{"wrong method", &methodError{method: "DELETE", path: "/api/x", allow: "GET, HEAD"},
+			http.StatusMethodNotAllowed, errMethod, "method DELETE is not allowed on /api/x; allowed: GET, HEAD", nil},
 		{"complete upload", fmt.Errorf("upload up_1 is %w; create a new upload link", upload.ErrComplete),
 			http.StatusConflict, errConflict, "upload up_1 is already complete; create a new upload link", nil},
 		{"collection quota", fmt.Errorf("create: %w", store.ErrCollectionQuota),

@@ -13,13 +13,14 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
-// Error names of filled-gaps.md ("Errors not shown"), plus Forbidden and
-// Conflict for the cases this server adds.
+// Error names of filled-gaps.md ("Errors not shown"), plus Forbidden,
+// Method Not Allowed and Conflict for the cases this server adds.
 const (
 	errBadRequest   = "Bad Request"
 	errUnauthorized = "Unauthorized"
 	errForbidden    = "Forbidden"
 	errNotFound     = "Not Found"
+	errMethod       = "Method Not Allowed"
 	errConflict     = "Conflict"
 	errTooMany      = "TooManyRequests"
 	errInternal     = "Internal Server Error"

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -32,11 +31,7 @@ func TestCreateSubmits(t *testing.T) {
 	var subs submissions
 	h := New(Config{Store: st, Runner: &subs, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", AllowPrivateImports: true})
 	create := func(body string) *httptest.ResponseRecorder {
-		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/api/clip-projects", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec
+		return send(t, h, http.MethodPost, "/api/clip-projects", key, body)
 	}
 
 	if rec := create(`{"videoUrl": "ftp://example.com/v.mp4"}`); rec.Code != http.StatusBadRequest {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/loop"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -40,13 +41,9 @@ type Config struct {
 
 // Dispatcher sends pending deliveries.
 type Dispatcher struct {
-	cfg  Config
-	log  *slog.Logger
-	wake chan struct{}
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	cfg Config
+	log *slog.Logger
+	bg  *loop.Loop
 }
 
 // parallel bounds how many deliveries of one batch are sent at once, so one
@@ -87,49 +84,25 @@ func New(cfg Config) (*Dispatcher, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 8
 	}
-	return &Dispatcher{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1)}, nil
+	return &Dispatcher{cfg: cfg, log: cfg.Logger, bg: loop.New()}, nil
 }
 
-// Start runs the send loop until Stop or ctx ends. Deliveries left pending
-// by an earlier process are sent on the first pass.
-func (d *Dispatcher) Start(ctx context.Context) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cancel != nil {
-		return
-	}
-	ctx, d.cancel = context.WithCancel(ctx)
-	d.done = make(chan struct{})
-	go d.loop(ctx, d.done)
-}
+// Start runs the send loop until Stop or ctx ends; it does nothing while
+// the loop runs. Deliveries left pending by an earlier process are sent on
+// the first pass.
+func (d *Dispatcher) Start(ctx context.Context) { d.bg.Start(ctx, d.loop) }
 
 // Wake asks the loop to look for due deliveries now instead of at the next poll.
-func (d *Dispatcher) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-}
+func (d *Dispatcher) Wake() { d.bg.Wake() }
 
 // Stop cancels the loop, then always waits for it to return, so nothing
 // uses the store after Stop. Every send watches the loop's context (the
 // webhook request, the SMTP connection, the file write is short), so the
 // wait is short. A delivery cut short stays pending and is sent after the
 // next Start.
-func (d *Dispatcher) Stop() {
-	d.mu.Lock()
-	cancel, done := d.cancel, d.done
-	d.cancel = nil
-	d.mu.Unlock()
-	if cancel == nil {
-		return
-	}
-	cancel()
-	<-done
-}
+func (d *Dispatcher) Stop() { d.bg.Stop() }
 
-func (d *Dispatcher) loop(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (d *Dispatcher) loop(ctx context.Context, wake <-chan struct{}) {
 	t := time.NewTicker(d.cfg.PollInterval)
 	defer t.Stop()
 	for {
@@ -138,7 +111,7 @@ func (d *Dispatcher) loop(ctx context.Context, done chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-d.wake:
+		case <-wake:
 		}
 	}
 }

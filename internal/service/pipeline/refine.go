@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 )
 
 // clipPlan is one clip as it moves through REFINE, RENDER and UPLOAD.
@@ -83,37 +84,9 @@ func cleanKeywords(in []string) []string {
 // hashtags makes "#Tag" words of the keywords and the genre (Auto is not a
 // topic), joined by spaces as the service reports them.
 func hashtags(keywords []string, genre string) string {
-	var tags []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		t := hashtag(s)
-		if t != "" && !seen[strings.ToLower(t)] {
-			seen[strings.ToLower(t)] = true
-			tags = append(tags, t)
-		}
-	}
-	for _, k := range keywords {
-		add(k)
-	}
+	words := slices.Clone(keywords)
 	if g := strings.TrimSpace(genre); g != "" && !strings.EqualFold(g, "Auto") {
-		add(g)
+		words = append(words, g)
 	}
-	return strings.Join(tags, " ")
-}
-
-// hashtag turns "machine learning" into "#MachineLearning".
-func hashtag(s string) string {
-	var b strings.Builder
-	words := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for _, w := range words {
-		rs := []rune(w)
-		if len(words) > 1 {
-			rs[0] = unicode.ToUpper(rs[0])
-		}
-		b.WriteString(string(rs))
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "#" + b.String()
+	return strings.Join(socialcopy.Hashtags(words...), " ")
 }

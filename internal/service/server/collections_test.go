@@ -52,23 +52,7 @@ func TestCollectionsFlow(t *testing.T) {
 	other := newClient(t, srv, otherKey)
 
 	// Two short projects from one upload: clips of two projects to collect.
-	upload := c.uploadFile(video, 1<<20)
-	var projects []apitypes.Project
-	for _, r := range [][2]int{{0, 12}, {12, 24}} {
-		projects = append(projects, c.mustCreate(map[string]any{
-			"videoUrl":     upload,
-			"curationPref": map[string]any{"range": map[string]any{"startSec": r[0], "endSec": r[1]}, "clipDurations": [][]float64{{4, 10}}},
-		}))
-	}
-	var clips []apitypes.ExportableClip
-	for _, p := range projects {
-		c.waitStage(p.ID, pipelineTimeout, apitypes.StageComplete)
-		got := c.clips(p.ID)
-		if len(got) == 0 {
-			t.Fatalf("project %s made no clips", p.ID)
-		}
-		clips = append(clips, got[0])
-	}
+	projects, clips := c.finishedProjects(video, [2]int{0, 12}, [2]int{12, 24})
 	p := projects[0]
 
 	// Create, then list mine.

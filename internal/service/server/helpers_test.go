@@ -176,6 +176,31 @@ func (c *apiClient) clips(projectID string) []apitypes.ExportableClip {
 	return decode[[]apitypes.ExportableClip](c.t, data)
 }
 
+// finishedProjects uploads video once and makes one project of each
+// [startSec, endSec] range of it (clips of 4 to 10 s), waits until all are
+// COMPLETE and returns them with the first clip of each.
+func (c *apiClient) finishedProjects(video []byte, ranges ...[2]int) ([]apitypes.Project, []apitypes.ExportableClip) {
+	c.t.Helper()
+	upload := c.uploadFile(video, 1<<20)
+	var projects []apitypes.Project
+	for _, r := range ranges {
+		projects = append(projects, c.mustCreate(map[string]any{
+			"videoUrl":     upload,
+			"curationPref": map[string]any{"range": map[string]any{"startSec": r[0], "endSec": r[1]}, "clipDurations": [][]float64{{4, 10}}},
+		}))
+	}
+	var clips []apitypes.ExportableClip
+	for _, p := range projects {
+		c.waitStage(p.ID, pipelineTimeout, apitypes.StageComplete)
+		got := c.clips(p.ID)
+		if len(got) == 0 {
+			c.t.Fatalf("project %s made no clips", p.ID)
+		}
+		clips = append(clips, got[0])
+	}
+	return projects, clips
+}
+
 // uploadFile runs the upload flow with chunks of chunk bytes and returns the uploadId.
 func (c *apiClient) uploadFile(data []byte, chunk int) string {
 	c.t.Helper()

@@ -1,5 +1,6 @@
 // Package server wires clipperd together: the store, the pipeline runner,
-// the outbound dispatcher and the HTTP API, behind one Start and one Close.
+// the outbound dispatcher, the copy worker and the HTTP API, behind one
+// Start and one Close.
 // The clipperd command and in-process tests both start it this way.
 package server
 
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -61,6 +63,7 @@ type Server struct {
 	served chan error
 	runner *pipeline.Runner
 	disp   *outbound.Dispatcher
+	copies *copyjobs.Worker
 	store  *store.Store
 	cancel context.CancelFunc
 
@@ -68,8 +71,8 @@ type Server struct {
 	closeErr  error
 }
 
-// Start opens the data directory, starts the pipeline and the dispatcher and
-// serves the API; it is listening when it returns. ctx bounds the start
+// Start opens the data directory, starts the pipeline, the dispatcher and
+// the copy worker and serves the API; it is listening when it returns. ctx bounds the start
 // only: the server runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DataDir == "" {
@@ -138,6 +141,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	s.copies, err = copyjobs.New(copyjobs.Config{Store: st, Logger: logger.With("component", "copyjobs")})
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
 
 	// The background work outlives the start's ctx; Close ends it.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -147,11 +155,16 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: start pipeline: %w", err)
 	}
+	if err := s.copies.Start(runCtx); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: start copy jobs: %w", err)
+	}
 
 	s.http = &http.Server{
 		Handler: api.New(api.Config{
 			Store:               st,
 			Runner:              s.runner,
+			CopyJobs:            s.copies,
 			DataDir:             dataDir,
 			PublicURL:           s.url,
 			Limits:              cfg.Limits,
@@ -187,7 +200,8 @@ func (s *Server) URL() string { return s.url }
 
 // Close stops the server gracefully: it stops accepting requests and waits
 // for open ones, stops the pipeline (work cut short resumes on the next
-// start) and the dispatcher, then closes the store. Calling it again returns
+// start), the dispatcher and the copy worker (a job cut short runs again on
+// the next start), then closes the store. Calling it again returns
 // the first result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.stopAll() })
@@ -217,6 +231,9 @@ func (s *Server) stopAll() error {
 	}
 	if s.disp != nil {
 		s.disp.Stop()
+	}
+	if s.copies != nil {
+		s.copies.Stop()
 	}
 	if s.cancel != nil {
 		s.cancel()

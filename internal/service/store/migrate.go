@@ -110,6 +110,30 @@ var migrations = []migration{
 	// 4: projects, clips, social accounts and brand templates in columns of
 	// their own instead of JSON of the API's shape (schema_v4.go).
 	{sql: schemaV4, apply: migrateRecordsToColumns},
+	// 5: social copy jobs. The cache index serves the lookup of an earlier
+	// result for the same request; the status index the restart's look for
+	// jobs still RUNNING.
+	{sql: `CREATE TABLE social_copy_jobs (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		project_id TEXT NOT NULL,
+		clip_id TEXT NOT NULL,
+		post_account_id TEXT NOT NULL,
+		sub_account_id TEXT NOT NULL,
+		prompt TEXT NOT NULL,
+		platform TEXT NOT NULL,
+		status TEXT NOT NULL,
+		cached INTEGER NOT NULL,
+		title TEXT NOT NULL,
+		description TEXT NOT NULL,
+		hashtags TEXT NOT NULL,
+		error TEXT NOT NULL,
+		clip_version TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	);
+	CREATE INDEX social_copy_jobs_cache ON social_copy_jobs(org_id, project_id, clip_id, post_account_id, sub_account_id, prompt, status);
+	CREATE INDEX social_copy_jobs_status ON social_copy_jobs(status, created_at);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

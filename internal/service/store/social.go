@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -38,14 +40,30 @@ func (s *Store) ConnectSocialAccount(ctx context.Context, orgID string, a apityp
 	return a, nil
 }
 
+const socialAccountColumns = `post_account_id, sub_account_id, platform, ext_user_id, ext_user_name, ext_user_picture_link,
+	ext_user_profile_link`
+
 // SocialAccounts lists the org's connected accounts in the order they were connected.
 func (s *Store) SocialAccounts(ctx context.Context, orgID string) ([]apitypes.SocialAccount, error) {
-	out, err := queryAll(ctx, s.db, scanSocialAccount, `SELECT post_account_id, sub_account_id, platform, ext_user_id,
-		ext_user_name, ext_user_picture_link, ext_user_profile_link FROM social_accounts WHERE org_id = ? ORDER BY rowid`, orgID)
+	out, err := queryAll(ctx, s.db, scanSocialAccount, `SELECT `+socialAccountColumns+` FROM social_accounts WHERE org_id = ? ORDER BY rowid`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("list social accounts: %w", err)
 	}
 	return out, nil
+}
+
+// SocialAccount returns the org's connected account postAccountID;
+// ErrNotFound when it is missing or connected to another org.
+func (s *Store) SocialAccount(ctx context.Context, orgID, postAccountID string) (apitypes.SocialAccount, error) {
+	a, err := scanSocialAccount(s.db.QueryRowContext(ctx, `SELECT `+socialAccountColumns+` FROM social_accounts
+		WHERE post_account_id = ? AND org_id = ?`, postAccountID, orgID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, ErrNotFound
+	}
+	if err != nil {
+		return a, fmt.Errorf("get social account %s: %w", postAccountID, err)
+	}
+	return a, nil
 }
 
 func scanSocialAccount(row scanner) (apitypes.SocialAccount, error) {
