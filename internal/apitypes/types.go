@@ -111,7 +111,20 @@ const (
 )
 
 // Social platforms.
-var SocialPlatforms = []string{"YOUTUBE", "TIKTOK_BUSINESS", "FACEBOOK_PAGE", "INSTAGRAM_BUSINESS", "LINKEDIN", "TWITTER"}
+var SocialPlatforms = []string{"YOUTUBE", "TIKTOK_BUSINESS", "FACEBOOK_PAGE", "INSTAGRAM_BUSINESS", "LINKEDIN", SocialTwitter}
+
+// SocialTwitter is the platform whose posts cost a credit.
+const SocialTwitter = "TWITTER"
+
+// Values of postDetail.custom.privacy.
+const (
+	PrivacyPublic   = "public"
+	PrivacyPrivate  = "private"
+	PrivacyUnlisted = "unlisted"
+)
+
+// Privacies lists the accepted postDetail.custom.privacy values.
+var Privacies = []string{PrivacyPublic, PrivacyPrivate, PrivacyUnlisted}
 
 // Censor job statuses.
 const (
