@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -42,11 +43,7 @@ type Config struct {
 type Dispatcher struct {
 	cfg  Config
 	log  *slog.Logger
-	wake chan struct{}
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	loop repeat.Loop
 }
 
 // parallel bounds how many deliveries of one batch are sent at once, so one
@@ -68,12 +65,7 @@ func New(cfg Config) (*Dispatcher, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{
-			Timeout: 15 * time.Second,
-			// A redirect answer is not an acknowledgement; re-POSTing
-			// elsewhere would also send the signed body to a third party.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		cfg.HTTPClient = NewHTTPClient()
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 5 * time.Second
@@ -87,74 +79,47 @@ func New(cfg Config) (*Dispatcher, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 8
 	}
-	return &Dispatcher{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1)}, nil
+	return &Dispatcher{cfg: cfg, log: cfg.Logger}, nil
+}
+
+// NewHTTPClient is the client signed webhooks are sent with: a 15 s timeout,
+// and redirects are not followed.
+func NewHTTPClient() *http.Client {
+	return &http.Client{
+		Timeout: 15 * time.Second,
+		// A redirect answer is not an acknowledgement; re-POSTing
+		// elsewhere would also send the signed body to a third party.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // Start runs the send loop until Stop or ctx ends. Deliveries left pending
 // by an earlier process are sent on the first pass.
-func (d *Dispatcher) Start(ctx context.Context) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cancel != nil {
-		return
-	}
-	ctx, d.cancel = context.WithCancel(ctx)
-	d.done = make(chan struct{})
-	go d.loop(ctx, d.done)
-}
+func (d *Dispatcher) Start(ctx context.Context) { d.loop.Start(ctx, d.sendDue) }
 
 // Wake asks the loop to look for due deliveries now instead of at the next poll.
-func (d *Dispatcher) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-}
+func (d *Dispatcher) Wake() { d.loop.Wake() }
 
 // Stop cancels the loop, then always waits for it to return, so nothing
 // uses the store after Stop. Every send watches the loop's context (the
 // webhook request, the SMTP connection, the file write is short), so the
 // wait is short. A delivery cut short stays pending and is sent after the
 // next Start.
-func (d *Dispatcher) Stop() {
-	d.mu.Lock()
-	cancel, done := d.cancel, d.done
-	d.cancel = nil
-	d.mu.Unlock()
-	if cancel == nil {
-		return
-	}
-	cancel()
-	<-done
-}
+func (d *Dispatcher) Stop() { d.loop.Stop() }
 
-func (d *Dispatcher) loop(ctx context.Context, done chan struct{}) {
-	defer close(done)
-	t := time.NewTicker(d.cfg.PollInterval)
-	defer t.Stop()
-	for {
-		d.sendDue(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-d.wake:
-		}
-	}
-}
-
-// sendDue sends every due delivery, batch after batch, until none is due.
-func (d *Dispatcher) sendDue(ctx context.Context) {
+// sendDue sends every due delivery, batch after batch, until none is due,
+// and waits a poll interval for the next pass.
+func (d *Dispatcher) sendDue(ctx context.Context) time.Duration {
 	for ctx.Err() == nil {
 		due, err := d.cfg.Store.DueDeliveries(ctx, 32)
 		if err != nil {
 			if ctx.Err() == nil {
 				d.log.Error("list due deliveries", "err", err)
 			}
-			return
+			break
 		}
 		if len(due) == 0 {
-			return
+			break
 		}
 		sem := make(chan struct{}, parallel)
 		var wg sync.WaitGroup
@@ -168,6 +133,7 @@ func (d *Dispatcher) sendDue(ctx context.Context) {
 		}
 		wg.Wait()
 	}
+	return d.cfg.PollInterval
 }
 
 // attempt makes one try at dl and records the outcome.

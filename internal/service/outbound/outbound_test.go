@@ -404,8 +404,8 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	}
 }
 
-// Stop cancels a send in progress and returns only once the loop has
-// returned, so the server may close the store right after it.
+// Stop cancels a send in progress, which stays pending with no attempt
+// counted.
 func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
 	st, dir := newStore(t)
 	arrived, cancelled := make(chan struct{}), make(chan struct{})
@@ -427,13 +427,7 @@ func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the webhook was never sent")
 	}
-	done := d.done
-	d.Stop()
-	select {
-	case <-done:
-	default:
-		t.Fatal("Stop returned while the dispatcher loop still ran")
-	}
+	d.Stop() // that it waits for the loop is repeat.Loop's test
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
