@@ -74,20 +74,21 @@ type Post struct {
 	NextAt         time.Time // when a pending post is tried (again)
 	LastError      string
 	// PublishedAt and Location are recorded with the status published: when
-	// and where (a directory, a URL) the post went.
+	// and where (a directory, a URL) the post went. The publisher sets
+	// PublishedAt to the time the post is to carry before publishing it.
 	PublishedAt time.Time
 	Location    string
 	CreatedAt   time.Time
 }
 
-// Document is the record of a published post as its destination receives
-// it (post.json, a webhook body); mediaURL is "" where the media travels
-// beside it.
-func (p *Post) Document(publishedAt time.Time, mediaURL string) apitypes.PublishedPost {
+// Document is the record of the post as its destination receives it
+// (post.json, a webhook body), published at p.PublishedAt; mediaURL is ""
+// where the media travels beside it.
+func (p *Post) Document(mediaURL string) apitypes.PublishedPost {
 	return apitypes.PublishedPost{
 		PostID: p.ID, ScheduleID: p.ScheduleID, Platform: p.Platform, PostAccountID: p.PostAccountID,
 		SubAccountID: p.SubAccountID, ContentID: p.ContentID(), Title: p.Title, Description: p.Description,
-		Privacy: p.Privacy, MediaType: p.MediaType, PublishedAt: Timestamp(publishedAt), MediaURL: mediaURL,
+		Privacy: p.Privacy, MediaType: p.MediaType, PublishedAt: Timestamp(p.PublishedAt), MediaURL: mediaURL,
 	}
 }
 
