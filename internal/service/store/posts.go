@@ -171,10 +171,7 @@ func insertPost(ctx context.Context, q execer, p *Post) error {
 
 // GetPost returns the post with id; ErrNotFound when absent.
 func (s *Store) GetPost(ctx context.Context, id string) (*Post, error) {
-	p, err := scanPost(s.db.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
+	p, err := queryOne(ctx, s.db, scanPost, `SELECT `+postColumns+` FROM posts WHERE id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("get post %s: %w", id, err)
 	}

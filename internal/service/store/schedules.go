@@ -58,10 +58,7 @@ func (s *Store) GetSchedule(ctx context.Context, id string) (*Schedule, error) {
 }
 
 func getSchedule(ctx context.Context, q querier, id string) (*Schedule, error) {
-	sc, err := scanSchedule(q.QueryRowContext(ctx, `SELECT `+scheduleColumns+` FROM publish_schedules WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
+	sc, err := queryOne(ctx, q, scanSchedule, `SELECT `+scheduleColumns+` FROM publish_schedules WHERE id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("get schedule %s: %w", id, err)
 	}

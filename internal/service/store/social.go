@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -87,11 +85,8 @@ func (s *Store) GetSocialAccount(ctx context.Context, orgID, id string) (*Social
 }
 
 func getSocialAccount(ctx context.Context, q querier, orgID, id string) (*SocialAccount, error) {
-	a, err := scanSocialAccount(q.QueryRowContext(ctx, `SELECT `+socialAccountColumns+` FROM social_accounts
-		WHERE post_account_id = ? AND org_id = ?`, id, orgID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
+	a, err := queryOne(ctx, q, scanSocialAccount, `SELECT `+socialAccountColumns+` FROM social_accounts
+		WHERE post_account_id = ? AND org_id = ?`, id, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("get social account %s: %w", id, err)
 	}
