@@ -97,8 +97,13 @@ func plainName(s string) bool {
 	return s != "" && !strings.ContainsAny(s, `/\`) && !strings.HasPrefix(s, ".")
 }
 
-// copyFile copies src to a new file dst and syncs it.
+// copyFile copies src to a new file dst and syncs it. A render is at most
+// some tens of megabytes, so the copy is not cut short by ctx; it is not
+// begun once ctx ended.
 func copyFile(ctx context.Context, src, dst string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -108,7 +113,7 @@ func copyFile(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, readerWithContext{ctx, in})
+	_, err = io.Copy(out, in)
 	return closeSynced(out, err)
 }
 
@@ -138,17 +143,4 @@ func syncDir(dir string) error {
 		return err
 	}
 	return closeSynced(f, nil)
-}
-
-// readerWithContext stops a copy when ctx ends.
-type readerWithContext struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (r readerWithContext) Read(p []byte) (int, error) {
-	if err := r.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return r.r.Read(p)
 }

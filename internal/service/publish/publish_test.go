@@ -3,9 +3,6 @@ package publish
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,12 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -234,60 +232,37 @@ func TestDirPublicationCutShortByACrashIsNotRepeated(t *testing.T) {
 	}
 }
 
-type delivery struct {
-	body   []byte
-	header http.Header
-}
-
 func TestWebhookPublishesSignedAndRetries(t *testing.T) {
-	var mu sync.Mutex
-	var got []delivery
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, delivery{body, r.Header.Clone()})
-		n := len(got)
-		mu.Unlock()
-		if n == 1 {
-			http.Error(w, "receiver down", http.StatusServiceUnavailable)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer hook.Close()
+	receiver := webhooktest.New(t, 1)
 	e := newEnv(t)
-	account := e.account("webhook:" + hook.URL + "/posts")
+	account := e.account("webhook:" + receiver.URL + "/posts")
 	p := e.post(account)
-	// The retry waits RetryBase of the store's clock, which stands still:
-	// the worker polls until the test moves it.
-	e.startWorker(WorkerConfig{RetryBase: time.Minute})
+	// The retry waits RetryBase of the store's clock, which stands still
+	// until the test moves it.
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Minute}})
 	pending := e.waitPost(p.ID, "tried once", func(p *store.Post) bool { return p.Attempts == 1 })
 	if pending.Status != store.PostPending || !strings.Contains(pending.LastError, "503") {
 		t.Fatalf("after the failed attempt: %+v", pending)
 	}
 	e.advance(time.Minute)
 	done := e.settled(p.ID)
-	if done.Status != store.PostPublished || done.Location != hook.URL+"/posts" || done.Attempts != 1 {
+	if done.Status != store.PostPublished || done.Location != receiver.URL+"/posts" || done.Attempts != 1 {
 		t.Fatalf("post = %+v, want published to the webhook on the second attempt", done)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
+	got := receiver.Requests()
 	if len(got) != 2 {
 		t.Fatalf("the receiver got %d calls, want 2", len(got))
 	}
 	last := got[1]
-	mac := hmac.New(sha256.New, []byte(testKey))
-	mac.Write(last.body)
-	mac.Write([]byte(last.header.Get("X-Svc-Salt")))
-	if sig := last.header.Get("X-Svc-Signature"); sig != hex.EncodeToString(mac.Sum(nil)) {
-		t.Errorf("signature %q does not verify with the org's first key", sig)
+	if !last.SignedWith(testKey) {
+		t.Errorf("signature %q does not verify with the org's first key", last.Header.Get("X-Svc-Signature"))
 	}
-	if id := last.header.Get(HeaderPostID); id != p.ID {
+	if id := last.Header.Get(HeaderPostID); id != p.ID {
 		t.Errorf("%s = %q, want %s", HeaderPostID, id, p.ID)
 	}
 	var doc apitypes.PublishedPost
-	if err := json.Unmarshal(last.body, &doc); err != nil {
+	if err := json.Unmarshal(last.Body, &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.PostID != p.ID || doc.MediaURL != mediaURL || doc.ContentID != testProject+"."+testClip || doc.Title != "Launch" ||
@@ -305,7 +280,7 @@ func TestPostGivesUpAfterMaxAttempts(t *testing.T) {
 	p := e.post(account)
 	// RetryBase is a nanosecond of a clock that stands still: the test
 	// moves it past each wait.
-	e.startWorker(WorkerConfig{MaxAttempts: 3, RetryBase: time.Nanosecond, RetryMax: time.Nanosecond})
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Nanosecond, Max: time.Nanosecond, Attempts: 3}})
 	got := e.waitPost(p.ID, "settled", func(p *store.Post) bool { return p.Status != store.PostPending },
 		func() { e.advance(time.Millisecond) })
 	if got.Status != store.PostFailed || got.Attempts != 3 || !strings.Contains(got.LastError, "no such file") {

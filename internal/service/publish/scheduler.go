@@ -64,14 +64,25 @@ func (s *Scheduler) Stop() { s.loop.Stop() }
 // fireDue fires every due schedule and sleeps until the next is due, at
 // most MaxWait.
 func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
-	fired, err := s.fireBatches(ctx)
+	fired := 0
+	err := repeat.Drain(ctx, 32, s.cfg.Store.DueSchedules, func(ctx context.Context, ids []string) error {
+		for _, id := range ids {
+			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits)
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				fired++
+				s.log.Info("publish schedule fired", "schedule", id, "post", p.ID, "status", p.Status, "error", p.LastError)
+			}
+		}
+		return nil
+	})
 	if fired > 0 {
 		s.cfg.OnFired()
 	}
 	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Error("fire publish schedules", "err", err)
-		}
+		s.log.Error("fire publish schedules", "err", err)
 		return s.cfg.MaxWait
 	}
 	next, ok, err := s.cfg.Store.NextScheduleAt(ctx)
@@ -79,26 +90,4 @@ func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
 		return s.cfg.MaxWait
 	}
 	return min(next.Sub(s.cfg.Store.Now()), s.cfg.MaxWait)
-}
-
-// fireBatches fires due schedules until none is due; fired counts those
-// that made a post.
-func (s *Scheduler) fireBatches(ctx context.Context) (fired int, err error) {
-	for ctx.Err() == nil {
-		ids, err := s.cfg.Store.DueSchedules(ctx, 32)
-		if err != nil || len(ids) == 0 {
-			return fired, err
-		}
-		for _, id := range ids {
-			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits)
-			if err != nil {
-				return fired, err
-			}
-			if p != nil {
-				fired++
-				s.log.Info("publish schedule fired", "schedule", id, "post", p.ID, "status", p.Status, "error", p.LastError)
-			}
-		}
-	}
-	return fired, nil
 }

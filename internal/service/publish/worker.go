@@ -26,12 +26,9 @@ type WorkerConfig struct {
 	// PollInterval is how often due posts (retries) are looked for without
 	// a Wake; default 1 s.
 	PollInterval time.Duration
-	// RetryBase is the wait after a post's first failed attempt; it doubles
-	// per attempt up to RetryMax. Defaults 5 s and 10 min.
-	RetryBase, RetryMax time.Duration
-	// MaxAttempts is how many attempts a post gets before it is marked
-	// failed; default 8.
-	MaxAttempts int
+	// Retry is how a failed post is retried; unset fields are those of a
+	// conclusion action's delivery (outbound.DeliveryRetry).
+	Retry backoff.Retry
 }
 
 // Worker publishes pending posts, one at a time, oldest first. Posts left
@@ -57,15 +54,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
 	}
-	if cfg.RetryBase <= 0 {
-		cfg.RetryBase = 5 * time.Second
-	}
-	if cfg.RetryMax <= 0 {
-		cfg.RetryMax = 10 * time.Minute
-	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 8
-	}
+	cfg.Retry = cfg.Retry.Or(outbound.DeliveryRetry)
 	return &Worker{cfg: cfg, log: cfg.Logger, dir: Dir{Root: filepath.Join(cfg.DataDir, "published")}}, nil
 }
 
@@ -82,22 +71,18 @@ func (w *Worker) Stop() { w.loop.Stop() }
 // publishDue publishes due posts until none is due, then waits a poll
 // interval for retries that come due.
 func (w *Worker) publishDue(ctx context.Context) time.Duration {
-	for ctx.Err() == nil {
-		due, err := w.cfg.Store.DuePosts(ctx, 16)
-		if err != nil {
-			if ctx.Err() == nil {
-				w.log.Error("list due posts", "err", err)
-			}
-			break
-		}
-		if len(due) == 0 {
-			break
-		}
-		for i := range due {
-			w.attempt(ctx, &due[i])
-		}
+	if err := repeat.Drain(ctx, 16, w.cfg.Store.DuePosts, w.publishBatch); err != nil {
+		w.log.Error("list due posts", "err", err)
 	}
 	return w.cfg.PollInterval
+}
+
+// publishBatch attempts the posts of due in order, one at a time.
+func (w *Worker) publishBatch(ctx context.Context, due []store.Post) error {
+	for i := range due {
+		w.attempt(ctx, &due[i])
+	}
+	return nil
 }
 
 // attempt publishes p once and records the outcome: published with its
@@ -121,11 +106,11 @@ func (w *Worker) attempt(ctx context.Context, p *store.Post) {
 	}
 	p.Attempts++
 	p.LastError = err.Error()
-	if p.Attempts >= w.cfg.MaxAttempts {
+	if wait, giveUp := w.cfg.Retry.After(p.Attempts); giveUp {
 		p.Status = store.PostFailed
 		w.log.Warn("post failed, giving up", "post", p.ID, "attempts", p.Attempts, "err", err)
 	} else {
-		p.NextAt = w.cfg.Store.Now().Add(backoff.Exponential(p.Attempts, w.cfg.RetryBase, w.cfg.RetryMax))
+		p.NextAt = w.cfg.Store.Now().Add(wait)
 		w.log.Warn("post failed, will retry", "post", p.ID, "attempts", p.Attempts, "next", p.NextAt, "err", err)
 	}
 	if err := w.cfg.Store.SavePostAttempt(ctx, p); err != nil {

@@ -1,7 +1,9 @@
 // Package repeat runs a pass of background work again and again: at once,
 // then whenever it is woken or the wait the pass asked for runs out, until
-// it is stopped. The outbound dispatcher, the publish worker and the publish
-// scheduler share it, so each stops the same way: cancel, then always wait.
+// it is stopped; Drain is such a pass over a queue kept in the store. The
+// outbound dispatcher, the publish worker and the publish scheduler share
+// them, so each works through its queue and stops the same way: cancel,
+// then always wait.
 package repeat
 
 import (
@@ -82,4 +84,24 @@ func run(ctx context.Context, done chan struct{}, wake <-chan struct{}, pass fun
 			t.Stop()
 		}
 	}
+}
+
+// Drain is the body of a pass over a queue: it takes batches of up to limit
+// items from next and hands each to handle, until next has none or ctx
+// ends. The error is next's or handle's; none once ctx ended, since a pass
+// cut short by Stop is not a failure.
+func Drain[T any](ctx context.Context, limit int, next func(context.Context, int) ([]T, error), handle func(context.Context, []T) error) error {
+	for ctx.Err() == nil {
+		batch, err := next(ctx, limit)
+		if err == nil && len(batch) == 0 {
+			return nil
+		}
+		if err == nil {
+			err = handle(ctx, batch)
+		}
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package repeat
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,4 +85,33 @@ func TestStopCancelsThenWaitsForThePass(t *testing.T) {
 	l.Start(context.Background(), p.pass)
 	p.await(t, 1)
 	l.Stop()
+}
+
+func TestDrainTakesBatchesUntilNoneIsLeft(t *testing.T) {
+	queue := []int{1, 2, 3, 4, 5}
+	next := func(_ context.Context, limit int) ([]int, error) {
+		n := min(limit, len(queue))
+		batch := queue[:n]
+		queue = queue[n:]
+		return batch, nil
+	}
+	var batches [][]int
+	err := Drain(context.Background(), 2, next, func(_ context.Context, b []int) error {
+		batches = append(batches, b)
+		return nil
+	})
+	if err != nil || len(batches) != 3 || len(batches[2]) != 1 {
+		t.Fatalf("batches %v, %v; want [1 2] [3 4] [5]", batches, err)
+	}
+
+	boom := errors.New("boom")
+	failing := func(context.Context, int) ([]int, error) { return nil, boom }
+	if err := Drain(context.Background(), 2, failing, nil); !errors.Is(err, boom) {
+		t.Fatalf("a failing next: %v, want boom", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopping := func(context.Context, []int) error { cancel(); return boom }
+	if err := Drain(ctx, 2, func(context.Context, int) ([]int, error) { return []int{1}, nil }, stopping); err != nil {
+		t.Fatalf("a handle that fails as ctx ends: %v, want nil", err)
+	}
 }
