@@ -31,7 +31,7 @@ type Dir struct {
 // Publish writes p's directory, or finds it written.
 func (d Dir) Publish(ctx context.Context, p Post) (Receipt, error) {
 	if !plainName(p.PostAccountID) || !plainName(p.ID) {
-		return Receipt{}, fmt.Errorf("post %q of account %q: not names a directory can have", p.ID, p.PostAccountID)
+		return Receipt{}, fmt.Errorf("post %q of account %q: an id is unfit for a directory name", p.ID, p.PostAccountID)
 	}
 	parent := filepath.Join(d.Root, p.PostAccountID)
 	final := filepath.Join(parent, p.ID)
