@@ -89,42 +89,42 @@ func devAPIClient(t *testing.T, srv *Server) *client.Client {
 	return c
 }
 
-// firedPost waits until schedule id fired and returns the post it made.
-func firedPost(t *testing.T, srv *Server, id string) string {
+// waitUntil polls done until it holds; what says what is awaited.
+func waitUntil(t *testing.T, what string, done func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(publishWait)
-	for {
-		sc, err := srv.store.GetSchedule(t.Context(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sc.Status == store.ScheduleFired {
-			return sc.PostID
-		}
+	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("schedule %s is %s after %s, want fired", id, sc.Status, publishWait)
+			t.Fatalf("%s: not within %s", what, publishWait)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
+// firedPost waits until schedule id fired and returns the post it made.
+func firedPost(t *testing.T, srv *Server, id string) string {
+	t.Helper()
+	var sc *store.Schedule
+	waitUntil(t, "schedule "+id+" fired", func() bool {
+		var err error
+		if sc, err = srv.store.GetSchedule(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		return sc.Status == store.ScheduleFired
+	})
+	return sc.PostID
+}
+
 // publishedPost waits for post id to be published and returns its post.json.
 func publishedPost(t *testing.T, srv *Server, account, id string) apitypes.PublishedPost {
 	t.Helper()
-	deadline := time.Now().Add(publishWait)
-	for {
+	waitUntil(t, "post "+id+" published", func() bool {
 		p, err := srv.store.GetPost(t.Context(), id)
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || p.Status == store.PostFailed {
+			t.Fatalf("post %s: %+v %v, want it published", id, p, err)
 		}
-		if p.Status == store.PostPublished {
-			break
-		}
-		if p.Status == store.PostFailed || time.Now().After(deadline) {
-			t.Fatalf("post %s is %s (%s), want published", id, p.Status, p.LastError)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return p.Status == store.PostPublished
+	})
 	data, err := os.ReadFile(filepath.Join(srv.dir, "published", account, id, "post.json"))
 	if err != nil {
 		t.Fatal(err)
