@@ -51,20 +51,15 @@ func runApply(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "clipper-bench-apply-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
-	src := filepath.Join(work, "source.mp4")
-	if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *srcLen, Width: 640, Height: 360}); err != nil {
-		return err
-	}
-	b, err := newTFBench(ctx, work)
+	b, err := newTFBench(ctx, "apply")
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	src := filepath.Join(b.work, "source.mp4")
+	if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *srcLen, Width: 640, Height: 360}); err != nil {
+		return err
+	}
 	srv, proxy := b.srv, b.proxy
 	if err := b.writeConfig(fmt.Sprintf(applyConfig, *projects)); err != nil {
 		return err

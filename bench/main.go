@@ -3,6 +3,7 @@
 //
 //	go run ./bench pipeline   # analysis pass vs plain decode; pipeline vs plain ffmpeg commands
 //	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits
+//	go run ./bench refresh    # API calls of a terraform plan over 20 collections and 40 contents
 package main
 
 import (
@@ -14,7 +15,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|apply [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|apply|refresh [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -25,8 +26,10 @@ func main() {
 		err = runPipeline(ctx, os.Args[2:])
 	case "apply":
 		err = runApply(ctx, os.Args[2:])
+	case "refresh":
+		err = runRefresh(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q (want pipeline or apply)", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q (want pipeline, apply or refresh)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -81,5 +81,13 @@ func route(path string) string {
 	return "/" + strings.Join(parts, "/")
 }
 
+// reset forgets what was counted so far, to measure one step of a run.
+func (p *countingProxy) reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.byRoute, p.total, p.status429, p.concurrent = map[string]int{}, 0, 0, 0
+	p.Timeline, p.limitedAt, p.start = nil, nil, time.Now()
+}
+
 func (p *countingProxy) URL() string { return p.server.URL }
 func (p *countingProxy) Close()      { p.server.Close() }

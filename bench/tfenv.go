@@ -25,40 +25,50 @@ type tfBench struct {
 	tfDir string
 }
 
-// newTFBench builds the provider into work and starts clipperd and the proxy;
-// Close stops them.
-func newTFBench(ctx context.Context, work string) (*tfBench, error) {
+// newTFBench makes a work directory named after name, builds the provider
+// into it and starts clipperd and the proxy; Close stops them and removes
+// the directory.
+func newTFBench(ctx context.Context, name string) (*tfBench, error) {
 	root, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
+	work, err := os.MkdirTemp("", "clipper-bench-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	b := &tfBench{work: work, tfDir: filepath.Join(work, "tf")}
+	if err := b.start(ctx, root); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *tfBench) start(ctx context.Context, root string) error {
+	work := b.work
 	provider := filepath.Join(work, "bin", "terraform-provider-clipper")
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", provider, root).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build provider: %w\n%s", err, out)
+		return fmt.Errorf("build provider: %w\n%s", err, out)
 	}
-	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: benchKey})
-	if err != nil {
-		return nil, err
+	var err error
+	if b.srv, err = server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: benchKey}); err != nil {
+		return err
 	}
-	proxy, err := newCountingProxy(srv.URL())
-	if err != nil {
-		_ = srv.Close()
-		return nil, err
+	if b.proxy, err = newCountingProxy(b.srv.URL()); err != nil {
+		return err
 	}
-	b := &tfBench{work: work, srv: srv, proxy: proxy, tfDir: filepath.Join(work, "tf")}
 	rc := filepath.Join(work, "terraformrc")
 	rcText := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/clipperhq/clipper\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(provider))
 	if err := os.WriteFile(rc, []byte(rcText), 0o644); err != nil {
-		b.Close()
-		return nil, err
+		return err
 	}
 	if err := os.MkdirAll(b.tfDir, 0o755); err != nil {
-		b.Close()
-		return nil, err
+		return err
 	}
 	b.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1",
-		"CLIPPER_API_KEY="+benchKey, "CLIPPER_BASE_URL="+proxy.URL())
-	return b, nil
+		"CLIPPER_API_KEY="+benchKey, "CLIPPER_BASE_URL="+b.proxy.URL())
+	return nil
 }
 
 // writeConfig writes the Terraform configuration the benchmark applies.
@@ -80,6 +90,11 @@ func (b *tfBench) terraform(ctx context.Context, args ...string) ([]byte, error)
 }
 
 func (b *tfBench) Close() {
-	b.proxy.Close()
-	_ = b.srv.Close()
+	if b.proxy != nil {
+		b.proxy.Close()
+	}
+	if b.srv != nil {
+		_ = b.srv.Close()
+	}
+	_ = os.RemoveAll(b.work)
 }

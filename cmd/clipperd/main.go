@@ -3,7 +3,7 @@
 //
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
 //	clipperd keys create --data DIR --org ORG --user USER
-//	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME
+//	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
 package main
@@ -22,8 +22,9 @@ import (
 const usage = `usage:
   clipperd serve [flags]                               run the API server (serve -h lists the flags)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
-  clipperd accounts connect --data DIR --org ORG --platform P --name NAME
-                                                       record a connected social account (prints its postAccountId last)
+  clipperd accounts connect --data DIR --org ORG --platform P --name NAME [--publish-to dir|webhook:URL]
+                                                       record a connected social account (prints its postAccountId last);
+                                                       its posts go to DATA/published (dir, the default) or a signed webhook
   clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect portrait|square|landscape] [--fit] [--watermark]
                                                        store a brand template of the org (prints its templateId last)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
@@ -65,6 +66,8 @@ func TestUsageErrors(t *testing.T) {
 		{"templates", "create", "--data", t.TempDir(), "--org", "o"},
 		{"templates", "create", "--data", t.TempDir(), "--org", "o", "--name", "n", "--aspect", "diagonal"},
 		{"sample", "--out", "x.mp4", "--width", "33"},
+		{"accounts", "connect", "--data", t.TempDir(), "--org", "o", "--platform", "YOUTUBE", "--name", "n", "--publish-to", "s3"},
+		{"accounts", "connect", "--data", t.TempDir(), "--org", "o", "--platform", "YOUTUBE", "--name", "n", "--publish-to", "webhook:ftp://x/y"},
 	}
 	for _, args := range cases {
 		var out, errOut bytes.Buffer
@@ -139,5 +142,33 @@ func TestAccountsConnectWhileServing(t *testing.T) {
 	if len(body.Data) != 1 || body.Data[0].PostAccountID != id || body.Data[0].Platform != "YOUTUBE" ||
 		body.Data[0].ExtUserName != "Clipper Channel" || body.Data[0].ExtUserID == "" {
 		t.Fatalf("social accounts = %+v, want the one connected (%s)", body.Data, id)
+	}
+}
+
+// TestAccountsConnectPublishTo records the destination of --publish-to;
+// connecting the account again changes it.
+func TestAccountsConnectPublishTo(t *testing.T) {
+	dir := t.TempDir()
+	connect := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		args = append([]string{"accounts", "connect", "--data", dir, "--org", "o", "--platform", "LINKEDIN", "--name", "n"}, args...)
+		if err := run(t.Context(), args, &out, &errOut); err != nil {
+			t.Fatalf("accounts connect: %v (stderr %s)", err, errOut.String())
+		}
+		words := strings.Fields(out.String())
+		return words[len(words)-1]
+	}
+	hooked := connect("--publish-to", "webhook:https://hooks.example/posts")
+	plain := connect()
+	st, err := store.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for id, want := range map[string]string{hooked: "webhook:https://hooks.example/posts", plain: "dir"} {
+		if a, err := st.GetSocialAccount(t.Context(), "o", id); err != nil || a.PublishTo != want {
+			t.Errorf("account %s: %+v %v, want it to publish to %s", id, a, err, want)
+		}
 	}
 }

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
@@ -160,4 +164,121 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("clipperd did not stop within 30 s of SIGTERM")
 	}
+}
+
+// TestKill9BetweenSchedulingAndFiringFiresOnce schedules a post, kills the
+// process before the schedule's time, and restarts it after: the schedule
+// fires once, into one published post.
+func TestKill9BetweenSchedulingAndFiringFiresOnce(t *testing.T) {
+	bin := buildClipperd(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	addr, key := freeAddr(t), "publish-kill-key"
+	projectID, clipID := seedRenderedClip(t, dir, "http://"+addr)
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"accounts", "connect", "--data", dir, "--org", server.DevOrgID,
+		"--platform", "TWITTER", "--name", "Clipper", "--publish-to", "dir"}, &out, &errOut); err != nil {
+		t.Fatalf("accounts connect: %v (stderr %s)", err, errOut.String())
+	}
+	words := strings.Fields(out.String())
+	account := words[len(words)-1]
+
+	first := startProcess(t, bin, addr, dir, key)
+	c, err := client.New(client.Config{BaseURL: "http://" + addr, APIKey: key, RequestsPerMinute: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishAt := time.Now().Add(3 * time.Second).UTC()
+	scheduleID, err := c.CreatePublishSchedule(t.Context(), apitypes.PublishScheduleRequest{
+		PostTaskRequest: apitypes.PostTaskRequest{ProjectID: projectID, ClipID: clipID, PostAccountID: account,
+			PostDetail: apitypes.PostDetail{Title: "Survives kill -9"}},
+		PublishAt: publishAt.Format(time.RFC3339Nano),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = first.Process.Wait()
+
+	time.Sleep(time.Until(publishAt)) // the schedule comes due while no process runs
+	second := startProcess(t, bin, addr, dir, key)
+	posts := filepath.Join(dir, "published", account)
+	deadline := time.Now().Add(60 * time.Second)
+	var postID string
+	for postID == "" {
+		entries, _ := os.ReadDir(posts)
+		for _, e := range entries {
+			if _, err := os.Stat(filepath.Join(posts, e.Name(), "post.json")); err == nil {
+				postID = e.Name()
+			}
+		}
+		if postID == "" && time.Now().After(deadline) {
+			t.Fatal("the schedule was not published after the restart")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Stop cleanly, then read what the process recorded.
+	if err := second.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Wait(); err != nil {
+		t.Fatalf("clipperd after SIGTERM: %v", err)
+	}
+	st, err := store.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sc, err := st.GetSchedule(t.Context(), scheduleID)
+	if err != nil || sc.Status != store.ScheduleFired || sc.PostID != postID {
+		t.Fatalf("schedule = %+v %v, want fired into post %s", sc, err, postID)
+	}
+	if p, err := st.GetPost(t.Context(), postID); err != nil || p.Status != store.PostPublished || p.CreditsCharged != 1 {
+		t.Fatalf("post = %+v %v, want published and charged once", p, err)
+	}
+	if used, _ := st.CreditsUsed(t.Context(), server.DevOrgID); used != 1 {
+		t.Fatalf("credits used = %d, want 1", used)
+	}
+	if entries, _ := os.ReadDir(posts); len(entries) != 1 {
+		t.Fatalf("published %v, want one post", entries)
+	}
+	data, err := os.ReadFile(filepath.Join(posts, postID, "post.json"))
+	if err != nil || !strings.Contains(string(data), `"scheduleId": "`+scheduleID+`"`) {
+		t.Fatalf("post.json = %s %v, want schedule %s", data, err, scheduleID)
+	}
+	if clip, err := os.ReadFile(filepath.Join(posts, postID, "clip.mp4")); err != nil || string(clip) != "the export render of "+projectID+"."+clipID {
+		t.Fatalf("clip.mp4 = %q %v, want the export render", clip, err)
+	}
+}
+
+// seedRenderedClip records, in the data directory of a stopped server, a
+// complete project of the dev org with one clip and its export render file,
+// where the pipeline leaves them.
+func seedRenderedClip(t *testing.T, dir, publicURL string) (projectID, clipID string) {
+	t.Helper()
+	st, err := store.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := store.Timestamp(time.Now())
+	p := &store.Project{ID: store.NewID("prj_"), OrgID: server.DevOrgID, UserID: server.DevUserID,
+		Stage: apitypes.StageComplete, CreatedAt: now, UpdatedAt: now}
+	if err := st.CreateProject(t.Context(), p, store.Admission{}); err != nil {
+		t.Fatal(err)
+	}
+	clip := apitypes.ExportableClip{ID: p.ID + ".c01", CurationID: "c01", URIForExport: publicURL + "/media/" + p.ID + "/c01.mp4"}
+	if err := st.ReplaceClips(t.Context(), p.ID, server.DevOrgID, []apitypes.ExportableClip{clip}); err != nil {
+		t.Fatal(err)
+	}
+	render := filepath.Join(dir, "media", p.ID, "c01.mp4")
+	if err := os.MkdirAll(filepath.Dir(render), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The bytes stand for a render: publishing copies them as they are.
+	if err := os.WriteFile(render, []byte("the export render of "+clip.ID), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p.ID, "c01"
 }

@@ -111,7 +111,20 @@ const (
 )
 
 // Social platforms.
-var SocialPlatforms = []string{"YOUTUBE", "TIKTOK_BUSINESS", "FACEBOOK_PAGE", "INSTAGRAM_BUSINESS", "LINKEDIN", "TWITTER"}
+var SocialPlatforms = []string{"YOUTUBE", "TIKTOK_BUSINESS", "FACEBOOK_PAGE", "INSTAGRAM_BUSINESS", "LINKEDIN", SocialTwitter}
+
+// SocialTwitter is the platform whose posts cost a credit.
+const SocialTwitter = "TWITTER"
+
+// Values of postDetail.custom.privacy.
+const (
+	PrivacyPublic   = "public"
+	PrivacyPrivate  = "private"
+	PrivacyUnlisted = "unlisted"
+)
+
+// Privacies lists the accepted postDetail.custom.privacy values.
+var Privacies = []string{PrivacyPublic, PrivacyPrivate, PrivacyUnlisted}
 
 // Censor job statuses.
 const (
@@ -586,6 +599,25 @@ type PublishScheduleRequest struct {
 // PublishSchedule is the data of POST /api/publish-schedules.
 type PublishSchedule struct {
 	ScheduleID string `json:"scheduleId"`
+}
+
+// PublishedPost is what a publish destination of clipperd receives for one
+// post: the post.json beside clip.mp4 of the dir destination, and the body
+// of the webhook destination, which adds mediaUrl.
+type PublishedPost struct {
+	PostID        string `json:"postId"`
+	ScheduleID    string `json:"scheduleId,omitempty"` // when a schedule made the post
+	Platform      string `json:"platform"`
+	PostAccountID string `json:"postAccountId"`
+	SubAccountID  string `json:"subAccountId"`
+	ContentID     string `json:"contentId"` // {projectId}.{clipId}
+	Title         string `json:"title"`
+	Description   string `json:"description"`
+	Privacy       string `json:"privacy"`
+	MediaType     string `json:"mediaType"`
+	PublishedAt   string `json:"publishedAt"`
+	// MediaURL is where the clip's export render is downloaded (webhook only).
+	MediaURL string `json:"mediaUrl,omitempty"`
 }
 
 // Envelope is the common success envelope { "data": ... }.

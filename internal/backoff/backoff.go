@@ -32,3 +32,32 @@ func Jittered(n int, base, ceiling time.Duration) time.Duration {
 	half := d / 2
 	return half + rand.N(d-half+1)
 }
+
+// Retry is how a queue retries an item that failed: it waits Base after the
+// first failure, doubling up to Max, and gives up after Attempts attempts
+// in all.
+type Retry struct {
+	Base, Max time.Duration
+	Attempts  int
+}
+
+// Or is r with each unset (non-positive) field taken from def.
+func (r Retry) Or(def Retry) Retry {
+	return Retry{Base: positiveOr(r.Base, def.Base), Max: positiveOr(r.Max, def.Max), Attempts: positiveOr(r.Attempts, def.Attempts)}
+}
+
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// After says what follows the n-th failed attempt (1-based): give up, or
+// wait before the next one.
+func (r Retry) After(n int) (wait time.Duration, giveUp bool) {
+	if n >= r.Attempts {
+		return 0, true
+	}
+	return Exponential(n, r.Base, r.Max), false
+}

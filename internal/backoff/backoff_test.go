@@ -40,3 +40,22 @@ func TestJitteredStaysInTheUpperHalf(t *testing.T) {
 		t.Fatalf("Jittered with zero base = %v, want 0", got)
 	}
 }
+
+func TestRetry(t *testing.T) {
+	def := Retry{Base: time.Second, Max: time.Minute, Attempts: 4}
+	r := Retry{Base: 2 * time.Second}.Or(def)
+	if r != (Retry{Base: 2 * time.Second, Max: time.Minute, Attempts: 4}) {
+		t.Fatalf("Or = %+v", r)
+	}
+	for _, tc := range []struct {
+		n      int
+		wait   time.Duration
+		giveUp bool
+	}{
+		{1, 2 * time.Second, false}, {2, 4 * time.Second, false}, {3, 8 * time.Second, false}, {4, 0, true}, {5, 0, true},
+	} {
+		if wait, giveUp := r.After(tc.n); wait != tc.wait || giveUp != tc.giveUp {
+			t.Errorf("After(%d) = %v, %v; want %v, %v", tc.n, wait, giveUp, tc.wait, tc.giveUp)
+		}
+	}
+}

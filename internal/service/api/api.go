@@ -43,6 +43,10 @@ type Config struct {
 	// networks (a local test server); off, such imports are refused.
 	AllowPrivateImports bool
 	Logger              *slog.Logger // nil = discard
+	// OnPostCreated and OnScheduleCreated are called after a post task or a
+	// publish schedule was stored (the server wakes the publish worker and
+	// the scheduler); nil = nothing.
+	OnPostCreated, OnScheduleCreated func()
 	// Now is the rate limiter's clock; nil = time.Now. Tests move it to
 	// check the window without sleeping.
 	Now func() time.Time
@@ -60,6 +64,8 @@ type API struct {
 	allowPrivate bool
 	log          *slog.Logger
 	limiter      *keyLimiter
+
+	postCreated, scheduleCreated func()
 }
 
 // New returns the handler of every clipperd route.
@@ -85,6 +91,9 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST /api/collections/{collectionId}/export", a.authed(a.exportCollection))
 	mux.Handle("POST /api/collection-contents", a.authed(a.addCollectionContent))
 	mux.Handle("POST /api/collection-contents/delete-collection-contents", a.authed(a.deleteCollectionContent))
+	mux.Handle("POST /api/post-tasks", a.authed(a.createPostTask))
+	mux.Handle("POST /api/publish-schedules", a.authed(a.createPublishSchedule))
+	mux.Handle("DELETE /api/publish-schedules/{scheduleId}", a.authed(a.deletePublishSchedule))
 
 	// Object storage: authorised by the unguessable upload and session ids,
 	// like a signed URL, never by the API key.
@@ -114,6 +123,11 @@ func newAPI(cfg Config) *API {
 	if cfg.CopyJobs == nil {
 		cfg.CopyJobs = noSubmit{}
 	}
+	for _, hook := range []*func(){&cfg.OnPostCreated, &cfg.OnScheduleCreated} {
+		if *hook == nil {
+			*hook = func() {}
+		}
+	}
 	limiter := newKeyLimiter(cfg.RateLimit)
 	if cfg.Now != nil {
 		limiter.now = cfg.Now
@@ -131,6 +145,9 @@ func newAPI(cfg Config) *API {
 		allowPrivate: cfg.AllowPrivateImports,
 		log:          logger,
 		limiter:      limiter,
+
+		postCreated:     cfg.OnPostCreated,
+		scheduleCreated: cfg.OnScheduleCreated,
 	}
 }
 

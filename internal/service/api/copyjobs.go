@@ -68,7 +68,7 @@ func (a *API) copyJobOf(ctx context.Context, key store.Key, req *apitypes.Social
 	if err != nil {
 		return nil, err
 	}
-	acct, err := a.store.SocialAccount(ctx, key.OrgID, req.PostAccountID)
+	acct, err := a.store.GetSocialAccount(ctx, key.OrgID, req.PostAccountID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, &notFoundError{msg: fmt.Sprintf("postAccountId: social account %q not found; GET /api/social-accounts?q=mine lists the connected ones",
 			req.PostAccountID)}
@@ -76,7 +76,7 @@ func (a *API) copyJobOf(ctx context.Context, key store.Key, req *apitypes.Social
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSubAccount(acct, req.SubAccountID); err != nil {
+	if err := checkSubAccount(acct.SocialAccount, req.SubAccountID); err != nil {
 		return nil, err
 	}
 	return &store.CopyJob{

@@ -10,9 +10,10 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/loop"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -28,9 +29,10 @@ type Config struct {
 type Worker struct {
 	store *store.Store
 	log   *slog.Logger
-	bg    *loop.Loop
+	bg    repeat.Loop
 
 	mu      sync.Mutex
+	started bool
 	pending []string // submitted job ids not yet run
 
 	// beforeRun, when a test sets it, is called with each RUNNING job
@@ -46,7 +48,7 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{store: cfg.Store, log: cfg.Logger, bg: loop.New()}, nil
+	return &Worker{store: cfg.Store, log: cfg.Logger}, nil
 }
 
 // Start queues the jobs an earlier process left RUNNING, then runs jobs
@@ -56,16 +58,18 @@ func (w *Worker) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("copyjobs: %w", err)
 	}
-	if !w.bg.Start(context.WithoutCancel(ctx), w.loop) {
+	w.mu.Lock()
+	if w.started {
+		w.mu.Unlock()
 		return errors.New("copyjobs: Start called twice")
 	}
+	w.started = true
+	w.pending = append(left, w.pending...)
+	w.mu.Unlock()
 	if len(left) > 0 {
 		w.log.Info("resuming copy jobs left running", "count", len(left))
-		w.mu.Lock()
-		w.pending = append(left, w.pending...)
-		w.mu.Unlock()
-		w.bg.Wake()
 	}
+	w.bg.Start(context.WithoutCancel(ctx), w.pass)
 	return nil
 }
 
@@ -80,22 +84,26 @@ func (w *Worker) Submit(jobID string) {
 // Stop cancels the loop, then always waits for it to return, so nothing
 // uses the store after Stop. A job cut short stays RUNNING in the store and
 // runs after the next Start.
-func (w *Worker) Stop() { w.bg.Stop() }
+func (w *Worker) Stop() {
+	w.bg.Stop()
+	w.mu.Lock()
+	w.started = false
+	w.mu.Unlock()
+}
 
-func (w *Worker) loop(ctx context.Context, wake <-chan struct{}) {
-	for {
-		for _, id := range w.take() {
-			if ctx.Err() != nil {
-				return
-			}
-			w.run(ctx, id)
+// idleWait is how long the worker sleeps with nothing queued; Submit wakes
+// it at once, so this only bounds a lost wake-up.
+const idleWait = time.Minute
+
+// pass runs every queued job.
+func (w *Worker) pass(ctx context.Context) time.Duration {
+	for _, id := range w.take() {
+		if ctx.Err() != nil {
+			return 0
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-wake:
-		}
+		w.run(ctx, id)
 	}
+	return idleWait
 }
 
 // take empties the queue.

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,7 +16,8 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/loop"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -32,19 +32,23 @@ type Config struct {
 	PollInterval time.Duration // how often due deliveries are looked up without a Wake; default 5 s
 
 	// RetryBase is the wait after the first failed attempt; it doubles per
-	// attempt up to RetryMax. Defaults 5 s and 10 min.
+	// attempt up to RetryMax. MaxAttempts is how many attempts a delivery
+	// gets before it is marked failed. Defaults: DeliveryRetry.
 	RetryBase, RetryMax time.Duration
-	// MaxAttempts is how many attempts a delivery gets before it is marked
-	// failed; default 8.
-	MaxAttempts int
+	MaxAttempts         int
 }
 
 // Dispatcher sends pending deliveries.
 type Dispatcher struct {
-	cfg Config
-	log *slog.Logger
-	bg  *loop.Loop
+	cfg   Config
+	log   *slog.Logger
+	retry backoff.Retry
+	loop  repeat.Loop
 }
+
+// DeliveryRetry is how a delivery is retried by default: from 5 s doubling
+// up to 10 minutes, 8 attempts in all.
+var DeliveryRetry = backoff.Retry{Base: 5 * time.Second, Max: 10 * time.Minute, Attempts: 8}
 
 // parallel bounds how many deliveries of one batch are sent at once, so one
 // slow receiver does not hold up the others.
@@ -65,82 +69,63 @@ func New(cfg Config) (*Dispatcher, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{
-			Timeout: 15 * time.Second,
-			// A redirect answer is not an acknowledgement; re-POSTing
-			// elsewhere would also send the signed body to a third party.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		cfg.HTTPClient = NewHTTPClient()
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 5 * time.Second
 	}
-	if cfg.RetryBase <= 0 {
-		cfg.RetryBase = 5 * time.Second
-	}
-	if cfg.RetryMax <= 0 {
-		cfg.RetryMax = 10 * time.Minute
-	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 8
-	}
-	return &Dispatcher{cfg: cfg, log: cfg.Logger, bg: loop.New()}, nil
+	retry := backoff.Retry{Base: cfg.RetryBase, Max: cfg.RetryMax, Attempts: cfg.MaxAttempts}.Or(DeliveryRetry)
+	return &Dispatcher{cfg: cfg, log: cfg.Logger, retry: retry}, nil
 }
 
-// Start runs the send loop until Stop or ctx ends; it does nothing while
-// the loop runs. Deliveries left pending by an earlier process are sent on
-// the first pass.
-func (d *Dispatcher) Start(ctx context.Context) { d.bg.Start(ctx, d.loop) }
+// NewHTTPClient is the client signed webhooks are sent with: a 15 s timeout,
+// and redirects are not followed.
+func NewHTTPClient() *http.Client {
+	return &http.Client{
+		Timeout: 15 * time.Second,
+		// A redirect answer is not an acknowledgement; re-POSTing
+		// elsewhere would also send the signed body to a third party.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Start runs the send loop until Stop or ctx ends. Deliveries left pending
+// by an earlier process are sent on the first pass.
+func (d *Dispatcher) Start(ctx context.Context) { d.loop.Start(ctx, d.sendDue) }
 
 // Wake asks the loop to look for due deliveries now instead of at the next poll.
-func (d *Dispatcher) Wake() { d.bg.Wake() }
+func (d *Dispatcher) Wake() { d.loop.Wake() }
 
 // Stop cancels the loop, then always waits for it to return, so nothing
 // uses the store after Stop. Every send watches the loop's context (the
 // webhook request, the SMTP connection, the file write is short), so the
 // wait is short. A delivery cut short stays pending and is sent after the
 // next Start.
-func (d *Dispatcher) Stop() { d.bg.Stop() }
+func (d *Dispatcher) Stop() { d.loop.Stop() }
 
-func (d *Dispatcher) loop(ctx context.Context, wake <-chan struct{}) {
-	t := time.NewTicker(d.cfg.PollInterval)
-	defer t.Stop()
-	for {
-		d.sendDue(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-wake:
-		}
+// sendDue sends every due delivery, batch after batch, until none is due,
+// and waits a poll interval for the next pass.
+func (d *Dispatcher) sendDue(ctx context.Context) time.Duration {
+	if err := repeat.Drain(ctx, 32, d.cfg.Store.DueDeliveries, d.sendBatch); err != nil {
+		d.log.Error("list due deliveries", "err", err)
 	}
+	return d.cfg.PollInterval
 }
 
-// sendDue sends every due delivery, batch after batch, until none is due.
-func (d *Dispatcher) sendDue(ctx context.Context) {
-	for ctx.Err() == nil {
-		due, err := d.cfg.Store.DueDeliveries(ctx, 32)
-		if err != nil {
-			if ctx.Err() == nil {
-				d.log.Error("list due deliveries", "err", err)
-			}
-			return
-		}
-		if len(due) == 0 {
-			return
-		}
-		sem := make(chan struct{}, parallel)
-		var wg sync.WaitGroup
-		for i := range due {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(dl *store.Delivery) {
-				defer func() { <-sem; wg.Done() }()
-				d.attempt(ctx, dl)
-			}(&due[i])
-		}
-		wg.Wait()
+// sendBatch attempts every delivery of due, a few at a time.
+func (d *Dispatcher) sendBatch(ctx context.Context, due []store.Delivery) error {
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range due {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(dl *store.Delivery) {
+			defer func() { <-sem; wg.Done() }()
+			d.attempt(ctx, dl)
+		}(&due[i])
 	}
+	wg.Wait()
+	return nil
 }
 
 // attempt makes one try at dl and records the outcome.
@@ -158,27 +143,22 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
 		return // cut short by shutdown: the row stays pending and due
 	}
 	dl.Attempts++
-	now := d.cfg.Store.Now()
+	wait, giveUp := d.retry.After(dl.Attempts)
 	switch {
 	case err == nil:
 		dl.Status, dl.LastError = store.DeliveryDone, ""
 		d.log.Info("delivery sent", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts)
-	case dl.Attempts >= d.cfg.MaxAttempts:
+	case giveUp:
 		dl.Status, dl.LastError = store.DeliveryFailed, err.Error()
 		d.log.Warn("delivery failed, giving up", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "err", err)
 	default:
 		dl.LastError = err.Error()
-		dl.NextAt = now.Add(d.backoff(dl.Attempts))
+		dl.NextAt = d.cfg.Store.Now().Add(wait)
 		d.log.Warn("delivery failed, will retry", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "next", dl.NextAt, "err", err)
 	}
 	if err := d.cfg.Store.SaveDeliveryAttempt(context.WithoutCancel(ctx), dl); err != nil {
 		d.log.Error("save delivery attempt", "delivery", dl.ID, "err", err)
 	}
-}
-
-// backoff is the wait after the n-th failed attempt: RetryBase doubling, at most RetryMax.
-func (d *Dispatcher) backoff(n int) time.Duration {
-	return backoff.Exponential(n, d.cfg.RetryBase, d.cfg.RetryMax)
 }
 
 // outboxDir is where .eml files go without SMTP.

@@ -3,8 +3,6 @@ package outbound
 import (
 	"bufio"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -24,6 +22,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -105,66 +104,41 @@ func enqueue(t *testing.T, st *store.Store, kind, target, body string) int64 {
 	return d.ID
 }
 
-type received struct {
-	body    []byte
-	headers http.Header
-}
-
 func TestWebhookSignedAndRetriedAfterFailure(t *testing.T) {
 	st, dir := newStore(t)
-	var mu sync.Mutex
-	var got []received
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, received{body, r.Header.Clone()})
-		n := len(got)
-		mu.Unlock()
-		if n == 1 {
-			http.Error(w, "receiver down", http.StatusInternalServerError)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer srv.Close()
+	receiver := webhooktest.New(t, 1)
 
 	msg := "boom"
 	payload, _ := json.Marshal(apitypes.WebhookPayload{ProjectID: testProject, OrgID: testOrg, Stage: apitypes.StageStalled, Error: &msg, Timestamp: "2025-01-01T00:00:00.000Z"})
-	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL+"/hook", string(payload))
+	id := enqueue(t, st, apitypes.ActionWebhook, receiver.URL+"/hook", string(payload))
 	startDispatcher(t, Config{Store: st, DataDir: dir})
 
 	d := waitDelivery(t, st, id)
 	if d.Status != store.DeliveryDone || d.Attempts != 2 {
 		t.Fatalf("delivery = %s after %d attempts (last error %q), want done after 2", d.Status, d.Attempts, d.LastError)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := receiver.Requests()
 	if len(got) != 2 {
 		t.Fatalf("receiver got %d requests, want 2", len(got))
 	}
 	salts := map[string]bool{}
 	for i, r := range got {
-		if string(r.body) != string(payload) {
-			t.Errorf("request %d body = %s, want %s", i, r.body, payload)
+		if string(r.Body) != string(payload) {
+			t.Errorf("request %d body = %s, want %s", i, r.Body, payload)
 		}
-		salt := r.headers.Get("X-Svc-Salt")
+		salt := r.Header.Get("X-Svc-Salt")
 		if raw, err := hex.DecodeString(salt); err != nil || len(raw) != 8 {
 			t.Errorf("request %d salt %q is not 8 bytes of hex", i, salt)
 		}
 		salts[salt] = true
-		// Independent computation: HMAC-SHA256(first key, body || salt), lowercase hex.
-		m := hmac.New(sha256.New, []byte(firstKey))
-		m.Write(r.body)
-		m.Write([]byte(salt))
-		want := hex.EncodeToString(m.Sum(nil))
-		if sig := r.headers.Get("X-Svc-Signature"); sig != want {
-			t.Errorf("request %d signature = %q, want %q", i, sig, want)
+		if !r.SignedWith(firstKey) {
+			t.Errorf("request %d signature %q does not verify with the first key", i, r.Header.Get("X-Svc-Signature"))
 		}
-		ts, err := strconv.ParseInt(r.headers.Get("X-Svc-Timestamp"), 10, 64)
+		ts, err := strconv.ParseInt(r.Header.Get("X-Svc-Timestamp"), 10, 64)
 		if err != nil || time.Since(time.Unix(ts, 0)).Abs() > time.Hour {
-			t.Errorf("request %d timestamp %q is not current Unix seconds", i, r.headers.Get("X-Svc-Timestamp"))
+			t.Errorf("request %d timestamp %q is not current Unix seconds", i, r.Header.Get("X-Svc-Timestamp"))
 		}
-		if ct := r.headers.Get("Content-Type"); ct != "application/json" {
+		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("request %d content type %q", i, ct)
 		}
 	}
@@ -201,12 +175,19 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 }
 
 func TestBackoffDoublesAndCaps(t *testing.T) {
-	d := &Dispatcher{cfg: Config{RetryBase: 5 * time.Second, RetryMax: 30 * time.Second}}
+	st, dir := newStore(t)
+	d, err := New(Config{Store: st, DataDir: dir, RetryBase: 5 * time.Second, RetryMax: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, 30 * time.Second}
 	for i, w := range want {
-		if got := d.backoff(i + 1); got != w {
-			t.Errorf("backoff(%d) = %s, want %s", i+1, got, w)
+		if got, giveUp := d.retry.After(i + 1); got != w || giveUp {
+			t.Errorf("after attempt %d: wait %s (give up %v), want %s", i+1, got, giveUp, w)
 		}
+	}
+	if _, giveUp := d.retry.After(DeliveryRetry.Attempts); !giveUp {
+		t.Errorf("no giving up after the default %d attempts", DeliveryRetry.Attempts)
 	}
 }
 
@@ -404,8 +385,8 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	}
 }
 
-// Stop cancels a send in progress, which stays pending. That Stop returns
-// only once the loop has returned is package loop's TestStopWaitsForTheBody.
+// Stop cancels a send in progress, which stays pending with no attempt
+// counted.
 func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
 	st, dir := newStore(t)
 	arrived, cancelled := make(chan struct{}), make(chan struct{})
@@ -427,7 +408,7 @@ func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the webhook was never sent")
 	}
-	d.Stop()
+	d.Stop() // that it waits for the loop is repeat.Loop's test
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):

@@ -84,6 +84,17 @@ func ProjectCredits(seconds float64) int64 {
 	return max(ReserveCredits, int64(math.Ceil(seconds/60)))
 }
 
+// PostCredits is the price of publishing one post to platform: a credit on
+// TWITTER, nothing elsewhere (service-interface.md, Limits). A post is
+// charged when it is made, by a post task at once and by a schedule when it
+// fires.
+func PostCredits(platform string) int64 {
+	if platform == apitypes.SocialTwitter {
+		return 1
+	}
+	return 0
+}
+
 // RefundsOnStall reports whether a project that stalls for good in stage
 // gets its credits back: only when nothing was processed yet (IMPORT).
 func RefundsOnStall(stage apitypes.Stage) bool { return stage == apitypes.StageImport }

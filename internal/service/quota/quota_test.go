@@ -32,6 +32,18 @@ func TestProjectCredits(t *testing.T) {
 	}
 }
 
+func TestPostCreditsOnlyOnTwitter(t *testing.T) {
+	for _, platform := range apitypes.SocialPlatforms {
+		want := int64(0)
+		if platform == "TWITTER" {
+			want = 1
+		}
+		if got := PostCredits(platform); got != want {
+			t.Errorf("PostCredits(%s) = %d, want %d", platform, got, want)
+		}
+	}
+}
+
 func TestRefundsOnlyBeforeAnythingWasProcessed(t *testing.T) {
 	for _, s := range apitypes.Stages() {
 		if got, want := RefundsOnStall(s), s == apitypes.StageImport; got != want {

@@ -1,6 +1,6 @@
 // Package server wires clipperd together: the store, the pipeline runner,
-// the outbound dispatcher, the copy worker and the HTTP API, behind one
-// Start and one Close.
+// the outbound dispatcher, the copy worker, the publish worker and
+// scheduler, and the HTTP API, behind one Start and one Close.
 // The clipperd command and in-process tests both start it this way.
 package server
 
@@ -19,6 +19,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -51,28 +52,35 @@ type Config struct {
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
+	// Now is the clock of the store and so of timestamps, credit months and
+	// publish schedules; nil = time.Now. Tests move it to make schedules
+	// due without waiting.
+	Now func() time.Time
 }
 
 // Server is a running clipperd.
 type Server struct {
-	url    string
-	dir    string // absolute data directory
-	grace  time.Duration
-	log    *slog.Logger
-	http   *http.Server
-	served chan error
-	runner *pipeline.Runner
-	disp   *outbound.Dispatcher
-	copies *copyjobs.Worker
-	store  *store.Store
-	cancel context.CancelFunc
+	url       string
+	dir       string // absolute data directory
+	grace     time.Duration
+	log       *slog.Logger
+	http      *http.Server
+	served    chan error
+	runner    *pipeline.Runner
+	disp      *outbound.Dispatcher
+	copies    *copyjobs.Worker
+	posts     *publish.Worker
+	scheduler *publish.Scheduler
+	store     *store.Store
+	cancel    context.CancelFunc
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Start opens the data directory, starts the pipeline, the dispatcher and
-// the copy worker and serves the API; it is listening when it returns. ctx bounds the start
+// Start opens the data directory, starts the pipeline, the dispatcher, the
+// copy worker, the publish worker and the scheduler, and serves the API; it
+// is listening when it returns. ctx bounds the start
 // only: the server runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DataDir == "" {
@@ -97,6 +105,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	st, err := store.Open(ctx, dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	if cfg.Now != nil {
+		st.SetClock(cfg.Now)
 	}
 	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st}
 	ok := false
@@ -128,6 +139,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	if err := s.newPublishing(dataDir, cfg, logger); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.runner, err = pipeline.New(pipeline.Config{
 		Store:               st,
 		DataDir:             dataDir,
@@ -151,6 +166,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
 	s.disp.Start(runCtx)
+	s.posts.Start(runCtx)
+	s.scheduler.Start(runCtx)
 	if err := s.runner.Start(runCtx); err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: start pipeline: %w", err)
@@ -170,6 +187,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Limits:              cfg.Limits,
 			AllowPrivateImports: cfg.AllowPrivateImports,
 			Logger:              logger.With("component", "api"),
+			OnPostCreated:       s.posts.Wake,
+			OnScheduleCreated:   s.scheduler.Wake,
 		}),
 		ReadHeaderTimeout: 15 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -179,6 +198,23 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	ok = true
 	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
 	return s, nil
+}
+
+// newPublishing makes the publish worker and the scheduler, which wakes it
+// when schedules fire.
+func (s *Server) newPublishing(dataDir string, cfg Config, logger *slog.Logger) error {
+	var err error
+	s.posts, err = publish.NewWorker(publish.WorkerConfig{
+		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"),
+	})
+	if err != nil {
+		return err
+	}
+	s.scheduler, err = publish.NewScheduler(publish.SchedulerConfig{
+		Store: s.store, MonthlyCredits: int64(cfg.MonthlyCredits), Logger: logger.With("component", "schedule"),
+		OnFired: s.posts.Wake,
+	})
+	return err
 }
 
 // reachableAddr is addr with an unspecified host (listening on all
@@ -200,8 +236,9 @@ func (s *Server) URL() string { return s.url }
 
 // Close stops the server gracefully: it stops accepting requests and waits
 // for open ones, stops the pipeline (work cut short resumes on the next
-// start), the dispatcher and the copy worker (a job cut short runs again on
-// the next start), then closes the store. Calling it again returns
+// start), the scheduler, the publish worker, the dispatcher and the copy
+// worker (work cut short runs again on the next start), then closes the
+// store. Calling it again returns
 // the first result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.stopAll() })
@@ -228,6 +265,13 @@ func (s *Server) stopAll() error {
 		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
 		}
+	}
+	// The scheduler first: it wakes the worker.
+	if s.scheduler != nil {
+		s.scheduler.Stop()
+	}
+	if s.posts != nil {
+		s.posts.Stop()
 	}
 	if s.disp != nil {
 		s.disp.Stop()

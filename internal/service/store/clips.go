@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -111,10 +110,7 @@ func (s *Store) ListClips(ctx context.Context, projectID string, offset, limit i
 // {projectId}.{curationId}; ErrNotFound when absent. Callers serving an org
 // check OrgID themselves.
 func (s *Store) GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error) {
-	c, err := scanClip(s.db.QueryRowContext(ctx, `SELECT `+clipColumns+` FROM clips WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
+	c, err := queryOne(ctx, s.db, scanClip, `SELECT `+clipColumns+` FROM clips WHERE id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("get clip %s: %w", id, err)
 	}

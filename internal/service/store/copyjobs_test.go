@@ -126,11 +126,11 @@ func TestSocialAccountOfOrg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.SocialAccount(t.Context(), "org", acct.PostAccountID)
-	if err != nil || got != acct {
+	got, err := s.GetSocialAccount(t.Context(), "org", acct.PostAccountID)
+	if err != nil || got.SocialAccount != acct || got.PublishTo != "dir" {
 		t.Errorf("own account %+v, %v; want %+v", got, err, acct)
 	}
-	if _, err := s.SocialAccount(t.Context(), "org-2", acct.PostAccountID); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetSocialAccount(t.Context(), "org-2", acct.PostAccountID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("another org's account: %v, want ErrNotFound", err)
 	}
 }

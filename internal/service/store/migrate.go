@@ -134,6 +134,52 @@ var migrations = []migration{
 	);
 	CREATE INDEX social_copy_jobs_cache ON social_copy_jobs(org_id, project_id, clip_id, post_account_id, sub_account_id, prompt, status);
 	CREATE INDEX social_copy_jobs_status ON social_copy_jobs(status, created_at);`},
+	// 6: publishing. Each connected account publishes to a destination
+	// ("dir" or "webhook:URL"); a post is one publication of a clip, made by
+	// a post task or by a schedule when it fires (schedule_id is unique, so a
+	// schedule makes one post at most).
+	{sql: `ALTER TABLE social_accounts ADD COLUMN publish_to TEXT NOT NULL DEFAULT 'dir';
+	CREATE TABLE publish_schedules (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		project_id TEXT NOT NULL,
+		clip_id TEXT NOT NULL,
+		post_account_id TEXT NOT NULL,
+		sub_account_id TEXT NOT NULL,
+		title TEXT NOT NULL,
+		description TEXT NOT NULL,
+		privacy TEXT NOT NULL,
+		media_type TEXT NOT NULL,
+		publish_at TEXT NOT NULL,
+		status TEXT NOT NULL,
+		post_id TEXT,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX publish_schedules_due ON publish_schedules(status, publish_at);
+	CREATE TABLE posts (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		project_id TEXT NOT NULL,
+		clip_id TEXT NOT NULL,
+		post_account_id TEXT NOT NULL,
+		sub_account_id TEXT NOT NULL,
+		title TEXT NOT NULL,
+		description TEXT NOT NULL,
+		privacy TEXT NOT NULL,
+		media_type TEXT NOT NULL,
+		platform TEXT NOT NULL,
+		publish_to TEXT NOT NULL,
+		schedule_id TEXT UNIQUE,
+		credits_charged INTEGER NOT NULL,
+		status TEXT NOT NULL,
+		attempts INTEGER NOT NULL,
+		next_at TEXT NOT NULL,
+		last_error TEXT NOT NULL,
+		published_at TEXT,
+		location TEXT NOT NULL,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX posts_due ON posts(status, next_at);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -175,10 +175,7 @@ func (s *Store) GetProject(ctx context.Context, id string) (*Project, error) {
 }
 
 func getProject(ctx context.Context, q querier, id string) (*Project, error) {
-	p, err := scanProject(q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
+	p, err := queryOne(ctx, q, scanProject, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("get project %s: %w", id, err)
 	}

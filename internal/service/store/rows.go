@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 )
 
@@ -40,6 +41,16 @@ func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// queryOne runs a query of one row and scans it with scan; ErrNotFound
+// when there is no row.
+func queryOne[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) (T, error) {
+	v, err := scan(q.QueryRowContext(ctx, query, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, ErrNotFound
+	}
+	return v, err
 }
 
 // qualified prefixes each of the comma-separated columns with alias, for

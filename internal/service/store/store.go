@@ -1,5 +1,6 @@
 // Package store keeps clipperd's state in SQLite (modernc.org/sqlite, pure Go):
-// keys, projects, clips, uploads, credits and the outbound delivery queue.
+// keys, projects, clips, uploads, credits, the outbound delivery queue, and
+// the posts and publish schedules of connected social accounts.
 // Records that mirror API resources are stored as JSON next to the columns
 // that queries need, so the wire shape can grow without a migration.
 package store

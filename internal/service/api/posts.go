@@ -1,0 +1,141 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// createPostTask is POST /api/post-tasks: a post of one of the org's clips
+// to one of its connected accounts, published in the background. A TWITTER
+// post is charged a credit now (the monthly cap's 403 when spent).
+func (a *API) createPostTask(w http.ResponseWriter, r *http.Request) {
+	req, err := decodeValid(w, r, checkPostTask)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	key := caller(r)
+	content, err := a.postContent(r.Context(), key, req)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	p, err := a.store.CreatePost(r.Context(), key.OrgID, content, int64(a.limits.MonthlyCredits))
+	if err != nil {
+		a.fail(w, r, about("social account", req.PostAccountID, err))
+		return
+	}
+	a.postCreated()
+	writeJSON(w, http.StatusCreated, apitypes.Envelope[apitypes.PostTask]{Data: apitypes.PostTask{PostID: p.ID}})
+}
+
+// createPublishSchedule is POST /api/publish-schedules: a post-task body
+// and publishAt. The post is made, and a TWITTER one charged, when it fires.
+func (a *API) createPublishSchedule(w http.ResponseWriter, r *http.Request) {
+	req, err := decodeValid(w, r, func(req *apitypes.PublishScheduleRequest) error {
+		if err := checkPostTask(&req.PostTaskRequest); err != nil {
+			return err
+		}
+		return checkPublishAt(req.PublishAt, a.store.Now())
+	})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	key := caller(r)
+	content, err := a.postContent(r.Context(), key, &req.PostTaskRequest)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	at, err := time.Parse(time.RFC3339Nano, req.PublishAt) // checkPublishAt parsed it
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	sc, err := a.store.CreateSchedule(r.Context(), key.OrgID, content, at)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.scheduleCreated()
+	writeJSON(w, http.StatusCreated, apitypes.Envelope[apitypes.PublishSchedule]{Data: apitypes.PublishSchedule{ScheduleID: sc.ID}})
+}
+
+// deletePublishSchedule is DELETE /api/publish-schedules/{scheduleId}: it
+// cancels a pending schedule. One that fired, was cancelled, or is another
+// org's is not found.
+func (a *API) deletePublishSchedule(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("scheduleId")
+	if err := a.store.CancelSchedule(r.Context(), caller(r).OrgID, id); err != nil {
+		a.fail(w, r, about("pending publish schedule", id, err))
+		return
+	}
+	writeJSON(w, http.StatusOK, apitypes.Envelope[string]{Data: id})
+}
+
+// checkPostTask checks the rules of a post-task body that need no lookup.
+func checkPostTask(req *apitypes.PostTaskRequest) error {
+	for _, f := range []struct {
+		name, hint string
+		value      *string
+	}{
+		{"projectId", "the id of one of the organization's projects", &req.ProjectID},
+		{"clipId", "the bare clip id, the curationId of an exportable clip", &req.ClipID},
+		{"postAccountId", "a postAccountId of GET /api/social-accounts?q=mine", &req.PostAccountID},
+	} {
+		*f.value = strings.TrimSpace(*f.value)
+		if *f.value == "" {
+			return badField(f.name, "is required: %s", f.hint)
+		}
+	}
+	if strings.Contains(req.ClipID, ".") {
+		return badField("clipId", "must be the bare clip id (the part after the dot of an exportable clip's id), not %q", req.ClipID)
+	}
+	if strings.TrimSpace(req.PostDetail.Title) == "" {
+		return badField("postDetail.title", "is required and must not be blank")
+	}
+	if c := req.PostDetail.Custom; c != nil {
+		if err := rules.Privacy(c.Privacy); err != nil {
+			return ruleError("postDetail.custom.privacy", err)
+		}
+	}
+	return nil
+}
+
+// checkPublishAt checks publishAt against the server's clock.
+func checkPublishAt(publishAt string, now time.Time) error {
+	if err := rules.PublishAt(publishAt, now); err != nil {
+		return ruleError("publishAt", err)
+	}
+	return nil
+}
+
+// postContent checks what a post names, as the caller's org sees it (what
+// it cannot see is not found): the project, its clip, and the connected
+// account with its sub-account (checkSubAccount).
+func (a *API) postContent(ctx context.Context, key store.Key, req *apitypes.PostTaskRequest) (store.PostContent, error) {
+	if _, err := a.ownProject(ctx, key, req.ProjectID); err != nil {
+		return store.PostContent{}, err
+	}
+	if _, err := a.store.GetClip(ctx, req.ProjectID+"."+req.ClipID); err != nil {
+		return store.PostContent{}, about("clip "+strconv.Quote(req.ClipID)+" of project", req.ProjectID, err)
+	}
+	acct, err := a.store.GetSocialAccount(ctx, key.OrgID, req.PostAccountID)
+	if err != nil {
+		return store.PostContent{}, about("social account", req.PostAccountID, err)
+	}
+	if err := checkSubAccount(acct.SocialAccount, req.SubAccountID); err != nil {
+		return store.PostContent{}, err
+	}
+	content := store.NewPostContent(*req)
+	content.SubAccountID = acct.SubAccountID
+	return content, nil
+}

@@ -1,0 +1,339 @@
+package publish
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+const (
+	testOrg     = "org-1"
+	testKey     = "ck_first_key"
+	testProject = "prj_pub"
+	testClip    = "c01"
+	mediaURL    = "http://clipperd.test/media/prj_pub/c01.mp4"
+	waitLimit   = 20 * time.Second
+)
+
+// env is a store with an org, a key and one rendered clip on disk, at a
+// clock the test moves.
+type env struct {
+	t       *testing.T
+	st      *store.Store
+	dataDir string
+	render  []byte
+	now     atomic.Int64 // Unix nanoseconds
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{t: t, dataDir: t.TempDir(), render: []byte("not really an mp4, but bytes to copy")}
+	e.now.Store(time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC).UnixNano())
+	ctx := context.Background()
+	st, err := store.Open(ctx, e.dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	st.SetClock(func() time.Time { return time.Unix(0, e.now.Load()).UTC() })
+	e.st = st
+	if err := st.EnsureKey(ctx, testKey, testOrg, "user-1"); err != nil {
+		t.Fatal(err)
+	}
+	clip := apitypes.ExportableClip{ID: testProject + "." + testClip, CurationID: testClip, URIForExport: mediaURL}
+	if err := st.ReplaceClips(ctx, testProject, testOrg, []apitypes.ExportableClip{clip}); err != nil {
+		t.Fatal(err)
+	}
+	media := filepath.Join(e.dataDir, "media", testProject, testClip+".mp4")
+	if err := os.MkdirAll(filepath.Dir(media), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(media, e.render, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *env) clock() time.Time { return time.Unix(0, e.now.Load()).UTC() }
+
+func (e *env) advance(d time.Duration) { e.now.Add(int64(d)) }
+
+// account connects a TWITTER account publishing to dest.
+func (e *env) account(dest string) string {
+	e.t.Helper()
+	a, err := e.st.ConnectSocialAccountTo(context.Background(), testOrg,
+		apitypes.SocialAccount{Platform: "TWITTER", ExtUserName: "Tw", SubAccountID: "sub-1"}, dest)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return a.PostAccountID
+}
+
+func (e *env) content(account string) store.PostContent {
+	return store.PostContent{ProjectID: testProject, ClipID: testClip, PostAccountID: account, SubAccountID: "sub-1",
+		Title: "Launch", Description: "It ships #go", Privacy: "public", MediaType: "VIDEO"}
+}
+
+func (e *env) post(account string) *store.Post {
+	e.t.Helper()
+	p, err := e.st.CreatePost(context.Background(), testOrg, e.content(account), 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) startWorker(cfg WorkerConfig) *Worker {
+	e.t.Helper()
+	cfg.Store, cfg.DataDir = e.st, e.dataDir
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 10 * time.Millisecond
+	}
+	w, err := NewWorker(cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	w.Start(context.Background())
+	e.t.Cleanup(w.Stop)
+	return w
+}
+
+// settled waits until post id is no longer pending.
+func (e *env) settled(id string) *store.Post {
+	e.t.Helper()
+	return e.waitPost(id, "settled", func(p *store.Post) bool { return p.Status != store.PostPending })
+}
+
+// waitPost polls post id until done holds, calling tick before each look.
+func (e *env) waitPost(id, what string, done func(*store.Post) bool, tick ...func()) *store.Post {
+	e.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		for _, f := range tick {
+			f()
+		}
+		p, err := e.st.GetPost(context.Background(), id)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if done(p) {
+			return p
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.t.Fatalf("post %s not %s after %s", id, what, waitLimit)
+	return nil
+}
+
+// readDir lists the names in dir.
+func readDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, en := range entries {
+		names = append(names, en.Name())
+	}
+	return names
+}
+
+func TestDirPublishesTheClipAndItsPost(t *testing.T) {
+	e := newEnv(t)
+	account := e.account(store.PublishToDir)
+	p := e.post(account)
+	e.startWorker(WorkerConfig{})
+
+	got := e.settled(p.ID)
+	want := filepath.Join(e.dataDir, "published", account, p.ID)
+	if got.Status != store.PostPublished || got.Location != want || !got.PublishedAt.Equal(e.clock()) {
+		t.Fatalf("post = %+v, want published to %s at %s", got, want, e.clock())
+	}
+	if names := readDir(t, filepath.Join(e.dataDir, "published", account)); len(names) != 1 || names[0] != p.ID {
+		t.Fatalf("the account's directory holds %v, want only %s", names, p.ID)
+	}
+	if names := readDir(t, want); strings.Join(names, ",") != "clip.mp4,post.json" {
+		t.Fatalf("the post's directory holds %v", names)
+	}
+	if clip, _ := os.ReadFile(filepath.Join(want, "clip.mp4")); !bytes.Equal(clip, e.render) {
+		t.Fatalf("clip.mp4 = %q, want the export render", clip)
+	}
+	var doc map[string]any
+	data, _ := os.ReadFile(filepath.Join(want, "post.json"))
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("post.json: %v\n%s", err, data)
+	}
+	wantDoc := map[string]any{
+		"postId": p.ID, "platform": "TWITTER", "postAccountId": account, "subAccountId": "sub-1",
+		"contentId": testProject + "." + testClip, "title": "Launch", "description": "It ships #go", "privacy": "public",
+		"mediaType": "VIDEO", "publishedAt": store.Timestamp(e.clock()),
+	}
+	if len(doc) != len(wantDoc) {
+		t.Errorf("post.json has keys %v, want those of %v (no scheduleId for a post task)", doc, wantDoc)
+	}
+	for k, v := range wantDoc {
+		if doc[k] != v {
+			t.Errorf("post.json %s = %v, want %v", k, doc[k], v)
+		}
+	}
+}
+
+// A crash after the post's directory was renamed into place but before the
+// post was recorded published leaves it pending; the next worker finds the
+// directory, records the first publication and writes nothing again.
+func TestDirPublicationCutShortByACrashIsNotRepeated(t *testing.T) {
+	e := newEnv(t)
+	account := e.account(store.PublishToDir)
+	p := e.post(account)
+	root := filepath.Join(e.dataDir, "published")
+	first := Post{Post: *p, MediaPath: filepath.Join(e.dataDir, "media", testProject, testClip+".mp4")}
+	first.PublishedAt = e.clock()
+	if _, err := (Dir{Root: root}).Publish(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	// A half-written attempt at another post of the account, as kill -9 leaves it.
+	other := e.post(account)
+	if err := os.MkdirAll(filepath.Join(root, account, ".partial-"+other.ID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	postJSON := filepath.Join(root, account, p.ID, "post.json")
+	before, _ := os.ReadFile(postJSON)
+
+	e.advance(time.Hour)
+	e.startWorker(WorkerConfig{})
+	got := e.settled(p.ID)
+	if got.Status != store.PostPublished || !got.PublishedAt.Equal(first.PublishedAt) {
+		t.Fatalf("post = %+v, want published at the first attempt's %s", got, first.PublishedAt)
+	}
+	if after, _ := os.ReadFile(postJSON); !bytes.Equal(after, before) {
+		t.Fatalf("post.json was written again:\n%s\nwas\n%s", after, before)
+	}
+	if e.settled(other.ID).Status != store.PostPublished {
+		t.Fatal("the post whose attempt was cut short was not published")
+	}
+	names := readDir(t, filepath.Join(root, account))
+	if len(names) != 2 || strings.HasPrefix(names[0], ".") || strings.HasPrefix(names[1], ".") {
+		t.Fatalf("the account's directory holds %v, want the two posts and no partial one", names)
+	}
+}
+
+func TestWebhookPublishesSignedAndRetries(t *testing.T) {
+	receiver := webhooktest.New(t, 1)
+	e := newEnv(t)
+	account := e.account("webhook:" + receiver.URL + "/posts")
+	p := e.post(account)
+	// The retry waits RetryBase of the store's clock, which stands still
+	// until the test moves it.
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Minute}})
+	pending := e.waitPost(p.ID, "tried once", func(p *store.Post) bool { return p.Attempts == 1 })
+	if pending.Status != store.PostPending || !strings.Contains(pending.LastError, "503") {
+		t.Fatalf("after the failed attempt: %+v", pending)
+	}
+	e.advance(time.Minute)
+	done := e.settled(p.ID)
+	if done.Status != store.PostPublished || done.Location != receiver.URL+"/posts" || done.Attempts != 1 {
+		t.Fatalf("post = %+v, want published to the webhook on the second attempt", done)
+	}
+
+	got := receiver.Requests()
+	if len(got) != 2 {
+		t.Fatalf("the receiver got %d calls, want 2", len(got))
+	}
+	last := got[1]
+	if !last.SignedWith(testKey) {
+		t.Errorf("signature %q does not verify with the org's first key", last.Header.Get("X-Svc-Signature"))
+	}
+	if id := last.Header.Get(HeaderPostID); id != p.ID {
+		t.Errorf("%s = %q, want %s", HeaderPostID, id, p.ID)
+	}
+	var doc apitypes.PublishedPost
+	if err := json.Unmarshal(last.Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.PostID != p.ID || doc.MediaURL != mediaURL || doc.ContentID != testProject+"."+testClip || doc.Title != "Launch" ||
+		doc.Platform != "TWITTER" || doc.PublishedAt != store.Timestamp(done.PublishedAt) {
+		t.Errorf("webhook body = %+v", doc)
+	}
+}
+
+func TestPostGivesUpAfterMaxAttempts(t *testing.T) {
+	e := newEnv(t)
+	account := e.account(store.PublishToDir)
+	if err := os.Remove(filepath.Join(e.dataDir, "media", testProject, testClip+".mp4")); err != nil {
+		t.Fatal(err)
+	}
+	p := e.post(account)
+	// RetryBase is a nanosecond of a clock that stands still: the test
+	// moves it past each wait.
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Nanosecond, Max: time.Nanosecond, Attempts: 3}})
+	got := e.waitPost(p.ID, "settled", func(p *store.Post) bool { return p.Status != store.PostPending },
+		func() { e.advance(time.Millisecond) })
+	if got.Status != store.PostFailed || got.Attempts != 3 || !strings.Contains(got.LastError, "no such file") {
+		t.Fatalf("post = %+v, want failed after 3 attempts saying the render is missing", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(e.dataDir, "published", account)); len(entries) != 0 {
+		t.Fatalf("a failed post left %v behind", entries)
+	}
+}
+
+// Stop cancels a publication in progress: the post stays pending, with no
+// attempt counted, for the next start.
+func TestStopLeavesThePostInProgressPending(t *testing.T) {
+	arrived := make(chan struct{})
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		close(arrived)
+		<-r.Context().Done() // a receiver that never answers
+	}))
+	defer hook.Close()
+	e := newEnv(t)
+	p := e.post(e.account("webhook:" + hook.URL))
+	w := e.startWorker(WorkerConfig{})
+	select {
+	case <-arrived:
+	case <-time.After(waitLimit):
+		t.Fatal("the webhook was never called")
+	}
+	w.Stop()
+	got, err := e.st.GetPost(context.Background(), p.ID)
+	if err != nil || got.Status != store.PostPending || got.Attempts != 0 {
+		t.Fatalf("post after Stop = %+v %v, want pending with no attempt", got, err)
+	}
+}
+
+func TestCheckDestination(t *testing.T) {
+	for dest, want := range map[string]string{
+		"dir":                             "",
+		"webhook:https://hooks.example/p": "",
+		"webhook:http://127.0.0.1:9/x":    "",
+		"":                                `must be dir or webhook:URL, not ""`,
+		"DIR":                             `not "DIR"`,
+		"youtube":                         `not "youtube"`,
+		"webhook:":                        "must be an absolute http or https URL",
+		"webhook:ftp://example.com/x":     `has scheme "ftp"`,
+		"https://hooks.example/p":         "must be dir or webhook:URL",
+	} {
+		err := CheckDestination(dest)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("CheckDestination(%q) = %v, want nil", dest, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("CheckDestination(%q) = %v, want an error containing %q", dest, err, want)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// SchedulerConfig configures a Scheduler.
+type SchedulerConfig struct {
+	Store *store.Store // and its clock, which tests move
+	// MonthlyCredits caps the credits a TWITTER post takes when its schedule
+	// fires; <= 0: no limit.
+	MonthlyCredits int64
+	Logger         *slog.Logger // nil = discard
+	// MaxWait is the longest the scheduler sleeps between looks at the
+	// schedules; it wakes earlier when the next one is due, or on Wake.
+	// Default 1 s.
+	MaxWait time.Duration
+	// OnFired is called after schedules fired (the server wakes the Worker).
+	OnFired func()
+}
+
+// Scheduler fires publish schedules when their publishAt comes: each into
+// one post, made and charged in the transaction that marks the schedule
+// fired. Schedules that came due while no process ran fire on its first
+// pass.
+type Scheduler struct {
+	cfg  SchedulerConfig
+	log  *slog.Logger
+	loop repeat.Loop
+}
+
+// NewScheduler checks cfg and fills its defaults.
+func NewScheduler(cfg SchedulerConfig) (*Scheduler, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("publish: the scheduler needs a Store")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = time.Second
+	}
+	if cfg.OnFired == nil {
+		cfg.OnFired = func() {}
+	}
+	return &Scheduler{cfg: cfg, log: cfg.Logger}, nil
+}
+
+// Start runs the scheduler until Stop or ctx ends.
+func (s *Scheduler) Start(ctx context.Context) { s.loop.Start(ctx, s.fireDue) }
+
+// Wake asks the scheduler to look at the schedules now (one was made).
+func (s *Scheduler) Wake() { s.loop.Wake() }
+
+// Stop cancels the scheduler and waits for it to return.
+func (s *Scheduler) Stop() { s.loop.Stop() }
+
+// fireDue fires every due schedule and sleeps until the next is due, at
+// most MaxWait.
+func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
+	fired := 0
+	err := repeat.Drain(ctx, 32, s.cfg.Store.DueSchedules, func(ctx context.Context, ids []string) error {
+		for _, id := range ids {
+			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits)
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				fired++
+				s.log.Info("publish schedule fired", "schedule", id, "post", p.ID, "status", p.Status, "error", p.LastError)
+			}
+		}
+		return nil
+	})
+	if fired > 0 {
+		s.cfg.OnFired()
+	}
+	if err != nil {
+		s.log.Error("fire publish schedules", "err", err)
+		return s.cfg.MaxWait
+	}
+	next, ok, err := s.cfg.Store.NextScheduleAt(ctx)
+	if err != nil || !ok {
+		return s.cfg.MaxWait
+	}
+	return min(next.Sub(s.cfg.Store.Now()), s.cfg.MaxWait)
+}

@@ -1,0 +1,228 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+)
+
+// Post statuses.
+const (
+	PostPending   = "pending"   // waiting to be published, or to be tried again
+	PostPublished = "published" // on its destination; never published again
+	PostFailed    = "failed"    // given up: never made (the schedule's charge was refused) or every attempt failed
+)
+
+// PostContent is what a post task or a publish schedule asks for: which
+// clip goes to which account, with which words. Posts and schedules keep it
+// in the same columns (postContentColumns).
+type PostContent struct {
+	ProjectID     string
+	ClipID        string // the bare clip id (curationId)
+	PostAccountID string
+	SubAccountID  string
+	Title         string
+	Description   string
+	Privacy       string
+	MediaType     string
+}
+
+// NewPostContent is the content of a post-task body.
+func NewPostContent(req apitypes.PostTaskRequest) PostContent {
+	c := PostContent{
+		ProjectID: req.ProjectID, ClipID: req.ClipID, PostAccountID: req.PostAccountID, SubAccountID: req.SubAccountID,
+		Title: req.PostDetail.Title, MediaType: req.PostDetail.MediaType,
+	}
+	if custom := req.PostDetail.Custom; custom != nil {
+		c.Description, c.Privacy = custom.Description, custom.Privacy
+	}
+	return c
+}
+
+// ContentID is the composite id of the clip, {projectId}.{clipId}.
+func (c *PostContent) ContentID() string { return c.ProjectID + "." + c.ClipID }
+
+const postContentColumns = `project_id, clip_id, post_account_id, sub_account_id, title, description, privacy, media_type`
+
+func (c *PostContent) values() []any {
+	return []any{c.ProjectID, c.ClipID, c.PostAccountID, c.SubAccountID, c.Title, c.Description, c.Privacy, c.MediaType}
+}
+
+// fields are the scan destinations of postContentColumns.
+func (c *PostContent) fields() []any {
+	return []any{&c.ProjectID, &c.ClipID, &c.PostAccountID, &c.SubAccountID, &c.Title, &c.Description, &c.Privacy, &c.MediaType}
+}
+
+// Post is one publication of a clip to a connected account.
+type Post struct {
+	ID, OrgID string
+	PostContent
+	// Platform and PublishTo are the account's when the post was made, so a
+	// post is charged and published as it was asked for.
+	Platform   string
+	PublishTo  string
+	ScheduleID string // "" unless a schedule made the post
+	// CreditsCharged is what making the post took from the org's month.
+	CreditsCharged int64
+	Status         string
+	Attempts       int
+	NextAt         time.Time // when a pending post is tried (again)
+	LastError      string
+	// PublishedAt and Location are recorded with the status published: when
+	// and where (a directory, a URL) the post went. The publisher sets
+	// PublishedAt to the time the post is to carry before publishing it.
+	PublishedAt time.Time
+	Location    string
+	CreatedAt   time.Time
+}
+
+// Document is the record of the post as its destination receives it
+// (post.json, a webhook body), published at p.PublishedAt; mediaURL is ""
+// where the media travels beside it.
+func (p *Post) Document(mediaURL string) apitypes.PublishedPost {
+	return apitypes.PublishedPost{
+		PostID: p.ID, ScheduleID: p.ScheduleID, Platform: p.Platform, PostAccountID: p.PostAccountID,
+		SubAccountID: p.SubAccountID, ContentID: p.ContentID(), Title: p.Title, Description: p.Description,
+		Privacy: p.Privacy, MediaType: p.MediaType, PublishedAt: Timestamp(p.PublishedAt), MediaURL: mediaURL,
+	}
+}
+
+const postColumns = `id, org_id, ` + postContentColumns + `, platform, publish_to, schedule_id, credits_charged,
+	status, attempts, next_at, last_error, published_at, location, created_at`
+
+func scanPost(row scanner) (Post, error) {
+	var p Post
+	var schedule, published sql.NullString
+	var next, created string
+	dest := append(append([]any{&p.ID, &p.OrgID}, p.fields()...), &p.Platform, &p.PublishTo, &schedule,
+		&p.CreditsCharged, &p.Status, &p.Attempts, &next, &p.LastError, &published, &p.Location, &created)
+	if err := row.Scan(dest...); err != nil {
+		return p, err
+	}
+	p.ScheduleID = schedule.String
+	p.NextAt, p.PublishedAt, p.CreatedAt = parseTimestamp(next), parseTimestamp(published.String), parseTimestamp(created)
+	return p, nil
+}
+
+// parseTimestamp reads a time the store wrote with Timestamp; "" is the zero time.
+func parseTimestamp(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// CreatePost makes a pending post of content for one of the org's accounts,
+// due now. Its price (quota.PostCredits of the account's platform) is taken
+// from the org's month in the same transaction, or a *quota.MonthlyCapError
+// is returned when it would pass monthlyCap (<= 0: no limit) and nothing is
+// made. ErrNotFound: the account is not the org's.
+func (s *Store) CreatePost(ctx context.Context, orgID string, content PostContent, monthlyCap int64) (*Post, error) {
+	var p *Post
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if p, err = newPost(ctx, tx, orgID, content, s.Now()); err != nil {
+			return err
+		}
+		if err := chargePost(ctx, tx, p, monthlyCap); err != nil {
+			return err
+		}
+		return insertPost(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// newPost is a pending post of content for the org's account, due at now.
+func newPost(ctx context.Context, q querier, orgID string, content PostContent, now time.Time) (*Post, error) {
+	acct, err := getSocialAccount(ctx, q, orgID, content.PostAccountID)
+	if err != nil {
+		return nil, err
+	}
+	return &Post{
+		ID: NewID("post_"), OrgID: orgID, PostContent: content, Platform: acct.Platform, PublishTo: acct.PublishTo,
+		Status: PostPending, NextAt: now, CreatedAt: now,
+	}, nil
+}
+
+// chargePost takes p's price from its org's month (of p's creation).
+func chargePost(ctx context.Context, tx *sql.Tx, p *Post, monthlyCap int64) error {
+	price := quota.PostCredits(p.Platform)
+	if err := chargeCredits(ctx, tx, p.OrgID, p.CreatedAt, price, monthlyCap); err != nil {
+		return err
+	}
+	p.CreditsCharged = price
+	return nil
+}
+
+func insertPost(ctx context.Context, q execer, p *Post) error {
+	vals := append(append([]any{p.ID, p.OrgID}, p.values()...), p.Platform, p.PublishTo, nullString(p.ScheduleID),
+		p.CreditsCharged, p.Status, p.Attempts, Timestamp(p.NextAt), p.LastError, nil, p.Location, Timestamp(p.CreatedAt))
+	if _, err := q.ExecContext(ctx, `INSERT INTO posts(`+postColumns+`) VALUES (`+placeholders(len(vals))+`)`, vals...); err != nil {
+		return fmt.Errorf("insert post %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+// GetPost returns the post with id; ErrNotFound when absent.
+func (s *Store) GetPost(ctx context.Context, id string) (*Post, error) {
+	p, err := queryOne(ctx, s.db, scanPost, `SELECT `+postColumns+` FROM posts WHERE id = ?`, id)
+	if err != nil {
+		return nil, fmt.Errorf("get post %s: %w", id, err)
+	}
+	return &p, nil
+}
+
+// DuePosts lists up to limit pending posts whose time has come, oldest first.
+func (s *Store) DuePosts(ctx context.Context, limit int) ([]Post, error) {
+	out, err := queryAll(ctx, s.db, scanPost, `SELECT `+postColumns+` FROM posts
+		WHERE status = ? AND next_at <= ? ORDER BY next_at, rowid LIMIT ?`, PostPending, Timestamp(s.Now()), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due posts: %w", err)
+	}
+	return out, nil
+}
+
+// ErrNotPending is returned when a post or schedule was expected pending
+// but has moved on.
+var ErrNotPending = errors.New("no longer pending")
+
+// MarkPostPublished records that post id went to location at publishedAt
+// and marks it published, in one statement, so a post is recorded published
+// exactly when it is done. ErrNotPending: it was not pending.
+func (s *Store) MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE posts SET status = ?, published_at = ?, location = ?, last_error = ''
+		WHERE id = ? AND status = ?`, PostPublished, Timestamp(publishedAt), location, id, PostPending)
+	if err != nil {
+		return fmt.Errorf("mark post %s published: %w", id, err)
+	}
+	return oneRow(res, fmt.Errorf("mark post %s published: %w", id, ErrNotPending))
+}
+
+// SavePostAttempt records a failed attempt at p: its attempts, last error,
+// next time and status (pending to try again, or failed).
+func (s *Store) SavePostAttempt(ctx context.Context, p *Post) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE posts SET attempts = ?, next_at = ?, status = ?, last_error = ?
+		WHERE id = ? AND status = ?`, p.Attempts, Timestamp(p.NextAt), p.Status, p.LastError, p.ID, PostPending)
+	if err != nil {
+		return fmt.Errorf("save attempt at post %s: %w", p.ID, err)
+	}
+	return oneRow(res, fmt.Errorf("save attempt at post %s: %w", p.ID, ErrNotPending))
+}
+
+// oneRow is nil when res changed a row, else none.
+func oneRow(res sql.Result, none error) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return none
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+)
+
+// Publish schedule statuses.
+const (
+	SchedulePending   = "pending"
+	ScheduleFired     = "fired" // its post was made (PostID)
+	ScheduleCancelled = "cancelled"
+)
+
+// Schedule is a post to be made at PublishAt.
+type Schedule struct {
+	ID, OrgID string
+	PostContent
+	PublishAt time.Time
+	Status    string
+	PostID    string // the post it made, once fired
+	CreatedAt time.Time
+}
+
+const scheduleColumns = `id, org_id, ` + postContentColumns + `, publish_at, status, post_id, created_at`
+
+func scanSchedule(row scanner) (Schedule, error) {
+	var sc Schedule
+	var publishAt, created string
+	var postID sql.NullString
+	dest := append(append([]any{&sc.ID, &sc.OrgID}, sc.fields()...), &publishAt, &sc.Status, &postID, &created)
+	if err := row.Scan(dest...); err != nil {
+		return sc, err
+	}
+	sc.PublishAt, sc.CreatedAt, sc.PostID = parseTimestamp(publishAt), parseTimestamp(created), postID.String
+	return sc, nil
+}
+
+// CreateSchedule stores a pending schedule of content for the org, due at publishAt.
+func (s *Store) CreateSchedule(ctx context.Context, orgID string, content PostContent, publishAt time.Time) (*Schedule, error) {
+	sc := &Schedule{ID: NewID("sch_"), OrgID: orgID, PostContent: content, PublishAt: publishAt.UTC(),
+		Status: SchedulePending, CreatedAt: s.Now()}
+	vals := append(append([]any{sc.ID, sc.OrgID}, sc.values()...), Timestamp(sc.PublishAt), sc.Status, nil, Timestamp(sc.CreatedAt))
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO publish_schedules(`+scheduleColumns+`) VALUES (`+placeholders(len(vals))+`)`, vals...); err != nil {
+		return nil, fmt.Errorf("insert schedule: %w", err)
+	}
+	return sc, nil
+}
+
+// GetSchedule returns the schedule with id; ErrNotFound when absent.
+func (s *Store) GetSchedule(ctx context.Context, id string) (*Schedule, error) {
+	return getSchedule(ctx, s.db, id)
+}
+
+func getSchedule(ctx context.Context, q querier, id string) (*Schedule, error) {
+	sc, err := queryOne(ctx, q, scanSchedule, `SELECT `+scheduleColumns+` FROM publish_schedules WHERE id = ?`, id)
+	if err != nil {
+		return nil, fmt.Errorf("get schedule %s: %w", id, err)
+	}
+	return &sc, nil
+}
+
+// CancelSchedule cancels the org's pending schedule id. ErrNotFound: it is
+// unknown, another org's, or no longer pending (fired or cancelled), which
+// the API tells alike.
+func (s *Store) CancelSchedule(ctx context.Context, orgID, id string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE publish_schedules SET status = ? WHERE id = ? AND org_id = ? AND status = ?`,
+		ScheduleCancelled, id, orgID, SchedulePending)
+	if err != nil {
+		return fmt.Errorf("cancel schedule %s: %w", id, err)
+	}
+	return oneRow(res, ErrNotFound)
+}
+
+// DueSchedules lists the ids of up to limit pending schedules whose
+// publishAt has come, earliest first.
+func (s *Store) DueSchedules(ctx context.Context, limit int) ([]string, error) {
+	ids, err := queryAll(ctx, s.db, scanString, `SELECT id FROM publish_schedules
+		WHERE status = ? AND publish_at <= ? ORDER BY publish_at, rowid LIMIT ?`, SchedulePending, Timestamp(s.Now()), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due schedules: %w", err)
+	}
+	return ids, nil
+}
+
+// NextScheduleAt is the publishAt of the earliest pending schedule; ok is
+// false when none is pending.
+func (s *Store) NextScheduleAt(ctx context.Context) (next time.Time, ok bool, err error) {
+	var at sql.NullString
+	if err := s.db.QueryRowContext(ctx, `SELECT MIN(publish_at) FROM publish_schedules WHERE status = ?`,
+		SchedulePending).Scan(&at); err != nil {
+		return time.Time{}, false, fmt.Errorf("next schedule: %w", err)
+	}
+	return parseTimestamp(at.String), at.Valid, nil
+}
+
+// FireSchedule makes the post of pending schedule id and marks the schedule
+// fired, in one transaction, so a schedule makes its post exactly once
+// however often, and after however many crashes, it is fired. The post is
+// charged then (monthlyCap <= 0: no limit). A schedule that is no longer
+// pending is left alone: the answer is nil, nil.
+func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64) (*Post, error) {
+	var out *Post
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		sc, err := getSchedule(ctx, tx, id)
+		if err != nil || sc.Status != SchedulePending {
+			return err
+		}
+		p, err := scheduledPost(ctx, tx, sc, s.Now(), monthlyCap)
+		if err != nil {
+			return err
+		}
+		if err := insertPost(ctx, tx, p); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE publish_schedules SET status = ?, post_id = ? WHERE id = ?`,
+			ScheduleFired, p.ID, sc.ID); err != nil {
+			return fmt.Errorf("mark schedule %s fired: %w", sc.ID, err)
+		}
+		out = p
+		return nil
+	})
+	return out, err
+}
+
+// scheduledPost is the post sc makes at now: pending and charged, or, when
+// it cannot be made (the month's credits are spent, the account is gone),
+// failed and saying why, so the schedule still fires once and the reason
+// stays on record.
+func scheduledPost(ctx context.Context, tx *sql.Tx, sc *Schedule, now time.Time, monthlyCap int64) (*Post, error) {
+	p, err := newPost(ctx, tx, sc.OrgID, sc.PostContent, now)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		p = &Post{ID: NewID("post_"), OrgID: sc.OrgID, PostContent: sc.PostContent, NextAt: now, CreatedAt: now}
+		p.Status, p.LastError = PostFailed, fmt.Sprintf("social account %s is no longer connected to organization %s", sc.PostAccountID, sc.OrgID)
+	case err != nil:
+		return nil, err
+	default:
+		var capErr *quota.MonthlyCapError
+		if err := chargePost(ctx, tx, p, monthlyCap); errors.As(err, &capErr) {
+			p.Status, p.LastError = PostFailed, err.Error()
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	p.ScheduleID = sc.ID
+	return p, nil
+}
