@@ -61,6 +61,9 @@ type ClipperProviderModel struct {
 type providerData struct {
 	Client *client.Client
 	Wait   client.WaitOptions
+	// Collections holds the collection listings shared by the collection
+	// resources and data sources of this provider (collection_cache.go).
+	Collections *collectionCache
 }
 
 // New returns a constructor of the provider for providerserver.
@@ -167,7 +170,7 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	data := &providerData{Client: c, Wait: p.wait}
+	data := &providerData{Client: c, Wait: p.wait, Collections: newCollectionCache(c)}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	tflog.Info(ctx, "Configured clipper API client", map[string]any{"requests_per_minute": rpm})
