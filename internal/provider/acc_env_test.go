@@ -86,22 +86,34 @@ func startAccServer() {
 		acc.err = fmt.Errorf("generating the test video: %w", err)
 		return
 	}
-	srv, err := server.Start(ctx, server.Config{
-		Listen:              "127.0.0.1:0",
-		DataDir:             filepath.Join(dir, "data"),
-		APIKey:              accAPIKey,
-		AllowPrivateImports: true,
-		// Far above the service's 30/min so that polling never waits on the limiter.
-		Limits: quota.Limits{RateLimit: 600},
-	})
+	srv, err := startClipperd(ctx, filepath.Join(dir, "data"), quota.Limits{})
 	if err != nil {
-		acc.err = fmt.Errorf("starting clipperd: %w", err)
+		acc.err = err
 		return
 	}
 	acc.srv = srv
 	acc.env.URL = srv.URL()
 	acc.env.Video = video
 	acc.err = seedSocialAccounts(ctx, filepath.Join(dir, "data"))
+}
+
+// startClipperd starts an in-process clipperd on a free port, storing in
+// dataDir, with the acceptance tests' API key and limits (zero fields take
+// the spec's defaults).
+func startClipperd(ctx context.Context, dataDir string, limits quota.Limits) (*server.Server, error) {
+	// Far above the service's 30/min so that polling never waits on the limiter.
+	limits.RateLimit = 600
+	srv, err := server.Start(ctx, server.Config{
+		Listen:              "127.0.0.1:0",
+		DataDir:             dataDir,
+		APIKey:              accAPIKey,
+		AllowPrivateImports: true,
+		Limits:              limits,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting clipperd: %w", err)
+	}
+	return srv, nil
 }
 
 // accAccounts are the social accounts connected for the acceptance tests'

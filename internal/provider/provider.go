@@ -1,5 +1,6 @@
 // Package provider implements the clipper Terraform provider: its configuration,
-// the clipper_clip_project resource and the read-only data sources.
+// the clipper_clip_project and collection resources and the read-only data
+// sources.
 package provider
 
 import (
@@ -82,8 +83,8 @@ func (p *ClipperProvider) Metadata(_ context.Context, _ provider.MetadataRequest
 // Schema describes the provider arguments.
 func (p *ClipperProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The clipper provider manages video clipping projects on the clipping service " +
-			"(or a self-hosted `clipperd`) and reads their clips, brand templates and connected social accounts.",
+		MarkdownDescription: "The clipper provider manages video clipping projects and collections of their clips on the " +
+			"clipping service (or a self-hosted `clipperd`), and reads clips, brand templates and connected social accounts.",
 		Attributes: map[string]schema.Attribute{
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key sent as a bearer token. May also be set with the `" + envAPIKey + "` environment variable.",
@@ -180,6 +181,7 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 func (p *ClipperProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewClipProjectResource,
+		NewCollectionResource,
 	}
 }
 
