@@ -116,6 +116,61 @@ func startClipperd(ctx context.Context, dataDir string, limits quota.Limits) (*s
 	return srv, nil
 }
 
+// accProject is one COMPLETE project made from the shared video through the
+// API, once per test binary, for the tests that need existing clips rather
+// than a project of their own (collections, clip listings).
+var accProject struct {
+	once  sync.Once
+	id    string
+	clips []apitypes.ExportableClip
+	err   error
+}
+
+// completeProject returns the shared project's id and its clips, rendered
+// square, making it on first use. Curation is skipped, so its one clip is the
+// whole video.
+func (e accEnv) completeProject(t *testing.T) (string, []apitypes.ExportableClip) {
+	t.Helper()
+	accProject.once.Do(func() {
+		c, err := client.New(client.Config{BaseURL: e.URL, APIKey: accAPIKey, RequestsPerMinute: 600})
+		if err != nil {
+			accProject.err = err
+			return
+		}
+		// Not the asking test's context: the project outlives that test.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		accProject.id, accProject.clips, accProject.err = makeCompleteProject(ctx, c, e.Video)
+	})
+	if accProject.err != nil {
+		t.Fatalf("the shared project: %v", accProject.err)
+	}
+	return accProject.id, accProject.clips
+}
+
+func makeCompleteProject(ctx context.Context, c *client.Client, video string) (string, []apitypes.ExportableClip, error) {
+	uploadID, err := c.UploadFile(ctx, video)
+	if err != nil {
+		return "", nil, err
+	}
+	created, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
+		VideoURL:     uploadID,
+		CurationPref: &apitypes.CurationPref{SkipCurate: ptr(true)},
+		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare},
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := c.WaitForProject(ctx, created.ID, client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second}); err != nil {
+		return "", nil, err
+	}
+	clips, err := c.ListExportableClips(ctx, client.ClipFilter{ProjectID: created.ID})
+	if err == nil && len(clips) == 0 {
+		err = fmt.Errorf("project %s made no clips", created.ID)
+	}
+	return created.ID, clips, err
+}
+
 // accAccounts are the social accounts connected for the acceptance tests'
 // organization; clipperd has no OAuth flow, so they go straight to its store,
 // as `clipperd accounts connect` does.
