@@ -43,7 +43,8 @@ func (r *CollectionResource) Metadata(_ context.Context, req resource.MetadataRe
 // Schema describes the resource.
 func (r *CollectionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A collection of clips on the account. Read its clips with `clipper_exportable_clips` (`collection_id`).",
+		MarkdownDescription: "A collection of clips on the account. Put clips in it with `clipper_collection_content`; " +
+			"read its clips with `clipper_exportable_clips` (`collection_id`).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Collection id (`collectionId`), the import id.",
@@ -116,9 +117,7 @@ func (r *CollectionResource) Read(ctx context.Context, req resource.ReadRequest,
 // Update is never planned with a change, since a new name replaces the
 // collection; it records the plan.
 func (r *CollectionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan collectionModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordPlan[collectionModel](ctx, req, resp)
 }
 
 // Delete deletes the collection; the service removes its contents with it.
@@ -142,6 +141,18 @@ func (r *CollectionResource) Delete(ctx context.Context, req resource.DeleteRequ
 // ImportState takes a collection id.
 func (r *CollectionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+// recordPlan is the Update of a resource whose every argument replaces it:
+// Terraform only calls it when nothing the service holds changes, and the
+// plan, of model M, becomes the state.
+func recordPlan[M any](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // collectionCreateFailure explains a failed create; a 402 says what to do

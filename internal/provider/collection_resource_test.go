@@ -44,6 +44,20 @@ func serviceCollections(t *testing.T, c *client.Client) map[string]string {
 	return names
 }
 
+// collectionsGone checks that none of the collections *ids is left on the
+// service.
+func collectionsGone(t *testing.T, c *client.Client, ids *[]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		listed := serviceCollections(t, c)
+		for _, id := range *ids {
+			if _, ok := listed[id]; ok {
+				return fmt.Errorf("collection %s is still on the service after destroy", id)
+			}
+		}
+		return nil
+	}
+}
+
 // recordID copies the id of addr in state to *id.
 func recordID(addr string, id *string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
@@ -130,15 +144,7 @@ func TestAccCollection_lifecycle(t *testing.T) {
 				Check:             resource.ComposeTestCheckFunc(recordID(collectionAddr, &current), onService("acc reel, renamed")),
 			},
 		},
-		CheckDestroy: func(*terraform.State) error {
-			listed := serviceCollections(t, c)
-			for _, id := range ids {
-				if _, ok := listed[id]; ok {
-					return fmt.Errorf("collection %s is still on the service after destroy", id)
-				}
-			}
-			return nil
-		},
+		CheckDestroy: collectionsGone(t, c, &ids),
 	})
 }
 

@@ -182,6 +182,7 @@ func (p *ClipperProvider) Resources(_ context.Context) []func() resource.Resourc
 	return []func() resource.Resource{
 		NewClipProjectResource,
 		NewCollectionResource,
+		NewCollectionContentResource,
 	}
 }
 
