@@ -44,7 +44,8 @@ func (r *CollectionResource) Metadata(_ context.Context, req resource.MetadataRe
 func (r *CollectionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A collection of clips on the account. Put clips in it with `clipper_collection_content`; " +
-			"read its clips with `clipper_exportable_clips` (`collection_id`).",
+			"read its clips with `clipper_exportable_clips` (`collection_id`) or their download addresses with " +
+			"`clipper_collection_export`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Collection id (`collectionId`), the import id.",

@@ -192,6 +192,8 @@ func (p *ClipperProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewExportableClipsDataSource,
 		NewBrandTemplatesDataSource,
 		NewSocialAccountsDataSource,
+		NewCollectionsDataSource,
+		NewCollectionExportDataSource,
 	}
 }
 
