@@ -16,15 +16,16 @@ import (
 // collections costs a few list calls rather than one call each:
 //
 //   - the account's collections, GET /api/collections?q=mine with every page
-//     of its `next` cursor, read by every clipper_collection;
+//     of its `next` cursor, read by every clipper_collection and by
+//     clipper_collections without content_id;
 //   - per collection, the clips it holds, GET /api/exportable-clips
 //     ?q=findByCollectionId with every page, read by every
 //     clipper_collection_content of that collection.
 //
 // A listing is loaded by the first reader that needs it, shared with the
 // readers that arrive while it loads, and kept for the rest of the run (one
-// Terraform command) until a create or delete through this provider
-// invalidates it. It is safe for concurrent use: Terraform reads resources in
+// Terraform command) until a create or delete through this provider drops it
+// (forget). It is safe for concurrent use: Terraform reads resources in
 // parallel.
 type collectionCache struct {
 	client *client.Client
@@ -105,20 +106,15 @@ func (cc *collectionCache) contentsEntry(id string) *sharedLoad[collectionConten
 	return e
 }
 
-// collectionsWritten forgets the account's collections after a collection was
-// created or deleted, and the contents of the collections ids (a deleted
-// collection takes its contents with it).
-func (cc *collectionCache) collectionsWritten(ids ...string) {
+// forget drops what a create or delete through the provider may have
+// changed: the account's collection listing (a collection added or gone, or
+// its updatedAt moved by a change of its contents) and the clip listings of
+// the collections ids written to. The next reader of each lists again.
+func (cc *collectionCache) forget(ids ...string) {
 	cc.mine.invalidate()
 	for _, id := range ids {
 		cc.contentsEntry(id).invalidate()
 	}
-}
-
-// contentsWritten forgets the contents of collection id after a clip was
-// added to it or removed from it.
-func (cc *collectionCache) contentsWritten(id string) {
-	cc.contentsEntry(id).invalidate()
 }
 
 // sharedLoad is a value that readers load once and share: the first reader

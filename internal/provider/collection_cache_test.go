@@ -217,7 +217,7 @@ func TestCollectionCacheWritesInvalidate(t *testing.T) {
 
 	// A collection created: the account's listing is read again.
 	f.set(func(f *fakeListings) { f.collections = append(f.collections, "col_b") })
-	cache.collectionsWritten()
+	cache.forget()
 	if _, found, err := cache.collection(ctx, "col_b"); err != nil || !found {
 		t.Fatalf("col_b after the create: found %t, err %v", found, err)
 	}
@@ -225,15 +225,19 @@ func TestCollectionCacheWritesInvalidate(t *testing.T) {
 		t.Errorf("%d listings of the account's collections, want 2", n)
 	}
 
-	// A clip added to col_b: its listing is read again, col_a's is kept.
+	// A clip added to col_b: its listing is read again, col_a's is kept;
+	// the account's listing too, since col_b's updatedAt moved.
 	f.set(func(f *fakeListings) { f.clips["col_b"] = []string{"p2.c01"} })
-	cache.contentsWritten("col_b")
+	cache.forget("col_b")
 	if c := mustContents("col_b"); !c.ids["p2.c01"] {
 		t.Errorf("col_b after the add: %+v", c)
 	}
 	mustContents("col_a")
-	if a, b := f.callsOf("col_a"), f.callsOf("col_b"); a != 1 || b != 2 {
-		t.Errorf("clip listings: col_a %d (want 1), col_b %d (want 2)", a, b)
+	if _, err := cache.collections(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a, b, m := f.callsOf("col_a"), f.callsOf("col_b"), f.callsOf("mine"); a != 1 || b != 2 || m != 3 {
+		t.Errorf("clip listings: col_a %d (want 1), col_b %d (want 2); account listings %d (want 3)", a, b, m)
 	}
 
 	// A collection deleted: the account's listing and its contents go.
@@ -241,15 +245,15 @@ func TestCollectionCacheWritesInvalidate(t *testing.T) {
 		f.collections = f.collections[:1]
 		delete(f.clips, "col_b")
 	})
-	cache.collectionsWritten("col_b")
+	cache.forget("col_b")
 	if c := mustContents("col_b"); c.exists {
 		t.Errorf("col_b after its delete: %+v", c)
 	}
 	if _, found, err := cache.collection(ctx, "col_b"); err != nil || found {
 		t.Errorf("col_b after its delete: found %t, err %v", found, err)
 	}
-	if m, b := f.callsOf("mine"), f.callsOf("col_b"); m != 3 || b != 3 {
-		t.Errorf("after the delete: %d account listings (want 3), %d of col_b (want 3)", m, b)
+	if m, b := f.callsOf("mine"), f.callsOf("col_b"); m != 4 || b != 3 {
+		t.Errorf("after the delete: %d account listings (want 4), %d of col_b (want 3)", m, b)
 	}
 }
 
@@ -279,7 +283,7 @@ func TestCollectionCacheLoadBeforeWriteIsNotKept(t *testing.T) {
 	<-held // the first listing has its answer (col_a only) and waits
 
 	f.set(func(f *fakeListings) { f.collections = append(f.collections, "col_b") })
-	cache.collectionsWritten()
+	cache.forget()
 	after, err := cache.collections(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -86,7 +86,7 @@ func (r *CollectionContentResource) Create(ctx context.Context, req resource.Cre
 	collectionID, contentID := plan.CollectionID.ValueString(), plan.ContentID.ValueString()
 	_, err := r.data.Client.AddCollectionContent(ctx, collectionID, contentID)
 	// Even a failed add may have reached the service.
-	r.data.Collections.contentsWritten(collectionID)
+	r.data.Collections.forget(collectionID)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to add clip to collection",
 			fmt.Sprintf("Adding clip %s to collection %s failed: %s", contentID, collectionID, err))
@@ -145,7 +145,7 @@ func (r *CollectionContentResource) Delete(ctx context.Context, req resource.Del
 	}
 	collectionID, contentID := state.CollectionID.ValueString(), state.ContentID.ValueString()
 	err := r.data.Client.DeleteCollectionContent(ctx, collectionID, contentID)
-	r.data.Collections.contentsWritten(collectionID)
+	r.data.Collections.forget(collectionID)
 	switch {
 	case client.IsNotFound(err):
 		// The collection is gone, or the clip is no longer in it.

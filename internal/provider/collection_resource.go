@@ -79,7 +79,7 @@ func (r *CollectionResource) Create(ctx context.Context, req resource.CreateRequ
 	name := plan.Name.ValueString()
 	col, err := r.data.Client.CreateCollection(ctx, name)
 	// Even a failed create may have reached the service.
-	r.data.Collections.collectionsWritten()
+	r.data.Collections.forget()
 	if err != nil {
 		resp.Diagnostics.Append(collectionCreateFailure(name, err))
 		return
@@ -130,7 +130,7 @@ func (r *CollectionResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	id := state.ID.ValueString()
 	err := r.data.Client.DeleteCollection(ctx, id)
-	r.data.Collections.collectionsWritten(id)
+	r.data.Collections.forget(id)
 	switch {
 	case client.IsNotFound(err):
 		tflog.Info(ctx, "Collection already gone from the service", map[string]any{"collection_id": id})
