@@ -59,6 +59,7 @@ func TestUsageErrors(t *testing.T) {
 		{"keys"},
 		{"keys", "create", "--data", t.TempDir(), "--user", "u"},
 		{"serve", "--rate-limit", "0"},
+		{"serve", "--max-collections", "0"},
 		{"serve", "--log-level", "loud"},
 		{"serve", "--no-such-flag"},
 		{"sample"},

@@ -26,13 +26,18 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")
 	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
+	fs.IntVar(&cfg.MaxCollections, "max-collections", quota.DefaultMaxCollections, "collections per organization")
 	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
 	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	for name, v := range map[string]int{"rate-limit": cfg.RateLimit, "max-concurrent": cfg.MaxConcurrent, "monthly-credits": cfg.MonthlyCredits} {
+	limits := map[string]int{
+		"rate-limit": cfg.RateLimit, "max-concurrent": cfg.MaxConcurrent,
+		"monthly-credits": cfg.MonthlyCredits, "max-collections": cfg.MaxCollections,
+	}
+	for name, v := range limits {
 		if v < 1 {
 			return fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
 		}

@@ -108,6 +108,13 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound
 }
 
+// IsQuotaExceeded reports whether err is (or wraps) the 402 QuotaExceed
+// answer, the spec's only 402: a collection create over the account's quota.
+func IsQuotaExceeded(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.StatusCode == http.StatusPaymentRequired
+}
+
 // maxErrorText bounds the text of a non-JSON error body kept in an APIError.
 const maxErrorText = 300
 

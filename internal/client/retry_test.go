@@ -49,8 +49,8 @@ func TestTypedErrorsNotRetried(t *testing.T) {
 			call:     func(c *Client) error { _, err := c.GetProject(context.Background(), "nope"); return err },
 			wantText: "404 Not Found",
 			check: func(t *testing.T, err error) {
-				if !IsNotFound(err) {
-					t.Errorf("IsNotFound(%v) = false", err)
+				if !IsNotFound(err) || IsQuotaExceeded(err) {
+					t.Errorf("IsNotFound(%v) = false, or IsQuotaExceeded true", err)
 				}
 			},
 		},
@@ -62,6 +62,9 @@ func TestTypedErrorsNotRetried(t *testing.T) {
 				var ae *APIError
 				if !errors.As(err, &ae) || ae.ErrorName != "QuotaExceed" || ae.StatusCode != 402 {
 					t.Errorf("want APIError QuotaExceed, got %#v", err)
+				}
+				if !IsQuotaExceeded(err) || IsNotFound(err) {
+					t.Errorf("IsQuotaExceeded(%v) = false, or IsNotFound true", err)
 				}
 			},
 		},

@@ -86,22 +86,89 @@ func startAccServer() {
 		acc.err = fmt.Errorf("generating the test video: %w", err)
 		return
 	}
-	srv, err := server.Start(ctx, server.Config{
-		Listen:              "127.0.0.1:0",
-		DataDir:             filepath.Join(dir, "data"),
-		APIKey:              accAPIKey,
-		AllowPrivateImports: true,
-		// Far above the service's 30/min so that polling never waits on the limiter.
-		Limits: quota.Limits{RateLimit: 600},
-	})
+	srv, err := startClipperd(ctx, filepath.Join(dir, "data"), quota.Limits{})
 	if err != nil {
-		acc.err = fmt.Errorf("starting clipperd: %w", err)
+		acc.err = err
 		return
 	}
 	acc.srv = srv
 	acc.env.URL = srv.URL()
 	acc.env.Video = video
 	acc.err = seedSocialAccounts(ctx, filepath.Join(dir, "data"))
+}
+
+// startClipperd starts an in-process clipperd on a free port, storing in
+// dataDir, with the acceptance tests' API key and limits (zero fields take
+// the spec's defaults).
+func startClipperd(ctx context.Context, dataDir string, limits quota.Limits) (*server.Server, error) {
+	// Far above the service's 30/min so that polling never waits on the limiter.
+	limits.RateLimit = 600
+	srv, err := server.Start(ctx, server.Config{
+		Listen:              "127.0.0.1:0",
+		DataDir:             dataDir,
+		APIKey:              accAPIKey,
+		AllowPrivateImports: true,
+		Limits:              limits,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting clipperd: %w", err)
+	}
+	return srv, nil
+}
+
+// accProject is one COMPLETE project made from the shared video through the
+// API, once per test binary, for the tests that need existing clips rather
+// than a project of their own (collections, clip listings).
+var accProject struct {
+	once  sync.Once
+	id    string
+	clips []apitypes.ExportableClip
+	err   error
+}
+
+// completeProject returns the shared project's id and its clips, rendered
+// square, making it on first use. Curation is skipped, so its one clip is the
+// whole video.
+func (e accEnv) completeProject(t *testing.T) (string, []apitypes.ExportableClip) {
+	t.Helper()
+	accProject.once.Do(func() {
+		c, err := client.New(client.Config{BaseURL: e.URL, APIKey: accAPIKey, RequestsPerMinute: 600})
+		if err != nil {
+			accProject.err = err
+			return
+		}
+		// Not the asking test's context: the project outlives that test.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		accProject.id, accProject.clips, accProject.err = makeCompleteProject(ctx, c, e.Video)
+	})
+	if accProject.err != nil {
+		t.Fatalf("the shared project: %v", accProject.err)
+	}
+	return accProject.id, accProject.clips
+}
+
+func makeCompleteProject(ctx context.Context, c *client.Client, video string) (string, []apitypes.ExportableClip, error) {
+	uploadID, err := c.UploadFile(ctx, video)
+	if err != nil {
+		return "", nil, err
+	}
+	created, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
+		VideoURL:     uploadID,
+		CurationPref: &apitypes.CurationPref{SkipCurate: ptr(true)},
+		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare},
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := c.WaitForProject(ctx, created.ID, client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second}); err != nil {
+		return "", nil, err
+	}
+	clips, err := c.ListExportableClips(ctx, client.ClipFilter{ProjectID: created.ID})
+	if err == nil && len(clips) == 0 {
+		err = fmt.Errorf("project %s made no clips", created.ID)
+	}
+	return created.ID, clips, err
 }
 
 // accAccounts are the social accounts connected for the acceptance tests'

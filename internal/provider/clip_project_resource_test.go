@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -113,7 +112,7 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 					resource.TestCheckResourceAttr("data.clipper_exportable_clips.test", "clips.0.render_pref.remove_filler_words", "true"),
 					resource.TestCheckResourceAttr("data.clipper_exportable_clips.test", "clips.0.render_pref.enable_caption", "true"),
 					resource.TestCheckResourceAttrPair("data.clipper_exportable_clips.test", "clips.0.project_id", projectAddr, "id"),
-					checkClipsDownload(t, "data.clipper_exportable_clips.test"),
+					checkClipsDownload(t, "data.clipper_exportable_clips.test", "clips"),
 					func(s *terraform.State) error {
 						projectID = s.RootModule().Resources[projectAddr].Primary.ID
 						return nil
@@ -204,22 +203,20 @@ func atLeastOne(v int64) error {
 	return nil
 }
 
-// checkClipsDownload fetches every clip's uri_for_export and checks that an
-// MP4 comes back.
-func checkClipsDownload(t *testing.T, addr string) resource.TestCheckFunc {
+// checkClipsDownload fetches the uri_for_export of every item of the list
+// attribute list of addr (clips, contents) and checks that an MP4 comes back.
+func checkClipsDownload(t *testing.T, addr, list string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[addr]
-		if !ok {
-			return fmt.Errorf("%s not in state", addr)
+		uris, err := listedValues(s, addr, list, "uri_for_export")
+		if err != nil {
+			return err
 		}
-		n, err := strconv.Atoi(rs.Primary.Attributes["clips.#"])
-		if err != nil || n == 0 {
-			return fmt.Errorf("%s has no clips (clips.# = %q)", addr, rs.Primary.Attributes["clips.#"])
+		if len(uris) == 0 {
+			return fmt.Errorf("%s has no %s", addr, list)
 		}
-		for i := range n {
-			uri := rs.Primary.Attributes[fmt.Sprintf("clips.%d.uri_for_export", i)]
+		for i, uri := range uris {
 			if err := checkMP4Download(t, uri); err != nil {
-				return fmt.Errorf("clip %d: %w", i, err)
+				return fmt.Errorf("%s %d: %w", list, i, err)
 			}
 		}
 		return nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -14,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 )
 
 func TestExportableClipFromAPI(t *testing.T) {
@@ -93,32 +91,14 @@ data "clipper_exportable_clips" "missing" {
 	})
 }
 
-// A collection's clips, listed by collection_id: a project is made through
-// the API beside Terraform, its clips go into a collection, and the data
-// source lists them in the order they were added.
+// A collection's clips, listed by collection_id: the shared project's clips
+// go into a collection beside Terraform, and the data source lists them in
+// the order they were added.
 func TestAccExportableClipsDataSource_byCollection(t *testing.T) {
 	env := testAccSetup(t)
 	ctx := t.Context()
 	c := env.apiClient(t)
-	uploadID, err := c.UploadFile(ctx, env.Video)
-	if err != nil {
-		t.Fatal(err)
-	}
-	created, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
-		VideoURL:     uploadID,
-		CurationPref: &apitypes.CurationPref{SkipCurate: ptr(true)},
-		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitForProject(ctx, created.ID, client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	clips, err := c.ListExportableClips(ctx, client.ClipFilter{ProjectID: created.ID})
-	if err != nil || len(clips) == 0 {
-		t.Fatalf("clips of %s: %d, %v", created.ID, len(clips), err)
-	}
+	projectID, clips := env.completeProject(t)
 	coll, err := c.CreateCollection(ctx, "acc highlights")
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +121,7 @@ data "clipper_exportable_clips" "coll" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips"), knownvalue.ListSizeExact(len(clips))),
 				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("id"), knownvalue.StringExact(clips[0].ID)),
-				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("project_id"), knownvalue.StringExact(created.ID)),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("project_id"), knownvalue.StringExact(projectID)),
 				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("render_pref").AtMapKey("layout_aspect_ratio"), knownvalue.StringExact("square")),
 			},
 		}},

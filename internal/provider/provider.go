@@ -1,5 +1,6 @@
 // Package provider implements the clipper Terraform provider: its configuration,
-// the clipper_clip_project resource and the read-only data sources.
+// the clipper_clip_project and collection resources and the read-only data
+// sources.
 package provider
 
 import (
@@ -61,6 +62,9 @@ type ClipperProviderModel struct {
 type providerData struct {
 	Client *client.Client
 	Wait   client.WaitOptions
+	// Collections holds the collection listings shared by the collection
+	// resources and data sources of this provider (collection_cache.go).
+	Collections *collectionCache
 }
 
 // New returns a constructor of the provider for providerserver.
@@ -79,8 +83,8 @@ func (p *ClipperProvider) Metadata(_ context.Context, _ provider.MetadataRequest
 // Schema describes the provider arguments.
 func (p *ClipperProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The clipper provider manages video clipping projects on the clipping service " +
-			"(or a self-hosted `clipperd`) and reads their clips, brand templates and connected social accounts.",
+		MarkdownDescription: "The clipper provider manages video clipping projects and collections of their clips on the " +
+			"clipping service (or a self-hosted `clipperd`), and reads clips, brand templates and connected social accounts.",
 		Attributes: map[string]schema.Attribute{
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key sent as a bearer token. May also be set with the `" + envAPIKey + "` environment variable.",
@@ -167,7 +171,7 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	data := &providerData{Client: c, Wait: p.wait}
+	data := &providerData{Client: c, Wait: p.wait, Collections: newCollectionCache(c)}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	tflog.Info(ctx, "Configured clipper API client", map[string]any{"requests_per_minute": rpm})
@@ -177,6 +181,8 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 func (p *ClipperProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewClipProjectResource,
+		NewCollectionResource,
+		NewCollectionContentResource,
 	}
 }
 
@@ -186,6 +192,8 @@ func (p *ClipperProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewExportableClipsDataSource,
 		NewBrandTemplatesDataSource,
 		NewSocialAccountsDataSource,
+		NewCollectionsDataSource,
+		NewCollectionExportDataSource,
 	}
 }
 

@@ -77,8 +77,8 @@ func TestConfigureReadsTheEnvironment(t *testing.T) {
 	resp := configure(t, map[string]tftypes.Value{"requests_per_minute": tftypes.NewValue(tftypes.Number, 120)})
 	checkDiags(t, resp.Diagnostics, "")
 	rd, ok := resp.ResourceData.(*providerData)
-	if !ok || rd.Client == nil {
-		t.Fatalf("ResourceData = %T, want *providerData with a client", resp.ResourceData)
+	if !ok || rd.Client == nil || rd.Collections == nil {
+		t.Fatalf("ResourceData = %T, want *providerData with a client and the collection listings", resp.ResourceData)
 	}
 	if resp.DataSourceData != resp.ResourceData {
 		t.Fatal("resources and data sources should share one client")

@@ -2,6 +2,7 @@ package validators
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -43,4 +44,17 @@ func HexColor() validator.String {
 // Ratio accepts a ratio w:h of two positive numbers, such as 9:16 or 1.5:1.
 func Ratio() validator.String {
 	return stringRule{described("value " + rules.RatioRule), "Invalid ratio", rules.Ratio}
+}
+
+// CollectionName accepts a collection name that is not blank and has at most
+// rules.MaxCollectionName characters.
+func CollectionName() validator.String {
+	return stringRule{described(fmt.Sprintf("value must not be blank and has at most %d characters", rules.MaxCollectionName)),
+		"Invalid collection name", rules.CollectionName}
+}
+
+// ContentID accepts the composite id of an exportable clip,
+// {projectId}.{curationId}, the content id of collections.
+func ContentID() validator.String {
+	return stringRule{described("value " + rules.ContentIDRule), "Invalid content_id", rules.ContentID}
 }

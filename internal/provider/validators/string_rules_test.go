@@ -1,6 +1,7 @@
 package validators
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -47,6 +48,17 @@ func TestStringRules(t *testing.T) {
 		{"color no hash", HexColor(), types.StringValue("FFCC00"), `hex color`},
 		{"color 5", HexColor(), types.StringValue("#FFCC0"), `hex color`},
 		{"color unknown", HexColor(), types.StringUnknown(), ""},
+
+		{"collection name", CollectionName(), types.StringValue("highlights"), ""},
+		{"collection name blank", CollectionName(), types.StringValue("  "), `^x: is required and must not be blank$`},
+		{"collection name empty", CollectionName(), types.StringValue(""), `^x: is required and must not be blank$`},
+		{"collection name long", CollectionName(), types.StringValue(strings.Repeat("a", 201)), `^x: must be at most 200 characters, not 201$`},
+		{"collection name unknown", CollectionName(), types.StringUnknown(), ""},
+
+		{"content id", ContentID(), types.StringValue("3f2a9c0d.c01"), ""},
+		{"content id no dot", ContentID(), types.StringValue("c01"), `^x: must be a clip id of the form \{projectId\}\.\{curationId\}, not "c01"$`},
+		{"content id no project", ContentID(), types.StringValue(".c01"), `clip id of the form`},
+		{"content id null", ContentID(), types.StringNull(), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,16 +7,15 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// Rules of collections that the spec leaves open.
+// Page size of GET /api/collections (query `limit`), which the spec leaves
+// open.
 const (
-	maxCollectionName = 200
-	// Page size of GET /api/collections (query `limit`).
 	defaultCollectionLimit = 20
 	maxCollectionLimit     = 100
 )
@@ -44,11 +43,8 @@ func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
 }
 
 func checkCreateCollection(req *apitypes.CreateCollectionRequest) error {
-	switch n := utf8.RuneCountInString(req.CollectionName); {
-	case strings.TrimSpace(req.CollectionName) == "":
-		return badField("collectionName", "is required and must not be blank")
-	case n > maxCollectionName:
-		return badField("collectionName", "must be at most %d characters, not %d", maxCollectionName, n)
+	if err := rules.CollectionName(req.CollectionName); err != nil {
+		return ruleError("collectionName", err)
 	}
 	return nil
 }
@@ -202,12 +198,8 @@ func checkContentRef(collectionID, contentID string) error {
 
 // checkContentID checks the composite clip id form {projectId}.{curationId}.
 func checkContentID(id string) error {
-	if id == "" {
-		return badField("contentId", "is required: the clip id {projectId}.{curationId}")
-	}
-	project, curation, ok := strings.Cut(id, ".")
-	if !ok || project == "" || curation == "" {
-		return badField("contentId", "must be a clip id of the form {projectId}.{curationId}, not %q", id)
+	if err := rules.ContentID(id); err != nil {
+		return ruleError("contentId", err)
 	}
 	return nil
 }

@@ -1,0 +1,3 @@
+resource "clipper_collection" "highlights" {
+  name = "Conference highlights"
+}
