@@ -41,8 +41,8 @@ func newCountingProxy(upstream string) (*countingProxy, error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		at := time.Since(p.start).Seconds()
-		p.Timeline = append(p.Timeline, fmt.Sprintf("%6.1fs %s %s %d", at,
-			resp.Request.Method, route(resp.Request.URL.Path), resp.StatusCode))
+		p.Timeline = append(p.Timeline, fmt.Sprintf("%6.1fs %s %s %s %d", at,
+			resp.Request.Method, route(resp.Request.URL.Path), resp.Request.URL.RawQuery, resp.StatusCode))
 		if path := resp.Request.URL.Path; strings.HasPrefix(path, "/api/clip-projects") || strings.HasPrefix(path, "/api/exportable-clips") {
 			p.limitedAt = append(p.limitedAt, at)
 		}

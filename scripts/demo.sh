@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: build the provider and clipperd, start clipperd with a generated
-# sample video, apply examples/quickstart through a dev_overrides CLI config
-# (nothing is downloaded from a registry), show the clips and stop clipperd.
+# sample video, connect a social account, apply examples/quickstart through a
+# dev_overrides CLI config (nothing is downloaded from a registry): clips, a
+# collection and a publish schedule a minute and a half ahead; show the clips,
+# wait for the schedule to publish, show the published post and stop clipperd.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$root/.demo"
@@ -31,6 +33,10 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
+echo "== connecting a YOUTUBE account that publishes to .demo/data/published"
+account="$("$root/bin/clipperd" accounts connect --data "$work/data" --org org-dev --platform YOUTUBE --name "Demo channel" | awk '{print $NF}')"
+publish_at="$(date -u -d '+90 seconds' +%Y-%m-%dT%H:%M:%SZ)"
+
 cat >"$work/terraformrc" <<RC
 provider_installation {
   dev_overrides {
@@ -45,7 +51,8 @@ export CLIPPER_API_KEY="$key" CLIPPER_BASE_URL="http://127.0.0.1:$port"
 cp -r "$root/examples/quickstart" "$work/tf"
 cd "$work/tf"
 echo "== terraform apply examples/quickstart"
-terraform apply -auto-approve -input=false -no-color -var "source_file=$work/sample.mp4"
+terraform apply -auto-approve -input=false -no-color -var "source_file=$work/sample.mp4" \
+  -var "post_account_id=$account" -var "publish_at=$publish_at"
 
 echo
 echo "== the clips clipperd made (each file probed with ffprobe to show it plays)"
@@ -55,5 +62,22 @@ terraform output -json clips | grep -o '"uri_for_export":"[^"]*"' | cut -d'"' -f
     -of default=noprint_wrappers=1:nokey=1 "$url" | tr '\n' ' ')"
   echo "$url  ->  $info"
 done
+echo
+echo "== waiting for the schedule to publish the first clip at $publish_at"
+published=""
+for _ in $(seq 1 180); do
+  published="$(ls -d "$work/data/published/$account"/*/ 2>/dev/null | head -n 1 || true)"
+  [ -n "$published" ] && [ -f "$published/post.json" ] && break
+  published=""
+  sleep 1
+done
+if [ -z "$published" ]; then
+  echo "nothing was published by $(date -u +%H:%M:%S); see .demo/clipperd.log" >&2
+  exit 1
+fi
+echo "published to ${published#"$root"/}:"
+cat "$published/post.json"; echo
+echo "clip.mp4 -> $(ffprobe -v error -select_streams v:0 -show_entries stream=width,height,codec_name:format=duration \
+  -of default=noprint_wrappers=1:nokey=1 "$published/clip.mp4" | tr '\n' ' ')"
 echo
 echo "State and files stay in .demo/ (clipperd data: .demo/data). clipperd stops now."
