@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `make demo` and `make test` need on a fresh machine, or says
 # exactly what to install where it cannot. Usage: ensure-tools.sh TOOL...
-# Tools: ffmpeg espeak-ng terraform golangci-lint
+# Tools: ffmpeg espeak-ng festival pocketsphinx terraform golangci-lint
 set -euo pipefail
 
 GOBIN="$(go env GOPATH)/bin"
@@ -43,6 +43,13 @@ for tool in "$@"; do
       command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || need_apt ffmpeg ;;
     espeak-ng)
       command -v espeak-ng >/dev/null || need_apt espeak-ng ;;
+    festival)
+      # The HTS voice the test videos speak with: a recogniser understands it.
+      { command -v festival >/dev/null && [ -d /usr/share/festival/voices/us/cmu_us_slt_arctic_hts ]; } ||
+        need_apt festival festvox-us-slt-hts ;;
+    pocketsphinx)
+      { command -v pocketsphinx_continuous >/dev/null && [ -d /usr/share/pocketsphinx/model/en-us ]; } ||
+        need_apt pocketsphinx pocketsphinx-en-us ;;
     terraform)
       # The acceptance tests use import blocks: Terraform 1.5 or later.
       if ! terraform_ok; then
