@@ -8,7 +8,7 @@ type Span struct{ Start, End float64 }
 // SpeechSegment is one synthesized sentence as placed in the audio track.
 type SpeechSegment struct {
 	Span
-	Text  string
+	Text  string // the sentence said
 	Style string // "normal", "energetic" (louder, faster) or "calm" (quieter, slower)
 }
 
@@ -21,6 +21,7 @@ type Scene struct {
 
 // Layout is where Generate put things: the ground truth for tests of an analysis.
 type Layout struct {
+	Voice  string          // the voice that spoke: VoiceFestival or VoiceEspeak
 	Speech []SpeechSegment // ordered, non-overlapping
 	Pauses []Span          // the silences around and between the speech segments
 	Scenes []Scene         // ordered, covering the whole duration; cuts at each Start but the first

@@ -5,14 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
-// speechRate is espeak-ng's native output rate; the track is assembled at this rate.
+// speechRate is espeak-ng's native output rate; the track is assembled at this rate and
+// festival's speech resampled to it.
 const speechRate = 22050
 
 var sentences = []string{
@@ -53,63 +52,102 @@ const silenceFloor = 330
 
 type synthKey struct{ sentence, style int }
 
-// synthesizer runs espeak-ng once per distinct sentence and style.
+// step is one draw of the plan: what to say next and the pause after it.
+type step struct {
+	key synthKey
+	gap float64
+}
+
+// synthesizer speaks each distinct sentence and style once, with one voice.
 type synthesizer struct {
+	voice string
 	dir   string
 	cache map[synthKey][]int16
 }
 
-func (s *synthesizer) speak(ctx context.Context, k synthKey) ([]int16, error) {
-	if pcm, ok := s.cache[k]; ok {
+func (s *synthesizer) path(k synthKey) string {
+	return filepath.Join(s.dir, fmt.Sprintf("s%d-%d.wav", k.sentence, k.style))
+}
+
+// speak returns the speech of steps[i], synthesizing it with the uncached ones of the next few
+// steps in one batch (festival starts slowly; espeak-ng does not, so it looks no further).
+func (s *synthesizer) speak(ctx context.Context, steps []step, i int) ([]int16, error) {
+	if pcm, ok := s.cache[steps[i].key]; ok {
 		return pcm, nil
 	}
-	st := styles[k.style]
-	out := filepath.Join(s.dir, fmt.Sprintf("s%d-%d.wav", k.sentence, k.style))
-	cmd := toolexec.Command(ctx, "espeak-ng", "-v", "en-us",
-		"-a", strconv.Itoa(st.amplitude), "-s", strconv.Itoa(st.speed), "-p", strconv.Itoa(st.pitch),
-		"-w", out, sentences[k.sentence])
-	var stderr toolexec.Tail
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("testvideo: espeak-ng: %w: %s", err, stderr.String())
+	batch, lookahead := s.espeakBatch, 1
+	if s.voice == VoiceFestival {
+		batch, lookahead = s.festivalBatch, 12
 	}
-	pcm, rate, err := readWAV(out)
-	if err != nil {
+	var keys []synthKey
+	seen := map[synthKey]bool{}
+	for _, st := range steps[i:min(len(steps), i+lookahead)] {
+		if _, ok := s.cache[st.key]; !ok && !seen[st.key] {
+			seen[st.key] = true
+			keys = append(keys, st.key)
+		}
+	}
+	if err := batch(ctx, keys); err != nil {
 		return nil, err
 	}
+	return s.cache[steps[i].key], nil
+}
+
+// load reads the synthesized WAV of k, scales it by gain and trims its quiet ends into the cache.
+func (s *synthesizer) load(k synthKey, gain float64) error {
+	pcm, rate, err := readWAV(s.path(k))
+	if err != nil {
+		return err
+	}
 	if rate != speechRate {
-		return nil, fmt.Errorf("testvideo: espeak-ng wrote %d Hz, expected %d", rate, speechRate)
+		return fmt.Errorf("testvideo: %s wrote %d Hz, expected %d", s.voice, rate, speechRate)
+	}
+	if gain != 1 {
+		for i, v := range pcm {
+			pcm[i] = int16(max(-32768, min(32767, math.Round(float64(v)*gain))))
+		}
 	}
 	pcm = trimQuiet(pcm)
 	if len(pcm) == 0 {
-		return nil, errors.New("testvideo: espeak-ng produced silence")
+		return fmt.Errorf("testvideo: %s produced silence", s.voice)
 	}
 	s.cache[k] = pcm
-	return pcm, nil
+	return nil
 }
 
-// planAudio lays sentences out with pauses of 0.8-2.5 s and returns the layout and the mixed track.
-func planAudio(ctx context.Context, dir string, duration float64) (*Layout, []int16, error) {
+// planSteps draws enough steps for duration: every sentence takes over a second, every pause
+// at least 0.8 s.
+func planSteps(duration float64) []step {
 	rng := newRand(1)
-	syn := &synthesizer{dir: dir, cache: map[synthKey][]int16{}}
-	total := int(duration*speechRate + 0.5)
-	pcm := make([]int16, total)
-	layout := &Layout{}
-
 	totalWeight := 0
 	for _, st := range styles {
 		totalWeight += st.weight
 	}
-	const tailRoom = 0.4 // keep a short pause before the end
-	t := 0.5
-	pauseStart := 0.0
-	for {
+	steps := make([]step, int(duration/1.8)+2)
+	for i := range steps {
 		k := synthKey{sentence: rng.IntN(len(sentences))}
 		for w := rng.IntN(totalWeight); w >= styles[k.style].weight; k.style++ {
 			w -= styles[k.style].weight
 		}
-		gap := 0.8 + 1.7*rng.Float64()
-		speech, err := syn.speak(ctx, k)
+		steps[i] = step{key: k, gap: 0.8 + 1.7*rng.Float64()}
+	}
+	return steps
+}
+
+// planAudio lays sentences out with pauses of 0.8-2.5 s in voice and returns the layout and the
+// mixed track.
+func planAudio(ctx context.Context, dir, voice string, duration float64) (*Layout, []int16, error) {
+	syn := &synthesizer{voice: voice, dir: dir, cache: map[synthKey][]int16{}}
+	total := int(duration*speechRate + 0.5)
+	pcm := make([]int16, total)
+	layout := &Layout{Voice: voice}
+
+	const tailRoom = 0.4 // keep a short pause before the end
+	t := 0.5
+	pauseStart := 0.0
+	steps := planSteps(duration)
+	for i, st := range steps {
+		speech, err := syn.speak(ctx, steps, i)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -120,13 +158,13 @@ func planAudio(ctx context.Context, dir string, duration float64) (*Layout, []in
 		copy(pcm[first:], speech)
 		seg := SpeechSegment{
 			Span:  Span{float64(first) / speechRate, float64(first+len(speech)) / speechRate},
-			Text:  sentences[k.sentence],
-			Style: styles[k.style].name,
+			Text:  sentences[st.key.sentence],
+			Style: styles[st.key.style].name,
 		}
 		layout.Pauses = append(layout.Pauses, Span{pauseStart, seg.Start})
 		layout.Speech = append(layout.Speech, seg)
 		pauseStart = seg.End
-		t = seg.End + gap
+		t = seg.End + st.gap
 	}
 	layout.Pauses = append(layout.Pauses, Span{pauseStart, duration})
 	addNoiseFloor(pcm)

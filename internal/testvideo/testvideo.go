@@ -1,5 +1,6 @@
-// Package testvideo generates deterministic H.264/AAC test videos with real espeak-ng speech
-// separated by pauses, and a picture with scene cuts and a moving element.
+// Package testvideo generates deterministic H.264/AAC test videos with real speech (festival's
+// HTS voice when installed, else espeak-ng) separated by pauses, and a picture with scene cuts
+// and a moving element.
 package testvideo
 
 import (
@@ -12,10 +13,11 @@ import (
 	"time"
 )
 
-// Options sets the length and size of a generated video.
+// Options sets the length, size and voice of a generated video.
 type Options struct {
 	Duration      time.Duration // total length, e.g. 40*time.Second
 	Width, Height int           // default 320x240
+	Voice         string        // VoiceFestival, VoiceEspeak or "" for the best installed
 }
 
 const (
@@ -26,8 +28,8 @@ const (
 	maxDuration   = 3 * time.Hour
 )
 
-// Generate writes an H.264/AAC MP4 at path with real espeak-ng speech (sentences separated by
-// silences) and a picture with scene cuts. Deterministic for the same options.
+// Generate writes an H.264/AAC MP4 at path with real speech (sentences separated by silences)
+// and a picture with scene cuts. Deterministic for the same options and voice.
 func Generate(ctx context.Context, path string, opts Options) error {
 	_, err := GenerateWithLayout(ctx, path, opts)
 	return err
@@ -40,10 +42,12 @@ func GenerateWithLayout(ctx context.Context, path string, opts Options) (*Layout
 	if err != nil {
 		return nil, err
 	}
-	for _, tool := range []string{"ffmpeg", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("testvideo: %s is required: %w", tool, err)
-		}
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		return nil, fmt.Errorf("testvideo: ffmpeg is required: %w", err)
+	}
+	voice, err := resolveVoice(opts.Voice)
+	if err != nil {
+		return nil, err
 	}
 	work, err := os.MkdirTemp("", "testvideo-")
 	if err != nil {
@@ -51,7 +55,7 @@ func GenerateWithLayout(ctx context.Context, path string, opts Options) (*Layout
 	}
 	defer os.RemoveAll(work)
 
-	layout, pcm, err := planAudio(ctx, work, opts.Duration.Seconds())
+	layout, pcm, err := planAudio(ctx, work, voice, opts.Duration.Seconds())
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +81,8 @@ func (o Options) normalized() (Options, error) {
 		return o, fmt.Errorf("testvideo: Width and Height must be between 16 and 4096, got %dx%d", o.Width, o.Height)
 	case o.Width%2 != 0 || o.Height%2 != 0:
 		return o, errors.New("testvideo: Width and Height must be even (yuv420p)")
+	case o.Voice != "" && o.Voice != VoiceFestival && o.Voice != VoiceEspeak:
+		return o, fmt.Errorf("testvideo: Voice must be %q, %q or empty, got %q", VoiceFestival, VoiceEspeak, o.Voice)
 	}
 	return o, nil
 }

@@ -23,12 +23,22 @@ func requireTools(t *testing.T) {
 
 func TestGenerateWritesTheLayoutItReports(t *testing.T) {
 	requireTools(t)
+	// The best installed voice, and espeak-ng, the fallback where festival is missing.
+	for _, voice := range []string{"", VoiceEspeak} {
+		t.Run("voice="+voice, func(t *testing.T) { testLayout(t, voice) })
+	}
+}
+
+func testLayout(t *testing.T, voice string) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.mp4")
-	opts := Options{Duration: 30 * time.Second}
+	opts := Options{Duration: 30 * time.Second, Voice: voice}
 	layout, err := GenerateWithLayout(context.Background(), path, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if layout.Voice == "" || voice != "" && layout.Voice != voice {
+		t.Errorf("layout voice %q, asked for %q", layout.Voice, voice)
 	}
 
 	p := ffprobe(t, path)
@@ -118,6 +128,7 @@ func TestGenerateRejectsBadOptions(t *testing.T) {
 		{Options{Duration: 500 * time.Millisecond}, "Duration"},
 		{Options{Duration: 10 * time.Second, Width: 321, Height: 240}, "even"},
 		{Options{Duration: 10 * time.Second, Width: 8, Height: 8}, "between 16 and 4096"},
+		{Options{Duration: 10 * time.Second, Voice: "robot"}, "Voice"},
 	} {
 		err := Generate(context.Background(), filepath.Join(t.TempDir(), "x.mp4"), c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -1,5 +1,5 @@
 // Package toolexec starts the external tools clipperd and its test videos
-// use (ffmpeg, ffprobe, espeak-ng, yt-dlp) as children bound to the parent's
+// use (ffmpeg, ffprobe, espeak-ng, festival, yt-dlp) as children bound to the parent's
 // life, and quotes values for ffmpeg's command line.
 package toolexec
 
@@ -11,7 +11,7 @@ import (
 )
 
 // Command is exec.CommandContext for every tool clipperd runs (ffmpeg,
-// ffprobe, yt-dlp, fc-match, espeak-ng): the child is also bound to clipperd's life, so a
+// ffprobe, yt-dlp, fc-match, espeak-ng, festival): the child is also bound to clipperd's life, so a
 // clipperd killed with SIGKILL, which cannot cancel ctx, leaves no encoder
 // running on (see bindToParent).
 func Command(ctx context.Context, name string, args ...string) *exec.Cmd {

@@ -43,6 +43,9 @@ type video struct {
 func Shared(tb testing.TB, opts testvideo.Options) (string, *testvideo.Layout) {
 	tb.Helper()
 	toolexectest.RequireMedia(tb)
+	if opts.Voice == testvideo.VoiceFestival {
+		toolexectest.RequireTools(tb, "festival")
+	}
 	v, err := sharedVideo(opts)
 	if err == nil {
 		v.once.Do(func() {
