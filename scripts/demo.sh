@@ -19,7 +19,7 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
   exit 1
 fi
 
-echo "== generating a $duration sample video with speech (espeak-ng) and scene cuts"
+echo "== generating a $duration sample video with speech (festival, else espeak-ng) and scene cuts"
 "$root/bin/clipperd" sample --out "$work/sample.mp4" --duration "$duration" --width 1280 --height 720
 
 key="demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
@@ -78,7 +79,8 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestSample writes a short sample video and checks its frame size with ffprobe.
+// TestSample writes a short sample video and checks its frame size with ffprobe
+// and that it says which voice spoke (festival where installed).
 func TestSample(t *testing.T) {
 	toolexectest.RequireMedia(t)
 	out := filepath.Join(t.TempDir(), "sample.mp4")
@@ -93,6 +95,13 @@ func TestSample(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(probe)); got != "320x240" {
 		t.Errorf("sample is %s, want 320x240", got)
+	}
+	voice := testvideo.VoiceEspeak
+	if testvideo.FestivalAvailable() {
+		voice = testvideo.VoiceFestival
+	}
+	if want := "spoken by " + voice; !strings.Contains(stdout.String(), want) {
+		t.Errorf("sample said %q, want it to mention %q", stdout.String(), want)
 	}
 }
 

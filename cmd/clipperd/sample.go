@@ -10,8 +10,8 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
 
-// sample writes a generated video with speech and scene cuts, a source to
-// try clipperd with.
+// sample writes a generated video with speech (festival's voice when
+// installed, else espeak-ng) and scene cuts, a source to try clipperd with.
 func sample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -30,9 +30,10 @@ func sample(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case *width < 16 || *height < 16 || *width%2 != 0 || *height%2 != 0:
 		return fmt.Errorf("%w: sample: --width and --height must be even and at least 16, not %dx%d", errUsage, *width, *height)
 	}
-	if err := testvideo.Generate(ctx, *out, testvideo.Options{Duration: *dur, Width: *width, Height: *height}); err != nil {
+	layout, err := testvideo.GenerateWithLayout(ctx, *out, testvideo.Options{Duration: *dur, Width: *width, Height: *height})
+	if err != nil {
 		return fmt.Errorf("sample: %w", err)
 	}
-	_, err := fmt.Fprintf(stdout, "wrote %s (%s, %dx%d)\n", *out, *dur, *width, *height)
+	_, err = fmt.Fprintf(stdout, "wrote %s (%s, %dx%d, spoken by %s)\n", *out, *dur, *width, *height, layout.Voice)
 	return err
 }
