@@ -10,6 +10,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // apiKeyEnv names the development key the server ensures at start.
@@ -29,6 +30,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.MaxCollections, "max-collections", quota.DefaultMaxCollections, "collections per organization")
 	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
 	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
+	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
+	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -48,6 +51,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	cfg.APIKey = os.Getenv(apiKeyEnv)
+	if cfg.ASR == transcribe.KindNone && !asrSet(fs) {
+		cfg.Logger.Warn("no transcripts: " + transcribe.PocketsphinxTool + " is not on PATH (install pocketsphinx and pocketsphinx-en-us, or pass --asr command)")
+	}
 
 	srv, err := server.Start(ctx, cfg)
 	if err != nil {
@@ -59,4 +65,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// asrSet reports whether --asr was given (the default none warns, a chosen none does not).
+func asrSet(fs *flag.FlagSet) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "asr" })
+	return set
 }

@@ -8,6 +8,7 @@
 package api
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -47,6 +48,9 @@ type Config struct {
 	// publish schedule was stored (the server wakes the publish worker and
 	// the scheduler); nil = nothing.
 	OnPostCreated, OnScheduleCreated func()
+	// ASR describes the speech recogniser for GET /healthz?detail=1
+	// ("pocketsphinx", "none (pocketsphinx_continuous not found)"); "" = none.
+	ASR string
 	// Now is the rate limiter's clock; nil = time.Now. Tests move it to
 	// check the window without sleeping.
 	Now func() time.Time
@@ -64,6 +68,7 @@ type API struct {
 	allowPrivate bool
 	log          *slog.Logger
 	limiter      *keyLimiter
+	asr          string
 
 	postCreated, scheduleCreated func()
 }
@@ -103,10 +108,7 @@ func New(cfg Config) http.Handler {
 	// Rendered clips, like presigned links: no auth, unguessable ids.
 	mux.HandleFunc("GET /media/{projectId}/{file}", a.serveMedia)
 
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok"))
-	})
+	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /upgrade", a.upgradePage)
 	return a.logRequests(a.jsonMisses(mux))
 }
@@ -145,6 +147,7 @@ func newAPI(cfg Config) *API {
 		allowPrivate: cfg.AllowPrivateImports,
 		log:          logger,
 		limiter:      limiter,
+		asr:          cmp.Or(cfg.ASR, "none"),
 
 		postCreated:     cfg.OnPostCreated,
 		scheduleCreated: cfg.OnScheduleCreated,
@@ -164,3 +167,16 @@ func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 type noSubmit struct{}
 
 func (noSubmit) Submit(string) {}
+
+// healthz answers "ok" while clipperd serves. With ?detail=1 a line per
+// component follows ("asr: pocketsphinx"); a missing recogniser is reported
+// there, never as unhealthy. The X-Clipperd-ASR header says the same.
+func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Clipperd-ASR", a.asr)
+	body := "ok"
+	if r.URL.Query().Get("detail") != "" {
+		body += "\nasr: " + a.asr + "\n"
+	}
+	_, _ = w.Write([]byte(body))
+}

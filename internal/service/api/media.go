@@ -19,18 +19,25 @@ func (a *API) serveMedia(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
-	w.Header().Set("Content-Type", "video/mp4")
+	w.Header().Set("Content-Type", mediaTypes[filepath.Ext(st.Name())])
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+}
+
+// mediaTypes are the files of a clip served: its renders and its captions.
+var mediaTypes = map[string]string{
+	".mp4": "video/mp4",
+	".srt": "application/x-subrip; charset=utf-8",
+	".vtt": "text/vtt; charset=utf-8",
 }
 
 // errNoMedia is every media address that serves nothing, told alike.
 var errNoMedia = notFound("media file")
 
-// openMedia opens a rendered file of a project. Only the .mp4 renders are
-// served, never the imported source.
+// openMedia opens a rendered file of a project. Only the .mp4 renders and
+// the .srt and .vtt captions are served, never the imported source.
 func (a *API) openMedia(project, file string) (*os.File, fs.FileInfo, error) {
-	if !safeSegment(project) || !safeSegment(file) || !strings.HasSuffix(file, ".mp4") || strings.HasPrefix(file, "source.") {
+	if !safeSegment(project) || !safeSegment(file) || mediaTypes[filepath.Ext(file)] == "" || strings.HasPrefix(file, "source.") {
 		return nil, nil, errNoMedia
 	}
 	f, err := os.Open(filepath.Join(a.mediaDir, project, file))

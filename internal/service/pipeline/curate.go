@@ -34,7 +34,7 @@ func (r *Runner) curateStage(ctx context.Context, j *job) error {
 		return permanentf("no clip with a length allowed by curationPref.clipDurations %s fits in %s", durations(cp.ClipDurations), spanText(j))
 	}
 	j.highlights = hs
-	return nil
+	return r.transcribe(ctx, j)
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

@@ -12,6 +12,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // A project's life, in one place:
@@ -53,6 +54,7 @@ type job struct {
 	ranged bool           // curationPref.range was given
 
 	highlights []media.Highlight
+	words      []transcribe.Word // the transcript of span, in source seconds
 	plans      []*clipPlan
 	renderUsed apitypes.RenderPref // the render preferences applied, reported on clips
 	clips      []apitypes.ExportableClip

@@ -10,6 +10,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // clipPlan is one clip as it moves through REFINE, RENDER and UPLOAD.
@@ -19,15 +20,19 @@ type clipPlan struct {
 
 	title, description, hashtags string
 	keywords                     []string
+	text                         string            // the transcript's words in the clip
+	words                        []transcribe.Word // those words, in source seconds
 
 	export, preview           string
 	exportBytes, previewBytes int64
 	durationSec               float64
 }
 
-// refineStage names and describes each highlight from what is known: its
-// place in the source, the title, topicKeywords and genre. There is no
-// transcript, so the clips' text stays empty rather than invented.
+// refineStage names and describes each highlight from what is known. With
+// words spoken in the clip, its text is those words and its title,
+// description, keywords and hashtags come from them (transcriptCopy);
+// without, from its place in the source, the title, topicKeywords and genre,
+// and the text stays empty rather than invented.
 func (r *Runner) refineStage(_ context.Context, j *job) error {
 	cp := curationPref(j.p)
 	title := videoTitle(j.p)
@@ -62,6 +67,7 @@ func (r *Runner) refineStage(_ context.Context, j *job) error {
 			fmt.Fprintf(&d, " Topics: %s.", strings.Join(keywords, ", "))
 		}
 		pl.description = d.String()
+		transcriptCopy(pl, j.words, cp.Genre)
 		j.plans[i] = pl
 	}
 	return nil

@@ -19,7 +19,7 @@ import (
 const watermarkText = "clipperd"
 
 // renderName matches the files RENDER writes, so a retry can clear them.
-var renderName = regexp.MustCompile(`^c\d+(\.preview)?\.mp4$`)
+var renderName = regexp.MustCompile(`^c\d+(\.preview\.mp4|\.mp4|\.srt|\.vtt)$`)
 
 // renderStage renders each clip's export and preview, one clip at a time
 // (ffmpeg already uses every core).
@@ -40,6 +40,9 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 		}
 		pl.durationSec = res.DurationSec
 		pl.exportBytes, pl.previewBytes = res.ExportBytes, res.PreviewBytes
+		if err := writeCaptions(j.dir, pl); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // Config configures a Runner.
@@ -28,6 +29,9 @@ type Config struct {
 	Workers             int   // parallel projects processed; default 4
 	Logger              *slog.Logger
 	HTTPClient          *http.Client // for imports; nil = default with sane timeouts
+	// Transcriber recognises the speech of each project at CURATE; nil
+	// makes no transcripts.
+	Transcriber transcribe.Transcriber
 
 	// OnDeliveryEnqueued is called after conclusion actions were queued
 	// (server wires it to outbound.Dispatcher.Wake).
@@ -77,6 +81,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Transcriber == nil {
+		cfg.Transcriber = transcribe.None{}
 	}
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = 3

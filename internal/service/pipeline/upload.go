@@ -49,7 +49,7 @@ func (r *Runner) uploadStage(ctx context.Context, j *job) error {
 			Title:         pl.title,
 			Description:   pl.description,
 			Hashtags:      pl.hashtags,
-			Text:          "", // no transcript is made; an empty text is the honest one
+			Text:          pl.text, // the transcript's words in the clip; empty without one
 			Genre:         genre,
 			Subgenre:      "",
 			CreatedAt:     now,

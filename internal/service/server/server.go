@@ -22,6 +22,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // The development organization and user that Config.APIKey acts for.
@@ -46,7 +47,11 @@ type Config struct {
 	APIKey    string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
 	// Limits of every organization; zero fields take the spec's defaults.
 	quota.Limits
-	SMTP                string // "host:port"; empty = write .eml files under DataDir/outbox
+	SMTP string // "host:port"; empty = write .eml files under DataDir/outbox
+	// ASR is the speech recogniser of transcripts: transcribe.KindPocketsphinx,
+	// KindCommand (with ASRCommand, a template with {input} and {output}) or
+	// KindNone; "" is none (clipperd serve picks pocketsphinx when installed).
+	ASR, ASRCommand     string
 	AllowPrivateImports bool
 	Logger              *slog.Logger // nil = discard
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
@@ -102,6 +107,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 
+	asr, err := newTranscriber(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+
 	st, err := store.Open(ctx, dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -151,6 +161,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		MonthlyCredits:      int64(cfg.MonthlyCredits),
 		Logger:              logger.With("component", "pipeline"),
 		OnDeliveryEnqueued:  s.disp.Wake,
+		Transcriber:         asr,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -189,6 +200,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Logger:              logger.With("component", "api"),
 			OnPostCreated:       s.posts.Wake,
 			OnScheduleCreated:   s.scheduler.Wake,
+			ASR:                 asr.Describe(),
 		}),
 		ReadHeaderTimeout: 15 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -287,4 +299,18 @@ func (s *Server) stopAll() error {
 	}
 	s.log.Info("clipperd stopped")
 	return errors.Join(errs...)
+}
+
+// newTranscriber makes the recogniser cfg.ASR names. A missing
+// pocketsphinx is a warning: projects then stall at CURATE until it is
+// installed, as after any recogniser crash.
+func newTranscriber(cfg Config, logger *slog.Logger) (transcribe.Transcriber, error) {
+	asr, err := transcribe.New(cfg.ASR, cfg.ASRCommand)
+	if err != nil {
+		return nil, fmt.Errorf("server: --asr: %w", err)
+	}
+	if cfg.ASR == transcribe.KindPocketsphinx && transcribe.DefaultKind() != transcribe.KindPocketsphinx {
+		logger.Warn("speech recognition fails: " + transcribe.PocketsphinxTool + " is not on PATH; install pocketsphinx and pocketsphinx-en-us, or use --asr none")
+	}
+	return asr, nil
 }

@@ -180,6 +180,17 @@ var migrations = []migration{
 		created_at TEXT NOT NULL
 	);
 	CREATE INDEX posts_due ON posts(status, next_at);`},
+	// 7: transcripts. One row per recognised word of a project's processed
+	// span, in spoken order; times in milliseconds of the source.
+	{sql: `CREATE TABLE transcript_words (
+		project_id TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		word TEXT NOT NULL,
+		start_ms INTEGER NOT NULL,
+		end_ms INTEGER NOT NULL,
+		confidence REAL NOT NULL,
+		PRIMARY KEY (project_id, seq)
+	);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {
