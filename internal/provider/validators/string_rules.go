@@ -79,3 +79,8 @@ func PublishTime() validator.String {
 	return stringRule{described("value " + rules.PublishTimeRule), "Invalid publish_at",
 		func(s string) error { _, err := rules.PublishTime(s); return err }}
 }
+
+// PostTitle accepts the title of a post: not blank.
+func PostTitle() validator.String {
+	return stringRule{described("value " + rules.PostTitleRule), "Invalid title", rules.PostTitle}
+}

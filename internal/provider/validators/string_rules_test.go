@@ -66,6 +66,9 @@ func TestStringRules(t *testing.T) {
 		{"post content id bare", PostContentID(), types.StringValue("c01"), `clip id of the form`},
 		{"post content id unknown", PostContentID(), types.StringUnknown(), ""},
 
+		{"post title", PostTitle(), types.StringValue("Our launch"), ""},
+		{"post title blank", PostTitle(), types.StringValue("  "), `^x: is required and must not be blank$`},
+
 		{"privacy", Privacy(), types.StringValue("unlisted"), ""},
 		{"privacy upper", Privacy(), types.StringValue("PUBLIC"), `^x: must be one of public, private, unlisted, not "PUBLIC"$`},
 		{"privacy null", Privacy(), types.StringNull(), ""},
