@@ -85,7 +85,7 @@ func (p *ClipperProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The clipper provider manages video clipping projects and collections of their clips on the " +
 			"clipping service (or a self-hosted `clipperd`), publishes clips to connected social accounts now or on a " +
-			"schedule, and reads clips, brand templates and connected social accounts.",
+			"schedule, and reads clips, brand templates, connected social accounts and generated post copy.",
 		Attributes: map[string]schema.Attribute{
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key sent as a bearer token. May also be set with the `" + envAPIKey + "` environment variable.",
@@ -197,6 +197,7 @@ func (p *ClipperProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewSocialAccountsDataSource,
 		NewCollectionsDataSource,
 		NewCollectionExportDataSource,
+		NewSocialCopyDataSource,
 	}
 }
 

@@ -92,10 +92,11 @@ func postAttributes(idDesc string) map[string]schema.Attribute {
 			PlanModifiers: replace,
 		},
 		"title": schema.StringAttribute{
-			MarkdownDescription: "Title of the post (`postDetail.title`); not blank.",
-			Required:            true,
-			Validators:          []validator.String{validators.PostTitle()},
-			PlanModifiers:       replace,
+			MarkdownDescription: "Title of the post (`postDetail.title`); not blank. The `title` of `clipper_social_copy` " +
+				"is written for the account's platform.",
+			Required:      true,
+			Validators:    []validator.String{validators.PostTitle()},
+			PlanModifiers: replace,
 		},
 		"description": schema.StringAttribute{
 			MarkdownDescription: "Text of the post (`postDetail.custom.description`), hashtags included.",
@@ -147,7 +148,8 @@ func splitContentID(contentID types.String, diags *diag.Diagnostics) (projectID,
 	return projectID, clipID
 }
 
-// contentIDDescription describes the content_id of the social resources.
+// contentIDDescription describes the content_id of the social resources and
+// data source.
 const contentIDDescription = "The clip: its composite id `{projectId}.{curationId}`, the `id` of an item of " +
 	"`clipper_exportable_clips`. The provider sends its two parts as `projectId` and `clipId`."
 
