@@ -212,6 +212,42 @@ func TestArgumentErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// An account without a sub-account has none to name: the copy job is sent
+// with "subAccountId":"", the field the spec requires in the body, while the
+// ids the job cannot do without are still refused before the network.
+func TestSocialCopyJobWithoutSubAccount(t *testing.T) {
+	var body string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		body = string(b)
+		writeJSON(w, 201, map[string]any{"data": map[string]string{"jobId": "sj1"}})
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, nil)
+
+	id, err := c.CreateSocialCopyJob(t.Context(), apitypes.SocialCopyJobRequest{ProjectID: "p1", ClipID: "k1", PostAccountID: "a1"})
+	if err != nil || id != "sj1" {
+		t.Fatalf("CreateSocialCopyJob without a sub-account: %q, %v", id, err)
+	}
+	if want := `{"projectId":"p1","clipId":"k1","postAccountId":"a1","subAccountId":""}`; body != want {
+		t.Errorf("body = %s, want %s", body, want)
+	}
+
+	before := c.Stats().Requests
+	for field, req := range map[string]apitypes.SocialCopyJobRequest{
+		"projectId":     {ClipID: "k1", PostAccountID: "a1"},
+		"clipId":        {ProjectID: "p1", PostAccountID: "a1"},
+		"postAccountId": {ProjectID: "p1", ClipID: "k1", SubAccountID: "s1"},
+	} {
+		if _, err := c.CreateSocialCopyJob(t.Context(), req); err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("a job without %s: error %v, want one naming it", field, err)
+		}
+	}
+	if n := c.Stats().Requests - before; n != 0 {
+		t.Errorf("jobs missing an id reached the network: %d requests", n)
+	}
+}
+
 // TestEnvelopeWithoutData reports a clear error instead of a zero value.
 func TestEnvelopeWithoutData(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

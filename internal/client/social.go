@@ -25,11 +25,12 @@ func (c *Client) ListSocialAccounts(ctx context.Context) ([]apitypes.SocialAccou
 }
 
 // CreateSocialCopyJob starts generating post copy and returns the jobId
-// (POST /api/social-copy-jobs).
+// (POST /api/social-copy-jobs). The spec marks subAccountId required in the
+// body, and the body always carries it; an account without a sub-account has
+// none to name, so it may be "" (sent as "subAccountId":"").
 func (c *Client) CreateSocialCopyJob(ctx context.Context, req apitypes.SocialCopyJobRequest) (string, error) {
 	for _, f := range []struct{ name, v string }{
-		{"projectId", req.ProjectID}, {"clipId", req.ClipID},
-		{"postAccountId", req.PostAccountID}, {"subAccountId", req.SubAccountID},
+		{"projectId", req.ProjectID}, {"clipId", req.ClipID}, {"postAccountId", req.PostAccountID},
 	} {
 		if err := requireID("social copy job "+f.name, f.v); err != nil {
 			return "", err

@@ -31,9 +31,10 @@ const accAPIKey = "acc-test-key"
 
 // accEnv is what the acceptance tests need from the shared setup.
 type accEnv struct {
-	URL   string // base URL of the in-process clipperd
-	Video string // a 30 s talking-head test video
-	Dir   string // scratch directory removed when the binary exits
+	URL     string // base URL of the in-process clipperd
+	DataDir string // its data directory (--data): the store, DATA/published
+	Video   string // a 30 s talking-head test video
+	Dir     string // scratch directory removed when the binary exits
 }
 
 var acc struct {
@@ -86,15 +87,17 @@ func startAccServer() {
 		acc.err = fmt.Errorf("generating the test video: %w", err)
 		return
 	}
-	srv, err := startClipperd(ctx, filepath.Join(dir, "data"), quota.Limits{})
+	dataDir := filepath.Join(dir, "data")
+	srv, err := startClipperd(ctx, dataDir, quota.Limits{})
 	if err != nil {
 		acc.err = err
 		return
 	}
 	acc.srv = srv
 	acc.env.URL = srv.URL()
+	acc.env.DataDir = dataDir
 	acc.env.Video = video
-	acc.err = seedSocialAccounts(ctx, filepath.Join(dir, "data"))
+	acc.err = seedSocialAccounts(ctx, dataDir)
 }
 
 // startClipperd starts an in-process clipperd on a free port, storing in

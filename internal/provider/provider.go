@@ -1,6 +1,6 @@
 // Package provider implements the clipper Terraform provider: its configuration,
-// the clipper_clip_project and collection resources and the read-only data
-// sources.
+// the clipper_clip_project, collection and social posting resources and the
+// data sources.
 package provider
 
 import (
@@ -84,7 +84,8 @@ func (p *ClipperProvider) Metadata(_ context.Context, _ provider.MetadataRequest
 func (p *ClipperProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The clipper provider manages video clipping projects and collections of their clips on the " +
-			"clipping service (or a self-hosted `clipperd`), and reads clips, brand templates and connected social accounts.",
+			"clipping service (or a self-hosted `clipperd`), publishes clips to connected social accounts now or on a " +
+			"schedule, and reads clips, brand templates, connected social accounts and generated post copy.",
 		Attributes: map[string]schema.Attribute{
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key sent as a bearer token. May also be set with the `" + envAPIKey + "` environment variable.",
@@ -183,6 +184,8 @@ func (p *ClipperProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewClipProjectResource,
 		NewCollectionResource,
 		NewCollectionContentResource,
+		NewPublishScheduleResource,
+		NewPostTaskResource,
 	}
 }
 
@@ -194,6 +197,7 @@ func (p *ClipperProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewSocialAccountsDataSource,
 		NewCollectionsDataSource,
 		NewCollectionExportDataSource,
+		NewSocialCopyDataSource,
 	}
 }
 

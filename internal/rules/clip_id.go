@@ -25,3 +25,18 @@ func BareClipID(id string) error {
 	}
 	return nil
 }
+
+// SplitContentID splits a clip's composite id {projectId}.{curationId} into
+// the projectId and the bare clipId that the social endpoints take. The id
+// has ContentID's form, and its curationId must be a bare clip id: the
+// composite id has exactly one dot.
+func SplitContentID(s string) (projectID, clipID string, err error) {
+	if err := ContentID(s); err != nil {
+		return "", "", err
+	}
+	projectID, clipID, _ = strings.Cut(s, ".")
+	if BareClipID(clipID) != nil {
+		return "", "", &Error{Rule: fmt.Sprintf("%s with one dot and no spaces, not %q", ContentIDRule, s)}
+	}
+	return projectID, clipID, nil
+}

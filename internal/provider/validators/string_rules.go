@@ -58,3 +58,29 @@ func CollectionName() validator.String {
 func ContentID() validator.String {
 	return stringRule{described("value " + rules.ContentIDRule), "Invalid content_id", rules.ContentID}
 }
+
+// PostContentID accepts the composite id of a clip whose curationId is a bare
+// clip id, so that it splits into the projectId and clipId of a post or a
+// social copy job.
+func PostContentID() validator.String {
+	return stringRule{described("value " + rules.ContentIDRule + " with one dot"), "Invalid content_id",
+		func(s string) error { _, _, err := rules.SplitContentID(s); return err }}
+}
+
+// Privacy accepts the privacy of a post: public, private or unlisted.
+func Privacy() validator.String {
+	return stringRule{described("value " + rules.PrivacyRule), "Invalid privacy", rules.Privacy}
+}
+
+// PublishTime accepts the shape of a publish time: an RFC 3339 timestamp
+// with any offset. Whether it is in the future depends on when the schedule
+// is made, which a resource checks in its plan.
+func PublishTime() validator.String {
+	return stringRule{described("value " + rules.PublishTimeRule), "Invalid publish_at",
+		func(s string) error { _, err := rules.PublishTime(s); return err }}
+}
+
+// PostTitle accepts the title of a post: not blank.
+func PostTitle() validator.String {
+	return stringRule{described("value " + rules.PostTitleRule), "Invalid title", rules.PostTitle}
+}

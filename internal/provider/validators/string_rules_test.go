@@ -59,6 +59,26 @@ func TestStringRules(t *testing.T) {
 		{"content id no dot", ContentID(), types.StringValue("c01"), `^x: must be a clip id of the form \{projectId\}\.\{curationId\}, not "c01"$`},
 		{"content id no project", ContentID(), types.StringValue(".c01"), `clip id of the form`},
 		{"content id null", ContentID(), types.StringNull(), ""},
+
+		{"post content id", PostContentID(), types.StringValue("3f2a9c0d.c01"), ""},
+		{"post content id two dots", PostContentID(), types.StringValue("3f2a9c0d.c.01"),
+			`^x: must be a clip id of the form \{projectId\}\.\{curationId\} with one dot and no spaces, not "3f2a9c0d.c.01"$`},
+		{"post content id bare", PostContentID(), types.StringValue("c01"), `clip id of the form`},
+		{"post content id unknown", PostContentID(), types.StringUnknown(), ""},
+
+		{"post title", PostTitle(), types.StringValue("Our launch"), ""},
+		{"post title blank", PostTitle(), types.StringValue("  "), `^x: is required and must not be blank$`},
+
+		{"privacy", Privacy(), types.StringValue("unlisted"), ""},
+		{"privacy upper", Privacy(), types.StringValue("PUBLIC"), `^x: must be one of public, private, unlisted, not "PUBLIC"$`},
+		{"privacy null", Privacy(), types.StringNull(), ""},
+
+		{"publish time utc", PublishTime(), types.StringValue("2030-01-02T15:04:05Z"), ""},
+		{"publish time offset", PublishTime(), types.StringValue("2030-01-02T16:04:05+01:00"), ""},
+		// Past times are the resource's business: a schedule that fired keeps its time.
+		{"publish time past", PublishTime(), types.StringValue("2001-01-02T15:04:05Z"), ""},
+		{"publish time date", PublishTime(), types.StringValue("2030-01-02"), `^x: must be an RFC 3339 timestamp such as 2030-01-02T15:04:05Z.*, not "2030-01-02"$`},
+		{"publish time unknown", PublishTime(), types.StringUnknown(), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

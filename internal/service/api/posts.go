@@ -99,8 +99,8 @@ func checkPostTask(req *apitypes.PostTaskRequest) error {
 	if strings.Contains(req.ClipID, ".") {
 		return badField("clipId", "must be the bare clip id (the part after the dot of an exportable clip's id), not %q", req.ClipID)
 	}
-	if strings.TrimSpace(req.PostDetail.Title) == "" {
-		return badField("postDetail.title", "is required and must not be blank")
+	if err := rules.PostTitle(req.PostDetail.Title); err != nil {
+		return ruleError("postDetail.title", err)
 	}
 	if c := req.PostDetail.Custom; c != nil {
 		if err := rules.Privacy(c.Privacy); err != nil {

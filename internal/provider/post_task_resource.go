@@ -1,0 +1,84 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+var (
+	_ resource.Resource              = &PostTaskResource{}
+	_ resource.ResourceWithConfigure = &PostTaskResource{}
+)
+
+// PostTaskResource publishes a clip to a connected account now. It offers no
+// import: see the resource's documentation.
+type PostTaskResource struct {
+	postResource // Configure, and a Read that keeps the state
+}
+
+// NewPostTaskResource is the resource constructor registered by the provider.
+func NewPostTaskResource() resource.Resource {
+	return &PostTaskResource{}
+}
+
+// Metadata sets the resource type name.
+func (r *PostTaskResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_post_task"
+}
+
+// Schema describes the resource.
+func (r *PostTaskResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Publishes a clip to a connected social account now (`POST /api/post-tasks`). Creating it " +
+			"publishes; changing any argument publishes again, as a new post; destroying it only forgets it: nothing " +
+			"is unpublished. The service has no endpoint that reads a post, so refreshes keep the state as it is.",
+		Attributes: postAttributes("The post's id (`postId`)."),
+	}
+}
+
+// Create publishes the clip.
+func (r *PostTaskResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan postModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	body, diags := plan.request()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	postID, err := r.data.Client.CreatePostTask(ctx, body)
+	if err != nil {
+		resp.Diagnostics.Append(postFailure("publish", &plan, err))
+		return
+	}
+	plan.ID = types.StringValue(postID)
+	tflog.Info(ctx, "Published clip", plan.logFields())
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Update is never planned with a change, since every argument replaces the
+// post; it records the plan.
+func (r *PostTaskResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	recordPlan[postModel](ctx, req, resp)
+}
+
+// Delete forgets the post: the API cannot take a post back.
+func (r *PostTaskResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state postModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	tflog.Info(ctx, "Forgetting post task; it stays published", state.logFields())
+	resp.Diagnostics.AddWarning("Post task forgotten, not unpublished",
+		fmt.Sprintf("Post %s of clip %s to account %s is removed from the Terraform state only: the service has no "+
+			"endpoint that unpublishes a post, so it stays published. Remove it on the platform if it must go.",
+			state.ID.ValueString(), state.ContentID.ValueString(), state.PostAccountID.ValueString()))
+}

@@ -1,0 +1,297 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Helpers of the social posting tests, and the unit tests of what
+// clipper_post_task and clipper_publish_schedule share.
+
+// accAccount is the connected account of platform seeded for the tests.
+func (e accEnv) accAccount(t *testing.T, platform string) apitypes.SocialAccount {
+	t.Helper()
+	accounts, err := e.apiClient(t).ListSocialAccounts(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range accounts {
+		if a.Platform == platform {
+			return a
+		}
+	}
+	t.Fatalf("no %s account is connected: %v", platform, accounts)
+	return apitypes.SocialAccount{}
+}
+
+// The arguments of every test post besides its clip, account and title.
+const (
+	testPostDescription = "Out now #clips"
+	testPostMediaType   = "VIDEO"
+	testPostPrivacy     = "unlisted"
+)
+
+// socialPostConfig is env's provider block and a resource typ "test" that
+// posts the clip contentID to account (naming its sub-account when it has
+// one) under title, with the test post's other arguments and extra lines.
+func socialPostConfig(env accEnv, typ, contentID string, account apitypes.SocialAccount, title, extra string) string {
+	sub := ""
+	if account.SubAccountID != "" {
+		sub = fmt.Sprintf("sub_account_id  = %q", account.SubAccountID)
+	}
+	return env.providerBlock() + fmt.Sprintf(`
+resource %q "test" {
+  content_id      = %q
+  post_account_id = %q
+  %s
+  title           = %q
+  description     = %q
+  media_type      = %q
+  privacy         = %q
+  %s
+}
+`, typ, contentID, account.PostAccountID, sub, title, testPostDescription, testPostMediaType, testPostPrivacy, extra)
+}
+
+// testPostDetail is the postDetail socialPostConfig's resource sends.
+func testPostDetail(title string) apitypes.PostDetail {
+	return apitypes.PostDetail{Title: title, MediaType: testPostMediaType,
+		Custom: &apitypes.PostDetailCustom{Description: testPostDescription, Privacy: testPostPrivacy}}
+}
+
+// checkPublished checks that post postID of socialPostConfig's resource
+// (made by schedule scheduleID, or "") was published: its post.json says
+// what the configuration asked.
+func checkPublished(t *testing.T, env accEnv, account apitypes.SocialAccount, contentID, title, postID, scheduleID string) error {
+	t.Helper()
+	post, err := env.publishedPost(t, account.PostAccountID, postID)
+	if err != nil {
+		return fmt.Errorf("post %s: %w", postID, err)
+	}
+	want := apitypes.PublishedPost{PostID: postID, ScheduleID: scheduleID, Platform: account.Platform, PostAccountID: account.PostAccountID,
+		SubAccountID: account.SubAccountID, ContentID: contentID, Title: title, Description: testPostDescription,
+		Privacy: testPostPrivacy, MediaType: testPostMediaType, PublishedAt: post.PublishedAt}
+	if post != want || post.PublishedAt == "" {
+		return fmt.Errorf("published %+v, want %+v", post, want)
+	}
+	return nil
+}
+
+// expectAction checks that the plan of a step takes action on addr, and
+// that the plan after its apply is empty.
+func expectAction(addr string, action plancheck.ResourceActionType) tfresource.ConfigPlanChecks {
+	return tfresource.ConfigPlanChecks{
+		PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)},
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	}
+}
+
+// publishDeadline bounds the wait for clipperd to publish a post: the
+// publish worker runs within a second of a post being made.
+const publishDeadline = time.Minute
+
+// publishedPost waits for the post.json clipperd's dir destination writes for
+// post postID of account, DATA/published/<postAccountId>/<postId>/, and
+// returns it.
+func (e accEnv) publishedPost(t *testing.T, account, postID string) (apitypes.PublishedPost, error) {
+	t.Helper()
+	file := filepath.Join(e.DataDir, "published", account, postID, "post.json")
+	deadline := time.Now().Add(publishDeadline)
+	for {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			var post apitypes.PublishedPost
+			return post, json.Unmarshal(data, &post)
+		}
+		if !errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
+			return apitypes.PublishedPost{}, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// errorParts matches an error holding each of parts in order, however
+// Terraform wraps its lines.
+func errorParts(parts ...string) *regexp.Regexp {
+	patterns := make([]string, len(parts))
+	for i, p := range parts {
+		patterns[i] = errorText(p).String()
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(patterns, ".*"))
+}
+
+// storeOf opens the store of a clipperd beside the running server, for what
+// the API does not show (a schedule's state), closing it when t ends.
+func storeOf(t *testing.T, dataDir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func TestPostModelRequest(t *testing.T) {
+	cases := []struct {
+		name  string
+		model postModel
+		want  apitypes.PostTaskRequest
+	}{
+		{
+			name: "every argument",
+			model: postModel{ContentID: types.StringValue("prj_1.c01"), PostAccountID: types.StringValue("pa_1"),
+				SubAccountID: types.StringValue("urn:li:organization:42"), Title: types.StringValue("Launch"),
+				Description: types.StringValue("It ships #clips"), MediaType: types.StringValue("VIDEO"), Privacy: types.StringValue("unlisted")},
+			want: apitypes.PostTaskRequest{ProjectID: "prj_1", ClipID: "c01", PostAccountID: "pa_1", SubAccountID: "urn:li:organization:42",
+				PostDetail: apitypes.PostDetail{Title: "Launch", MediaType: "VIDEO",
+					Custom: &apitypes.PostDetailCustom{Description: "It ships #clips", Privacy: "unlisted"}}},
+		},
+		{
+			name: "no custom without a description or privacy",
+			model: postModel{ContentID: types.StringValue("prj_1.c01"), PostAccountID: types.StringValue("pa_1"),
+				SubAccountID: types.StringNull(), Title: types.StringValue("Launch"), Description: types.StringNull(),
+				MediaType: types.StringNull(), Privacy: types.StringNull()},
+			want: apitypes.PostTaskRequest{ProjectID: "prj_1", ClipID: "c01", PostAccountID: "pa_1", PostDetail: apitypes.PostDetail{Title: "Launch"}},
+		},
+		{
+			name: "privacy alone",
+			model: postModel{ContentID: types.StringValue("prj_1.c01"), PostAccountID: types.StringValue("pa_1"),
+				Title: types.StringValue("Launch"), Privacy: types.StringValue("private")},
+			want: apitypes.PostTaskRequest{ProjectID: "prj_1", ClipID: "c01", PostAccountID: "pa_1",
+				PostDetail: apitypes.PostDetail{Title: "Launch", Custom: &apitypes.PostDetailCustom{Privacy: "private"}}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, diags := tc.model.request()
+			checkDiags(t, diags, "")
+			gotJSON, _ := json.Marshal(got)
+			wantJSON, _ := json.Marshal(tc.want)
+			if string(gotJSON) != string(wantJSON) {
+				t.Errorf("request %s, want %s", gotJSON, wantJSON)
+			}
+		})
+	}
+	_, diags := (&postModel{ContentID: types.StringValue("prj_1.c.01")}).request()
+	checkDiags(t, diags, `content_id: must be a clip id .* with one dot`)
+}
+
+// stateOf is the state of r holding model.
+func stateOf(t *testing.T, r resource.Resource, model any) tfsdk.State {
+	t.Helper()
+	var schemaResp resource.SchemaResponse
+	r.Schema(context.Background(), resource.SchemaRequest{}, &schemaResp)
+	state := tfsdk.State{Schema: schemaResp.Schema}
+	checkDiags(t, state.Set(context.Background(), model), "")
+	return state
+}
+
+// deleteWarnings runs r's Delete on the state holding model, fails on an
+// error and returns the warnings.
+func deleteWarnings(t *testing.T, r resource.Resource, model any) diag.Diagnostics {
+	t.Helper()
+	state := stateOf(t, r, model)
+	resp := &resource.DeleteResponse{State: state}
+	r.Delete(context.Background(), resource.DeleteRequest{State: state}, resp)
+	checkDiags(t, resp.Diagnostics, "")
+	return resp.Diagnostics.Warnings()
+}
+
+// replaceDecision runs a post's plan modifier m on attribute name going
+// from prior to planned, in a resource whose prior state is state.
+func replaceDecision(t *testing.T, state tfsdk.State, m planmodifier.String, name string, prior, planned types.String) bool {
+	t.Helper()
+	req := planmodifier.StringRequest{Path: path.Root(name), State: state, Plan: tfsdk.Plan(state),
+		StateValue: prior, PlanValue: planned, ConfigValue: planned}
+	resp := &planmodifier.StringResponse{PlanValue: planned}
+	m.PlanModifyString(context.Background(), req, resp)
+	checkDiags(t, resp.Diagnostics, "")
+	return resp.RequiresReplace
+}
+
+// Any change to a post task's arguments replaces it.
+func TestReplacePost(t *testing.T) {
+	state := stateOf(t, NewPostTaskResource(), &postModel{ID: types.StringValue("post_1"), ContentID: types.StringValue("prj_1.c01")})
+	str := types.StringValue
+	cases := []struct {
+		name, attr     string
+		prior, planned types.String
+	}{
+		{"a changed title", "title", str("Launch"), str("Launch day")},
+		{"a sub-account set", "sub_account_id", types.StringNull(), str("urn:li:organization:42")},
+		{"a description dropped", "description", str("Out now"), types.StringNull()},
+		{"an unknown content id", "content_id", str("prj_1.c01"), types.StringUnknown()},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if !replaceDecision(t, state, replacePost(nil), tc.attr, tc.prior, tc.planned) {
+				t.Error("RequiresReplace = false, want true")
+			}
+		})
+	}
+}
+
+func TestPostFailure(t *testing.T) {
+	m := &postModel{ContentID: types.StringValue("prj_1.c01"), PostAccountID: types.StringValue("pa_tw")}
+	capped := &client.MonthlyCapError{ResetAt: time.Date(2030, 4, 1, 0, 0, 0, 0, time.UTC), UpgradeURL: "https://svc.example/upgrade"}
+	d := postFailure("publish", m, capped)
+	if d.Summary() != "Monthly API cap reached" {
+		t.Errorf("summary %q", d.Summary())
+	}
+	for _, want := range []string{"post_account_id:", "publish clip prj_1.c01 to account pa_tw", "TWITTER account costs 1 credit",
+		"Access resumes at 2030-04-01T00:00:00Z", "https://svc.example/upgrade", "--monthly-credits"} {
+		if !strings.Contains(d.Detail(), want) {
+			t.Errorf("detail %q lacks %q", d.Detail(), want)
+		}
+	}
+	if withPath, ok := d.(diag.DiagnosticWithPath); !ok || !withPath.Path().Equal(path.Root("post_account_id")) {
+		t.Errorf("the cap is reported at %v, want post_account_id", d)
+	}
+
+	refused := &client.APIError{StatusCode: 400, ErrorName: "Bad Request", Method: "POST", Path: "/api/publish-schedules",
+		ErrorMessage: `subAccountId: is required for account "pa_tw" (LINKEDIN): its subAccountId is "urn:li:organization:42"`}
+	other := postFailure("schedule", m, refused)
+	withPath, ok := other.(diag.DiagnosticWithPath)
+	if !ok || !withPath.Path().Equal(path.Root("sub_account_id")) || other.Summary() != "Unable to schedule clip" ||
+		!strings.HasPrefix(other.Detail(), "sub_account_id: could not schedule clip prj_1.c01 to account pa_tw: ") ||
+		!strings.Contains(other.Detail(), "subAccountId: is required for account") {
+		t.Errorf("a refusal naming subAccountId reads %v", other)
+	}
+	plain := postFailure("publish", m, errors.New("connection refused"))
+	if _, ok := plain.(diag.DiagnosticWithPath); ok || plain.Detail() != "Could not publish clip prj_1.c01 to account pa_tw: connection refused" {
+		t.Errorf("a refusal naming no field reads %v", plain)
+	}
+}
+
+// Destroying a post task forgets it, with a warning, and calls nothing.
+func TestPostTaskDeleteWarns(t *testing.T) {
+	warnings := deleteWarnings(t, NewPostTaskResource(), &postModel{ID: types.StringValue("post_1"),
+		ContentID: types.StringValue("prj_1.c01"), PostAccountID: types.StringValue("pa_1"), Title: types.StringValue("Launch")})
+	if len(warnings) != 1 || warnings[0].Summary() != "Post task forgotten, not unpublished" ||
+		!strings.Contains(warnings[0].Detail(), "Post post_1 of clip prj_1.c01 to account pa_1") ||
+		!strings.Contains(warnings[0].Detail(), "stays published") {
+		t.Fatalf("warnings %v, want one saying post_1 stays published", warnings)
+	}
+}
