@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make demo: build the provider and clipperd, start clipperd with a generated
-# sample video, connect a social account, apply examples/quickstart through a
-# dev_overrides CLI config (nothing is downloaded from a registry): clips, a
-# collection and a publish schedule a minute and a half ahead; show the clips,
-# wait for the schedule to publish, show the published post and stop clipperd.
+# sample video, apply examples/quickstart through a dev_overrides CLI config
+# (nothing is downloaded from a registry): clips and a collection; show the
+# clips; connect a social account and apply again to schedule the first clip a
+# minute ahead; wait for it to publish, show the post and stop clipperd.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$root/.demo"
@@ -33,10 +33,6 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-echo "== connecting a YOUTUBE account that publishes to .demo/data/published"
-account="$("$root/bin/clipperd" accounts connect --data "$work/data" --org org-dev --platform YOUTUBE --name "Demo channel" | awk '{print $NF}')"
-publish_at="$(date -u -d '+90 seconds' +%Y-%m-%dT%H:%M:%SZ)"
-
 cat >"$work/terraformrc" <<RC
 provider_installation {
   dev_overrides {
@@ -51,8 +47,7 @@ export CLIPPER_API_KEY="$key" CLIPPER_BASE_URL="http://127.0.0.1:$port"
 cp -r "$root/examples/quickstart" "$work/tf"
 cd "$work/tf"
 echo "== terraform apply examples/quickstart"
-terraform apply -auto-approve -input=false -no-color -var "source_file=$work/sample.mp4" \
-  -var "post_account_id=$account" -var "publish_at=$publish_at"
+terraform apply -auto-approve -input=false -no-color -var "source_file=$work/sample.mp4"
 
 echo
 echo "== the clips clipperd made (each file probed with ffprobe to show it plays)"
@@ -62,6 +57,16 @@ terraform output -json clips | grep -o '"uri_for_export":"[^"]*"' | cut -d'"' -f
     -of default=noprint_wrappers=1:nokey=1 "$url" | tr '\n' ' ')"
   echo "$url  ->  $info"
 done
+echo
+echo "== connecting a YOUTUBE account that publishes to .demo/data/published"
+account="$("$root/bin/clipperd" accounts connect --data "$work/data" --org org-dev --platform YOUTUBE --name "Demo channel" | awk '{print $NF}')"
+# A minute from now, once the clips exist: the schedule's time must still be
+# ahead when the apply creates it.
+publish_at="$(date -u -d '+60 seconds' +%Y-%m-%dT%H:%M:%SZ)"
+echo "== terraform apply again: schedule the first clip to $account at $publish_at"
+terraform apply -auto-approve -input=false -no-color -var "source_file=$work/sample.mp4" \
+  -var "post_account_id=$account" -var "publish_at=$publish_at"
+
 echo
 echo "== waiting for the schedule to publish the first clip at $publish_at"
 published=""
