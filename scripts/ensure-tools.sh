@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `make demo` and `make test` need on a fresh machine, or says
 # exactly what to install where it cannot. Usage: ensure-tools.sh TOOL...
-# Tools: ffmpeg espeak-ng festival pocketsphinx terraform golangci-lint
+# Tools: ffmpeg espeak-ng festival pocketsphinx tesseract terraform golangci-lint
 set -euo pipefail
 
 GOBIN="$(go env GOPATH)/bin"
@@ -50,6 +50,9 @@ for tool in "$@"; do
     pocketsphinx)
       { command -v pocketsphinx_continuous >/dev/null && [ -d /usr/share/pocketsphinx/model/en-us ]; } ||
         need_apt pocketsphinx pocketsphinx-en-us ;;
+    tesseract)
+      # OCR reads burnt-in captions back in the render tests.
+      command -v tesseract >/dev/null || need_apt tesseract-ocr ;;
     terraform)
       # The acceptance tests use import blocks: Terraform 1.5 or later.
       if ! terraform_ok; then

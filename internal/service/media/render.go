@@ -71,6 +71,13 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	}
 	previewW := evenRound(float64(previewH) * float64(size[0]) / float64(size[1]))
 	graph := reframeFilter(info.VideoStream, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
+	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
+		subs, err := captionFilter(*opts.Captions, size, tmp)
+		if err != nil {
+			return nil, err
+		}
+		graph += "," + subs
+	}
 	if mark != "" {
 		graph += "," + mark
 	}
@@ -215,6 +222,19 @@ func watermarkFilter(text string, size [2]int, tmp string) (string, error) {
 	return f + fmt.Sprintf("textfile=%s:expansion=none:fontsize=%d:fontcolor=white@0.85:"+
 		"borderw=%d:bordercolor=black@0.6:x=w-tw-%d:y=h-th-%d",
 		toolexec.FilterValue(file), fs, max(1, fs/18), margin, margin), nil
+}
+
+// captionFilter writes the captions as an ASS file for the output frame and returns the
+// filter that draws it (libass, fonts through fontconfig).
+func captionFilter(c Captions, size [2]int, tmp string) (string, error) {
+	if !hasFilter("ass") {
+		return "", errors.New("render: captions need ffmpeg's ass filter (ffmpeg built with libass)")
+	}
+	file := filepath.Join(tmp, "captions.ass")
+	if err := os.WriteFile(file, []byte(ASS(c, size[0], size[1])), 0o600); err != nil {
+		return "", fmt.Errorf("render: captions: %w", err)
+	}
+	return "ass=filename=" + toolexec.FilterValue(file), nil
 }
 
 func sameFile(a, b string) bool {

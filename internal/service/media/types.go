@@ -56,6 +56,8 @@ type RenderOptions struct {
 	Fit           bool   // true: fit the whole frame on a blurred background; false: crop around CenterX
 	Watermark     string // "" = none; else drawn text
 	PreviewHeight int    // preview render height, default 480
+	// Captions, when set and holding lines, are burnt into the picture after the reframe.
+	Captions *Captions
 	// Source is the source as Probe described it, so rendering many clips of
 	// one source does not probe it for each; nil probes it.
 	Source *ProbeResult

@@ -1,0 +1,151 @@
+package media
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+)
+
+// CaptionWord is one spoken word of a caption, timed in seconds from the clip's start.
+type CaptionWord struct {
+	Text       string
+	Start, End float64
+}
+
+// CaptionLine is one caption: a few words shown together from Start to End.
+type CaptionLine struct {
+	Start, End float64
+	Words      []CaptionWord
+}
+
+// CaptionStyle is how burnt-in captions look. Colours are "#RRGGBB" (or "RRGGBB"); an empty or
+// unreadable one takes the default.
+type CaptionStyle struct {
+	Font      string  // font family, found through fontconfig; "" = DejaVu Sans
+	SizePct   float64 // font size as a percentage of the frame height; 0 = 4.5
+	Color     string  // text colour; default white
+	Highlight string  // colour of the word being spoken, when HighlightWord; default yellow
+	Outline   string  // outline colour; default black
+	// OutlinePct is the outline width as a percentage of the font size; 0 = 8, negative = none.
+	OutlinePct    float64
+	Shadow        bool // a soft drop shadow under the text
+	Bold          bool
+	Uppercase     bool
+	HighlightWord bool // colour the word being spoken in Highlight
+}
+
+// Captions are burnt into a render: the lines in the style given.
+type Captions struct {
+	Lines []CaptionLine
+	Style CaptionStyle
+}
+
+const (
+	defaultCaptionFont    = "DejaVu Sans"
+	defaultCaptionSizePct = 4.5
+	defaultOutlinePct     = 8
+	// captionMarginPct: the captions' baseline sits this far (percent of the frame height)
+	// above the bottom edge, in the lower part of the frame clear of the watermark.
+	captionMarginPct = 15
+)
+
+// ASS writes captions as an Advanced SubStation Alpha document for a frame of size w x h:
+// bottom-centred lines, sized relative to the frame. With HighlightWord each line becomes one
+// event per word, the word being spoken drawn in the highlight colour.
+func ASS(c Captions, w, h int) string {
+	st := c.Style
+	font := strings.ReplaceAll(sanitizeASS(st.Font), ",", " ")
+	if strings.TrimSpace(font) == "" {
+		font = defaultCaptionFont
+	}
+	size := st.SizePct
+	if size <= 0 {
+		size = defaultCaptionSizePct
+	}
+	fs := max(8, int(math.Round(float64(h)*size/100)))
+	outlinePct := st.OutlinePct
+	if outlinePct == 0 {
+		outlinePct = defaultOutlinePct
+	}
+	outline := math.Max(0, math.Round(float64(fs)*outlinePct)/100)
+	shadow := 0.0
+	if st.Shadow {
+		shadow = math.Max(1, math.Round(float64(fs)/16))
+	}
+	bold := 0
+	if st.Bold {
+		bold = -1
+	}
+	primary := assColour(st.Color, "FFFFFF")
+	highlight := assColour(st.Highlight, "FFE000")
+	outc := assColour(st.Outline, "000000")
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", w, h)
+	b.WriteString("[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, " +
+		"Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n")
+	fmt.Fprintf(&b, "Style: Caption,%s,%d,%s,%s,%s,&H80000000,%d,0,0,0,100,100,0,0,1,%g,%g,2,%d,%d,%d,1\n\n",
+		font, fs, primary, highlight, outc, bold, outline, shadow, w/20, w/20, h*captionMarginPct/100)
+	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
+	for _, l := range c.Lines {
+		words := make([]string, len(l.Words))
+		for i, wd := range l.Words {
+			words[i] = sanitizeASS(wd.Text)
+			if st.Uppercase {
+				words[i] = strings.ToUpper(words[i])
+			}
+		}
+		if !st.HighlightWord || len(words) == 0 {
+			dialogue(&b, l.Start, l.End, strings.Join(words, " "))
+			continue
+		}
+		for i := range words {
+			from, to := l.Words[i].Start, l.End
+			if i == 0 {
+				from = l.Start
+			}
+			if i+1 < len(words) {
+				to = l.Words[i+1].Start
+			}
+			parts := append([]string(nil), words...)
+			parts[i] = `{\1c` + highlight + `}` + words[i] + `{\1c` + primary + `}`
+			dialogue(&b, from, to, strings.Join(parts, " "))
+		}
+	}
+	return b.String()
+}
+
+func dialogue(b *strings.Builder, start, end float64, text string) {
+	if end <= start || text == "" {
+		return
+	}
+	fmt.Fprintf(b, "Dialogue: 0,%s,%s,Caption,,0,0,0,,%s\n", assTime(start), assTime(end), text)
+}
+
+// assTime formats seconds as H:MM:SS.cc, rounded to the centisecond.
+func assTime(sec float64) string {
+	cs := int64(math.Round(math.Max(0, sec) * 100))
+	return fmt.Sprintf("%d:%02d:%02d.%02d", cs/360000, cs/6000%60, cs/100%60, cs%100)
+}
+
+// assColour turns "#RRGGBB" into ASS's "&H00BBGGRR"; anything else gives def (RRGGBB).
+func assColour(c, def string) string {
+	c = strings.TrimPrefix(strings.TrimSpace(c), "#")
+	if len(c) != 6 || strings.IndexFunc(c, func(r rune) bool { return !unicode.Is(unicode.ASCII_Hex_Digit, r) }) >= 0 {
+		c = def
+	}
+	c = strings.ToUpper(c)
+	return "&H00" + c[4:6] + c[2:4] + c[0:2] + "&"
+}
+
+// sanitizeASS drops what ASS would read as markup or an end of line: braces, backslashes and
+// line breaks.
+func sanitizeASS(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '{', '}', '\\', '\n', '\r':
+			return -1
+		}
+		return r
+	}, s)
+}
