@@ -63,25 +63,10 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		return nil, fmt.Errorf("render: temp dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	var mark string
-	if opts.Watermark != "" {
-		if mark, err = watermarkFilter(opts.Watermark, size, tmp); err != nil {
-			return nil, err
-		}
+	graph, err := renderGraph(info, h, size, previewH, opts, tmp)
+	if err != nil {
+		return nil, err
 	}
-	previewW := evenRound(float64(previewH) * float64(size[0]) / float64(size[1]))
-	graph := reframeFilter(info.VideoStream, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
-	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
-		subs, err := captionFilter(*opts.Captions, size, tmp)
-		if err != nil {
-			return nil, err
-		}
-		graph += "," + subs
-	}
-	if mark != "" {
-		graph += "," + mark
-	}
-	graph += fmt.Sprintf(",split=2[export][p];[p]scale=%d:%d:flags=bicubic,setsar=1[preview]", previewW, previewH)
 
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
 	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex", graph)
@@ -112,6 +97,28 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	}
 	res.DurationSec = out.DurationSec
 	return res, nil
+}
+
+// renderGraph is the filtergraph of a render: the reframe, then the captions, then the
+// watermark, split into [export] and [preview]. Files it needs go in tmp.
+func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts RenderOptions, tmp string) (string, error) {
+	graph := reframeFilter(info.VideoStream, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
+	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
+		subs, err := captionFilter(*opts.Captions, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		graph += "," + subs
+	}
+	if opts.Watermark != "" {
+		mark, err := watermarkFilter(opts.Watermark, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		graph += "," + mark
+	}
+	previewW := evenRound(float64(previewH) * float64(size[0]) / float64(size[1]))
+	return graph + fmt.Sprintf(",split=2[export][p];[p]scale=%d:%d:flags=bicubic,setsar=1[preview]", previewW, previewH), nil
 }
 
 func renderSizes(opts RenderOptions) ([2]int, int, error) {

@@ -34,7 +34,11 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 	}
 	for i, pl := range j.plans {
 		r.at(ctx, fmt.Sprintf("render %d", i))
-		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, opts)
+		clipOpts := opts
+		if opts.Captions != nil {
+			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(pl.words, pl.h.Start, pl.h.End-pl.h.Start)}
+		}
+		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, clipOpts)
 		if err != nil {
 			return fmt.Errorf("render clip %s (%s–%s): %w", pl.curationID, clock(pl.h.Start), clock(pl.h.End), err)
 		}
@@ -47,7 +51,7 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 	return nil
 }
 
-// renderOptions resolves the layout from the brand template's preferences,
+// renderOptions resolves the layout and captions from the brand template's preferences,
 // overridden by whatever renderPref sets, and returns the renderPref that was
 // actually applied, for the clips.
 func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions, apitypes.RenderPref, error) {
@@ -90,6 +94,10 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 		opts.Watermark = watermarkText
 	}
 	used := rp
+	if st, on := captionStyle(base, rp); on {
+		opts.Captions = &media.Captions{Style: st} // each clip's lines are added at its render
+		used.EnableCaption = &on
+	}
 	used.LayoutAspectRatio = aspect
 	used.EnableFitLayout = &fit
 	used.EnableWatermark = &watermark

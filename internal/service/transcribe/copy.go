@@ -124,25 +124,31 @@ type Cue struct {
 // offset (the clip's start) and clamped to [0, length].
 func Cues(words []Word, offset, length float64) []Cue {
 	var cues []Cue
-	var cur []Word
-	flush := func() {
-		if len(cur) == 0 {
-			return
-		}
-		s, e := toMs(max(0, cur[0].Start-offset)), toMs(min(length, cur[len(cur)-1].End-offset))
+	for _, g := range CueGroups(words) {
+		s, e := toMs(max(0, g[0].Start-offset)), toMs(min(length, g[len(g)-1].End-offset))
 		if e > s {
-			cues = append(cues, Cue{s, e, Text(cur)})
+			cues = append(cues, Cue{s, e, Text(g)})
 		}
-		cur = nil
 	}
+	return cues
+}
+
+// CueGroups splits words into the groups Cues shows together: at most
+// maxCueWords words over at most maxCueSec, broken at pauses.
+func CueGroups(words []Word) [][]Word {
+	var groups [][]Word
+	var cur []Word
 	for _, w := range words {
 		if len(cur) > 0 && (len(cur) >= maxCueWords || w.Start-cur[len(cur)-1].End >= runPauseSec || w.End-cur[0].Start > maxCueSec) {
-			flush()
+			groups = append(groups, cur)
+			cur = nil
 		}
 		cur = append(cur, w)
 	}
-	flush()
-	return cues
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	return groups
 }
 
 func toMs(sec float64) float64 { return math.Round(sec*1000) / 1000 }

@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
+)
+
+// refFrameHeight: font.numericalSize and stroke widths are pixels of a frame this
+// tall (the portrait export); other frames scale them.
+const refFrameHeight = 1920
+
+// fontSizes are the named font.size values, in percent of the frame height.
+var fontSizes = map[string]float64{"small": 3.5, "medium": 4.5, "large": 6, "xlarge": 7.5}
+
+// captionStyle resolves the burnt-in captions from the brand template's
+// preferences, overridden by renderPref; ok is false when captions are off.
+func captionStyle(base, rp apitypes.RenderPref) (st media.CaptionStyle, ok bool) {
+	if !pick(base.EnableCaption, rp.EnableCaption) {
+		return st, false
+	}
+	st.Uppercase = pick(base.EnableUppercase, rp.EnableUppercase)
+	st.HighlightWord = pick(base.EnableHighlight, rp.EnableHighlight)
+	for _, hc := range []*apitypes.HighlightColor{base.HighlightColor, rp.HighlightColor} {
+		if hc != nil && hc.Primary != "" {
+			st.Highlight = hc.Primary
+		}
+	}
+	if st.Highlight == "" {
+		for _, ca := range []*apitypes.CaptionAnimation{rp.CaptionAnimation, base.CaptionAnimation} {
+			if ca != nil && ca.HighlightColor != "" {
+				st.Highlight = ca.HighlightColor
+				break
+			}
+		}
+	}
+	st.Bold = true
+	for _, f := range []*apitypes.Font{base.Font, rp.Font} {
+		if f != nil {
+			applyFont(&st, f)
+		}
+	}
+	return st, true
+}
+
+// applyFont sets what font f says on st; what it leaves out stays.
+func applyFont(st *media.CaptionStyle, f *apitypes.Font) {
+	switch {
+	case strings.TrimSpace(f.Family) != "":
+		st.Font = strings.TrimSpace(f.Family)
+	case f.Name != nil && strings.TrimSpace(*f.Name) != "":
+		st.Font = strings.TrimSpace(*f.Name)
+	}
+	if f.Color != "" {
+		st.Color = f.Color
+	}
+	if pct, ok := fontSizes[strings.ToLower(f.Size)]; ok {
+		st.SizePct = pct
+	}
+	if f.NumericalSize != nil && *f.NumericalSize > 0 {
+		st.SizePct = math.Min(20, *f.NumericalSize*100/refFrameHeight)
+	}
+	if f.Style != nil {
+		st.Bold = slices.ContainsFunc(f.Style, func(s string) bool { return strings.EqualFold(s, "bold") })
+	}
+	if s := f.Stroke; s != nil {
+		if s.Color != "" {
+			st.Outline = s.Color
+		}
+		if s.Enabled != nil && !*s.Enabled {
+			st.OutlinePct = -1
+		}
+	}
+	if s := f.Shadow; s != nil && s.Enabled != nil {
+		st.Shadow = *s.Enabled
+	}
+}
+
+// pick is over when set, else base, else false.
+func pick(base, over *bool) bool {
+	if over != nil {
+		return *over
+	}
+	return base != nil && *base
+}
+
+// captionLines groups a clip's words (source seconds) into caption lines
+// timed from the clip's start and clamped to [0, length], as its .srt shows them.
+func captionLines(words []transcribe.Word, offset, length float64) []media.CaptionLine {
+	var lines []media.CaptionLine
+	clamp := func(t float64) float64 { return math.Min(length, math.Max(0, t-offset)) }
+	for _, g := range transcribe.CueGroups(words) {
+		l := media.CaptionLine{Start: clamp(g[0].Start), End: clamp(g[len(g)-1].End)}
+		if l.End <= l.Start {
+			continue
+		}
+		for _, w := range g {
+			l.Words = append(l.Words, media.CaptionWord{Text: w.Text, Start: clamp(w.Start), End: clamp(w.End)})
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
