@@ -68,10 +68,16 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		return nil, err
 	}
 
+	audio := [2]string{"0:" + strconv.Itoa(info.AudioStream), "0:" + strconv.Itoa(info.AudioStream)}
+	if len(opts.Keep) > 0 {
+		graph = cutGraph(info, start, opts.Keep) + graph
+		dur = Length(opts.Keep)
+		audio = [2]string{"[ae]", "[ap]"}
+	}
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
 	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex", graph)
-	args = append(args, outputArgs(info, "[export]", t, "20", "128k", exportPath)...)
-	args = append(args, outputArgs(info, "[preview]", t, "27", "64k", previewPath)...)
+	args = append(args, outputArgs(info, "[export]", audio[0], t, "20", "128k", exportPath)...)
+	args = append(args, outputArgs(info, "[preview]", audio[1], t, "27", "64k", previewPath)...)
 	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
 		os.Remove(exportPath)
 		os.Remove(previewPath)
@@ -102,7 +108,11 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 // renderGraph is the filtergraph of a render: the reframe, then the captions, then the
 // watermark, split into [export] and [preview]. Files it needs go in tmp.
 func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts RenderOptions, tmp string) (string, error) {
-	graph := reframeFilter(info.VideoStream, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
+	in := fmt.Sprintf("[0:%d]", info.VideoStream)
+	if len(opts.Keep) > 0 {
+		in = "[cv]"
+	}
+	graph := reframeFilter(in, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
 	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
 		subs, err := captionFilter(*opts.Captions, size, tmp)
 		if err != nil {
@@ -163,23 +173,23 @@ func centre(cx float64) float64 {
 
 // reframeFilter turns the source picture into exactly size: a crop of the target aspect
 // around cx scaled up or down (fill), or the whole picture scaled to fit over a blurred,
-// filled copy of itself (fit). It reads [0:idx] and leaves the chain open.
-func reframeFilter(idx, w, h int, size [2]int, fit bool, cx float64) string {
+// filled copy of itself (fit). It reads the labelled input in and leaves the chain open.
+func reframeFilter(in string, w, h int, size [2]int, fit bool, cx float64) string {
 	tw, th := size[0], size[1]
 	cw, ch, x, y := cropBox(w, h, float64(tw)/float64(th), cx)
 	crop := fmt.Sprintf("crop=%d:%d:%d:%d", cw, ch, x, y)
 	if !fit {
-		return fmt.Sprintf("[0:%d]%s,scale=%d:%d:flags=bicubic,setsar=1", idx, crop, tw, th)
+		return fmt.Sprintf("%s%s,scale=%d:%d:flags=bicubic,setsar=1", in, crop, tw, th)
 	}
 	s := math.Min(float64(tw)/float64(w), float64(th)/float64(h))
 	fw, fh := min(tw, evenRound(float64(w)*s)), min(th, evenRound(float64(h)*s))
 	// Blurring a tenth-size copy is cheap and, scaled up, as soft as a wide blur at full size.
 	bw, bh := evenRound(float64(tw)/10), evenRound(float64(th)/10)
-	return fmt.Sprintf("[0:%d]split=2[bgsrc][fgsrc];"+
+	return fmt.Sprintf("%ssplit=2[bgsrc][fgsrc];"+
 		"[bgsrc]%s,scale=%d:%d,boxblur=6:2,scale=%d:%d,setsar=1[bg];"+
 		"[fgsrc]scale=%d:%d:flags=bicubic,setsar=1[fg];"+
 		"[bg][fg]overlay=(W-w)/2:(H-h)/2",
-		idx, crop, bw, bh, tw, th, fw, fh)
+		in, crop, bw, bh, tw, th, fw, fh)
 }
 
 // cropBox is the largest box of aspect ar inside w x h, centred horizontally on cx (clamped
@@ -199,11 +209,12 @@ func cropBox(w, h int, ar, cx float64) (cw, ch, x, y int) {
 
 func evenRound(v float64) int { return max(2, int(math.Round(v/2))*2) }
 
-// outputArgs encodes one labelled picture (and the source audio, if any) to an MP4 file.
-func outputArgs(info *ProbeResult, label, dur, crf, audioRate, path string) []string {
+// outputArgs encodes one labelled picture (and the audio stream or label, if the source has
+// audio) to an MP4 file.
+func outputArgs(info *ProbeResult, label, audio, dur, crf, audioRate, path string) []string {
 	args := []string{"-map", label}
 	if info.HasAudio {
-		args = append(args, "-map", "0:"+strconv.Itoa(info.AudioStream), "-c:a", "aac", "-b:a", audioRate)
+		args = append(args, "-map", audio, "-c:a", "aac", "-b:a", audioRate)
 	}
 	return append(args, "-t", dur, "-c:v", "libx264", "-preset", "veryfast", "-crf", crf,
 		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", toolexec.LocalURL(path))

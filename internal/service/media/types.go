@@ -58,6 +58,9 @@ type RenderOptions struct {
 	PreviewHeight int    // preview render height, default 480
 	// Captions, when set and holding lines, are burnt into the picture after the reframe.
 	Captions *Captions
+	// Keep, when set, are the pieces of the highlight (source seconds, in order, see
+	// KeptRanges) the clip is made of, joined with short audio fades; the rest is cut.
+	Keep []Interval
 	// Source is the source as Probe described it, so rendering many clips of
 	// one source does not probe it for each; nil probes it.
 	Source *ProbeResult
