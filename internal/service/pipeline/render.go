@@ -29,14 +29,20 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 		return err
 	}
 	j.renderUsed = used
+	fillers := used.QuickstartConfig != nil && isTrue(used.QuickstartConfig.EnableRemoveFillerWords)
 	if err := clearRenders(j.dir); err != nil {
 		return fmt.Errorf("clear earlier renders: %w", err)
 	}
 	for i, pl := range j.plans {
 		r.at(ctx, fmt.Sprintf("render %d", i))
 		clipOpts := opts
+		pl.keep = nil
+		if fillers {
+			pl.keep = fillerKeep(pl.h, pl.words)
+			clipOpts.Keep = pl.keep
+		}
 		if opts.Captions != nil {
-			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(pl.words, pl.h.Start, pl.h.End-pl.h.Start)}
+			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))}
 		}
 		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, clipOpts)
 		if err != nil {
@@ -101,7 +107,19 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	used.LayoutAspectRatio = aspect
 	used.EnableFitLayout = &fit
 	used.EnableWatermark = &watermark
+	if removeFillers(base, rp) {
+		on := true
+		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
+	}
 	return opts, used, nil
+}
+
+// clipLength is the length of the clip as cut, before it is rendered.
+func clipLength(pl *clipPlan) float64 {
+	if len(pl.keep) > 0 {
+		return media.Length(pl.keep)
+	}
+	return pl.h.End - pl.h.Start
 }
 
 // clearRenders removes clip files of an earlier attempt, which may have had

@@ -103,13 +103,13 @@ func truncateWords(s string, n int) string {
 }
 
 // writeCaptions writes the clip's words as cNN.srt and cNN.vtt beside its
-// renders, timed from the clip's start.
+// renders, timed from the clip's start (over any cuts).
 func writeCaptions(dir string, pl *clipPlan) error {
 	length := pl.durationSec
 	if length <= 0 {
 		length = pl.h.End - pl.h.Start
 	}
-	cues := transcribe.Cues(pl.words, pl.h.Start, math.Max(0, length))
+	cues := transcribe.Cues(clipWords(pl.words, pl.h, pl.keep), 0, math.Max(0, length))
 	for ext, body := range map[string]string{".srt": transcribe.SRT(cues), ".vtt": transcribe.VTT(cues)} {
 		if err := os.WriteFile(filepath.Join(dir, pl.curationID+ext), []byte(body), 0o644); err != nil {
 			return fmt.Errorf("write %s captions of clip %s: %w", ext, pl.curationID, err)

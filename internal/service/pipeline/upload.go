@@ -43,7 +43,7 @@ func (r *Runner) uploadStage(ctx context.Context, j *job) error {
 			URIForExport:  base + pl.curationID + ".mp4",
 			StorageUsed:   pl.exportBytes + pl.previewBytes,
 			DurationMs:    int64(math.Round(pl.durationSec * 1000)),
-			TimeRanges:    [][2]int64{{ms(pl.h.Start), ms(pl.h.End)}},
+			TimeRanges:    timeRanges(pl.h, pl.keep),
 			Keywords:      pl.keywords,
 			PromptName:    promptName,
 			Title:         pl.title,
