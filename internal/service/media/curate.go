@@ -48,6 +48,20 @@ const (
 //
 // A clip's score favours loud, energetic windows, a high share of speech, a scene cut right at
 // its start and, a little, a length towards the top of its allowed span.
+//
+// With Words (a transcript), clips follow the sentences instead, unless no run of whole
+// sentences has an allowed length (then the rules above apply):
+//   - a sentence is a run of words ended by a gap of sentencePause (0.5 s) or more, or by a
+//     gap whose middle lies in a detected pause; a clip starts sentenceLead (0.15 s) before
+//     its first word and ends sentenceTail (0.2 s) after its last, at most half the gap to
+//     the neighbouring word, so no word is cut;
+//   - candidates are all runs of whole sentences of an allowed length, scored as above plus
+//     keywordWeight (0.2) per spoken word whose stem matches a keyword's, at most
+//     maxKeywordBonus (1); when some candidate's first and last sentences each say a
+//     keyword, only such candidates are taken;
+//   - the best candidates are taken first, skipping overlaps and any that would make the
+//     clips cover more than coverageCap (60%) of the range (the best one is always taken),
+//     at most 30, ordered by start time.
 func PickHighlights(a *Analysis, opts CurateOptions) ([]Highlight, error) {
 	if err := validateAnalysis(a); err != nil {
 		return nil, err
@@ -67,6 +81,11 @@ func PickHighlights(a *Analysis, opts CurateOptions) ([]Highlight, error) {
 	}
 	if opts.WholeRange || re-rs < shortest || re-rs <= 0 {
 		return []Highlight{sc.highlight(rs, re, 0)}, nil
+	}
+	if len(opts.Words) > 0 {
+		if hs := transcriptHighlights(a, opts, rs, re, durations, sc); len(hs) > 0 {
+			return hs, nil
+		}
 	}
 
 	cands := pauseCandidates(a, rs, re, durations, sc)

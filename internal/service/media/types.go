@@ -41,6 +41,18 @@ type CurateOptions struct {
 	Range      *Interval    // nil = whole video
 	Durations  [][2]float64 // allowed clip lengths [min,max] seconds; empty = [[15,60]]
 	WholeRange bool         // skipCurate/skipSlicing: one clip of the whole range
+	// Words is the transcript of the range in source seconds, in spoken order; with words,
+	// clips are runs of whole sentences (see PickHighlights). Empty: clips from the audio alone.
+	Words []Word
+	// Keywords raise the score of clips that say them (topicKeywords, customPrompt's words);
+	// used with Words only. Each is split into words; words under 3 letters are ignored.
+	Keywords []string
+}
+
+// Word is one recognised word; Start and End are seconds in the source.
+type Word struct {
+	Text       string
+	Start, End float64
 }
 
 // Highlight is one chosen clip of the source.

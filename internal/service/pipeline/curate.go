@@ -3,24 +3,34 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
-// curateStage analyses the source in one decode pass and picks the
-// highlights inside the processed span, with lengths allowed by
-// curationPref.clipDurations. skipCurate/skipSlicing make one clip of the
-// whole span.
+// curateStage analyses the source in one decode pass, recognises its
+// speech, and picks the highlights inside the processed span, with lengths
+// allowed by curationPref.clipDurations: runs of whole sentences when there
+// is a transcript, favouring those that say the topicKeywords or the words
+// of customPrompt. skipCurate/skipSlicing make one clip of the whole span.
 func (r *Runner) curateStage(ctx context.Context, j *job) error {
 	cp := curationPref(j.p)
 	a, err := media.AnalyzeProbed(ctx, j.source, j.probe) // probed at IMPORT of this run
 	if err != nil {
 		return fmt.Errorf("analyse the video: %w", err) // an ffmpeg failure: worth a retry
 	}
+	if err := r.transcribe(ctx, j); err != nil {
+		return err
+	}
 	opts := media.CurateOptions{
 		Durations:  cp.ClipDurations,
 		WholeRange: isTrue(cp.SkipCurate) || isTrue(cp.SkipSlicing),
+		Words:      mediaWords(j.words),
+		Keywords:   curationKeywords(cp),
 	}
 	if j.ranged {
 		span := j.span
@@ -34,7 +44,30 @@ func (r *Runner) curateStage(ctx context.Context, j *job) error {
 		return permanentf("no clip with a length allowed by curationPref.clipDurations %s fits in %s", durations(cp.ClipDurations), spanText(j))
 	}
 	j.highlights = hs
-	return r.transcribe(ctx, j)
+	return nil
+}
+
+func mediaWords(words []transcribe.Word) []media.Word {
+	out := make([]media.Word, len(words))
+	for i, w := range words {
+		out[i] = media.Word{Text: w.Text, Start: w.Start, End: w.End}
+	}
+	return out
+}
+
+// curationKeywords are the words that raise a clip's score: those of
+// topicKeywords (ClipBasic) and of customPrompt (ClipAnything), without
+// English stop words.
+func curationKeywords(cp apitypes.CurationPref) []string {
+	var out []string
+	for _, k := range append(slices.Clone(cp.TopicKeywords), cp.CustomPrompt) {
+		for _, w := range strings.FieldsFunc(k, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if !transcribe.StopWord(w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

@@ -21,6 +21,10 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
+// StopWord reports whether w (any case) is an English stop word, too common
+// to be a topic.
+func StopWord(w string) bool { return stopWords[strings.ToLower(w)] }
+
 // Pause between two words that ends a run (sentence-ish) or a caption cue.
 const (
 	runPauseSec = 0.5
