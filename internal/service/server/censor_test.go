@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,19 +56,25 @@ func TestCensorJob(t *testing.T) {
 
 	for _, beep := range []bool{true, false} {
 		c.runCensorJob(p.ID, clip.CurationID, beep)
-		origs, _ := filepath.Glob(filepath.Join(srv.dir, "media", p.ID, clip.CurationID+".mp4.*.orig"))
-		if len(origs) != 1 {
-			t.Fatalf("originals %v, want one", origs)
+		for _, f := range []struct{ name, uri string }{{".mp4", clip.URIForExport}, {".preview.mp4", clip.URIForPreview}} {
+			origs, _ := filepath.Glob(filepath.Join(srv.dir, "media", p.ID, clip.CurationID+f.name+".*.orig"))
+			if len(origs) != 1 {
+				t.Fatalf("originals of %s: %v, want one", f.name, origs)
+			}
+			resp, body := newClient(t, srv, "").do(http.MethodGet, f.uri, nil)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s: %d", f.uri, resp.StatusCode)
+			}
+			if resp, _ := newClient(t, srv, "").do(http.MethodGet, strings.TrimSuffix(f.uri, f.name)+filepath.Base(origs[0]), nil); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("the original %s is served: %d", filepath.Base(origs[0]), resp.StatusCode)
+			}
+			served := filepath.Join(t.TempDir(), "served.mp4")
+			if err := os.WriteFile(served, body, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s:", f.name)
+			checkCensored(t, beep, pcm16(t, origs[0]), pcm16(t, served), spans)
 		}
-		resp, body := newClient(t, srv, "").do(http.MethodGet, clip.URIForExport, nil)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET export: %d", resp.StatusCode)
-		}
-		served := filepath.Join(t.TempDir(), "served.mp4")
-		if err := os.WriteFile(served, body, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		checkCensored(t, beep, pcm16(t, origs[0]), pcm16(t, served), spans)
 	}
 }
 
