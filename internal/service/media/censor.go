@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // CensorSpan is a stretch of a file's audio to censor, in seconds of the file.
@@ -26,7 +28,7 @@ func CensorAudio(ctx context.Context, in, out string, spans []CensorSpan, beep b
 	if in == "" || out == "" || sameFile(in, out) || in == out {
 		return errors.New("censor: in and out must be set and differ")
 	}
-	args := append(ffmpegBase(), "-i", in)
+	args := append(ffmpegBase(), "-i", toolexec.LocalURL(in))
 	filter, label := censorFilter(spans, beep)
 	if filter == "" {
 		args = append(args, "-map", "0", "-c", "copy")
@@ -38,7 +40,7 @@ func CensorAudio(ctx context.Context, in, out string, spans []CensorSpan, beep b
 			args = append(args, "-c:a", "aac", "-b:a", "160k", "-movflags", "+faststart")
 		}
 	}
-	args = append(args, out)
+	args = append(args, toolexec.LocalURL(out))
 	return runTool(ctx, "censor", "ffmpeg", args, nil)
 }
 
