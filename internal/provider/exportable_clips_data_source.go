@@ -77,12 +77,16 @@ func (d *ExportableClipsDataSource) Schema(_ context.Context, _ datasource.Schem
 							Computed:            true,
 							ElementType:         types.ListType{ElemType: types.Int64Type},
 						},
-						"keywords":     schema.ListAttribute{MarkdownDescription: "Keywords of the clip.", Computed: true, ElementType: types.StringType},
-						"prompt_name":  str("Prompt that selected the clip."),
-						"title":        str("Generated title."),
-						"description":  str("Generated description."),
-						"hashtags":     str("Generated hashtags, one string."),
-						"text":         str("Transcript of the clip."),
+						"keywords": schema.ListAttribute{MarkdownDescription: "Keywords of the clip: with a transcript, up to 5 key phrases " +
+							"of its words, most frequent first; without, the project's topic keywords.", Computed: true, ElementType: types.StringType},
+						"prompt_name": str("Prompt that selected the clip."),
+						"title": str("Generated title: with a transcript, the clip's first sentence-like run of words or its top " +
+							"key phrase; without, the project's title and the clip's place in it."),
+						"description": str("Generated description: with a transcript, the clip's words cut after a whole word at " +
+							"280 characters; without, where the clip is in the source and how it was chosen."),
+						"hashtags": str("Generated hashtags as one string: the keywords and the genre as `#Tags`."),
+						"text": str("Transcript of the clip: the words recognised within it, in spoken order; empty when the " +
+							"service has no transcript (no speech, no recogniser)."),
 						"genre":        str("Genre of the clip."),
 						"subgenre":     str("Subgenre of the clip."),
 						"created_at":   str("Creation time."),

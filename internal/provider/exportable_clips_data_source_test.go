@@ -123,6 +123,12 @@ data "clipper_exportable_clips" "coll" {
 				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("id"), knownvalue.StringExact(clips[0].ID)),
 				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("project_id"), knownvalue.StringExact(projectID)),
 				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("render_pref").AtMapKey("layout_aspect_ratio"), knownvalue.StringExact("square")),
+				// The clip's copy, as the service made it (from the transcript when it has one).
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("text"), knownvalue.StringExact(clips[0].Text)),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("title"), knownvalue.StringExact(clips[0].Title)),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("description"), knownvalue.StringExact(clips[0].Description)),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("hashtags"), knownvalue.StringExact(clips[0].Hashtags)),
+				statecheck.ExpectKnownValue("data.clipper_exportable_clips.coll", tfjsonpath.New("clips").AtSliceIndex(0).AtMapKey("keywords"), knownvalue.ListSizeExact(len(clips[0].Keywords))),
 			},
 		}},
 	})

@@ -186,6 +186,7 @@ func (p *ClipperProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewCollectionContentResource,
 		NewPublishScheduleResource,
 		NewPostTaskResource,
+		NewCensorJobResource,
 	}
 }
 

@@ -35,9 +35,12 @@ type Config struct {
 	Runner Submitter
 	// CopyJobs gets every RUNNING social copy job. Nil submits nothing:
 	// jobs stay RUNNING, which suits tests of handlers.
-	CopyJobs  Submitter
-	DataDir   string // uploads under DataDir/uploads, media under DataDir/media
-	PublicURL string // base of the addresses handed out (upload and media links)
+	CopyJobs Submitter
+	// CensorJobs gets every QUEUED censor job. Nil submits nothing: jobs
+	// stay QUEUED.
+	CensorJobs Submitter
+	DataDir    string // uploads under DataDir/uploads, media under DataDir/media
+	PublicURL  string // base of the addresses handed out (upload and media links)
 	// Limits of every organization; zero fields take the spec's defaults.
 	quota.Limits
 	// AllowPrivateImports lets videoUrl point at loopback and private
@@ -62,6 +65,7 @@ type API struct {
 	uploads      *upload.Sessions
 	runner       Submitter
 	copyJobs     Submitter
+	censorJobs   Submitter
 	mediaDir     string
 	publicURL    string
 	limits       quota.Limits
@@ -90,6 +94,8 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET /api/social-accounts", a.authed(a.socialAccounts))
 	mux.Handle("POST /api/social-copy-jobs", a.authed(a.createCopyJob))
 	mux.Handle("GET /api/social-copy-jobs/{jobId}", a.authed(a.getCopyJob))
+	mux.Handle("POST /api/censor-jobs", a.authed(a.createCensorJob))
+	mux.Handle("GET /api/censor-jobs/{jobId}", a.authed(a.getCensorJob))
 	mux.Handle("POST /api/collections", a.authed(a.createCollection))
 	mux.Handle("GET /api/collections", a.authed(a.listCollections))
 	mux.Handle("DELETE /api/collections/{collectionId}", a.authed(a.deleteCollection))
@@ -125,6 +131,9 @@ func newAPI(cfg Config) *API {
 	if cfg.CopyJobs == nil {
 		cfg.CopyJobs = noSubmit{}
 	}
+	if cfg.CensorJobs == nil {
+		cfg.CensorJobs = noSubmit{}
+	}
 	for _, hook := range []*func(){&cfg.OnPostCreated, &cfg.OnScheduleCreated} {
 		if *hook == nil {
 			*hook = func() {}
@@ -135,9 +144,10 @@ func newAPI(cfg Config) *API {
 		limiter.now = cfg.Now
 	}
 	return &API{
-		store:    cfg.Store,
-		runner:   cfg.Runner,
-		copyJobs: cfg.CopyJobs,
+		store:      cfg.Store,
+		runner:     cfg.Runner,
+		copyJobs:   cfg.CopyJobs,
+		censorJobs: cfg.CensorJobs,
 		uploads: upload.New(upload.Config{
 			Store: cfg.Store, Dir: filepath.Join(cfg.DataDir, "uploads"), Logger: logger,
 		}),

@@ -1,5 +1,5 @@
 // Package server wires clipperd together: the store, the pipeline runner,
-// the outbound dispatcher, the copy worker, the publish worker and
+// the outbound dispatcher, the copy and censor workers, the publish worker and
 // scheduler, and the HTTP API, behind one Start and one Close.
 // The clipperd command and in-process tests both start it this way.
 package server
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
@@ -74,6 +75,7 @@ type Server struct {
 	runner    *pipeline.Runner
 	disp      *outbound.Dispatcher
 	copies    *copyjobs.Worker
+	censors   *censorjobs.Worker
 	posts     *publish.Worker
 	scheduler *publish.Scheduler
 	store     *store.Store
@@ -167,8 +169,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.copies, err = copyjobs.New(copyjobs.Config{Store: st, Logger: logger.With("component", "copyjobs")})
-	if err != nil {
+	if err := s.newJobWorkers(dataDir, logger); err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -183,9 +184,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: start pipeline: %w", err)
 	}
-	if err := s.copies.Start(runCtx); err != nil {
+	if err := s.startJobWorkers(runCtx); err != nil {
 		_ = ln.Close()
-		return nil, fmt.Errorf("server: start copy jobs: %w", err)
+		return nil, fmt.Errorf("server: %w", err)
 	}
 
 	s.http = &http.Server{
@@ -193,6 +194,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Store:               st,
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
+			CensorJobs:          s.censors,
 			DataDir:             dataDir,
 			PublicURL:           s.url,
 			Limits:              cfg.Limits,
@@ -210,6 +212,29 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	ok = true
 	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
 	return s, nil
+}
+
+// newJobWorkers makes the copy worker and the censor worker.
+func (s *Server) newJobWorkers(dataDir string, logger *slog.Logger) error {
+	var err error
+	s.copies, err = copyjobs.New(copyjobs.Config{Store: s.store, Logger: logger.With("component", "copyjobs")})
+	if err != nil {
+		return err
+	}
+	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, DataDir: dataDir, Logger: logger.With("component", "censorjobs")})
+	return err
+}
+
+// startJobWorkers starts the copy worker and the censor worker, which run
+// the jobs a stopped process left unfinished first.
+func (s *Server) startJobWorkers(ctx context.Context) error {
+	if err := s.copies.Start(ctx); err != nil {
+		return fmt.Errorf("start copy jobs: %w", err)
+	}
+	if err := s.censors.Start(ctx); err != nil {
+		return fmt.Errorf("start censor jobs: %w", err)
+	}
+	return nil
 }
 
 // newPublishing makes the publish worker and the scheduler, which wakes it
@@ -290,6 +315,9 @@ func (s *Server) stopAll() error {
 	}
 	if s.copies != nil {
 		s.copies.Stop()
+	}
+	if s.censors != nil {
+		s.censors.Stop()
 	}
 	if s.cancel != nil {
 		s.cancel()

@@ -191,6 +191,22 @@ var migrations = []migration{
 		confidence REAL NOT NULL,
 		PRIMARY KEY (project_id, seq)
 	);`},
+	// 8: censor jobs. A job is QUEUED, then PROCESSING while the censor
+	// worker renders, then CONCLUDED or FAILED with error; the worker runs
+	// the QUEUED and PROCESSING ones it finds at start again.
+	{sql: `CREATE TABLE censor_jobs (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		project_id TEXT NOT NULL,
+		clip_id TEXT NOT NULL,
+		beep INTEGER NOT NULL,
+		status TEXT NOT NULL,
+		error TEXT NOT NULL,
+		words INTEGER NOT NULL,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	);
+	CREATE INDEX censor_jobs_status ON censor_jobs(status, created_at);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -1,0 +1,36 @@
+package censorjobs
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+func TestProfane(t *testing.T) {
+	for w, want := range map[string]bool{
+		"damn": true, "Damn": true, "damn(2)": true, "hell,": true, "crap": true,
+		"hello": false, "dam": false, "": false, "shell": false,
+	} {
+		if got := Profane(w); got != want {
+			t.Errorf("Profane(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+func TestSpans(t *testing.T) {
+	words := []store.TranscriptWord{
+		{Word: "damn", StartMs: 500, EndMs: 900},   // before the clip
+		{Word: "hell", StartMs: 1800, EndMs: 2300}, // across its start
+		{Word: "what", StartMs: 2400, EndMs: 2700},
+		{Word: "crap", StartMs: 3000, EndMs: 3400},
+		{Word: "damn", StartMs: 5900, EndMs: 6400}, // across its end
+		{Word: "hell", StartMs: 7000, EndMs: 7300}, // after it
+	}
+	got := Spans(words, 2000, 6000)
+	want := []media.CensorSpan{{Start: 0, End: 0.3}, {Start: 1, End: 1.4}, {Start: 3.9, End: 4}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Spans = %v, want %v", got, want)
+	}
+}

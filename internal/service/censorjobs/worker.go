@@ -1,0 +1,274 @@
+// Package censorjobs runs censor jobs: the Worker finds the words of the
+// profanity list (profanity.txt) in a clip's transcript and renders the
+// clip's export and preview again with those words' spans silenced, or
+// beeped at 1 kHz. Jobs live in the store, so a job that a stopped process
+// left QUEUED or PROCESSING is run by the next Start.
+//
+// Files, in DataDir/media/{projectId}: the censored render replaces
+// {clipId}.mp4 and {clipId}.preview.mp4, the files the clip's uriForExport
+// and uriForPreview serve. The original render is kept beside it as
+// {clipId}.mp4.{version}.orig and {clipId}.preview.mp4.{version}.orig, where
+// version names the clip's render (a project run again renders new clips,
+// whose originals get a new name); /media never serves them. Every censor
+// job of a clip starts from that original, so a later job (beep instead of
+// silence) replaces an earlier one's result instead of censoring it again.
+package censorjobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Config configures a Worker.
+type Config struct {
+	Store   *store.Store
+	DataDir string       // the media are under DataDir/media
+	Logger  *slog.Logger // nil = discard
+}
+
+// Worker runs censor jobs one after another (each is an ffmpeg run over
+// two short files).
+type Worker struct {
+	store    *store.Store
+	mediaDir string
+	log      *slog.Logger
+	bg       repeat.Loop
+
+	mu      sync.Mutex
+	started bool
+	pending []string // submitted job ids not yet run
+}
+
+// New checks cfg.
+func New(cfg Config) (*Worker, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("censorjobs: Store is required")
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("censorjobs: DataDir is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Worker{store: cfg.Store, mediaDir: filepath.Join(cfg.DataDir, "media"), log: cfg.Logger}, nil
+}
+
+// Start queues the jobs an earlier process left QUEUED or PROCESSING, then
+// runs jobs until Stop. ctx bounds the lookup only.
+func (w *Worker) Start(ctx context.Context) error {
+	left, err := w.store.UnfinishedCensorJobs(ctx)
+	if err != nil {
+		return fmt.Errorf("censorjobs: %w", err)
+	}
+	w.mu.Lock()
+	if w.started {
+		w.mu.Unlock()
+		return errors.New("censorjobs: Start called twice")
+	}
+	w.started = true
+	w.pending = append(left, w.pending...)
+	w.mu.Unlock()
+	if len(left) > 0 {
+		w.log.Info("resuming unfinished censor jobs", "count", len(left))
+	}
+	w.bg.Start(context.WithoutCancel(ctx), w.pass)
+	return nil
+}
+
+// Submit queues a QUEUED job without blocking.
+func (w *Worker) Submit(jobID string) {
+	w.mu.Lock()
+	w.pending = append(w.pending, jobID)
+	w.mu.Unlock()
+	w.bg.Wake()
+}
+
+// Stop cancels the loop, then always waits for it to return. A job cut
+// short stays PROCESSING and runs again after the next Start.
+func (w *Worker) Stop() {
+	w.bg.Stop()
+	w.mu.Lock()
+	w.started = false
+	w.mu.Unlock()
+}
+
+// idleWait bounds a lost wake-up; Submit wakes the worker at once.
+const idleWait = time.Minute
+
+func (w *Worker) pass(ctx context.Context) time.Duration {
+	for _, id := range w.take() {
+		if ctx.Err() != nil {
+			return 0
+		}
+		w.run(ctx, id)
+	}
+	return idleWait
+}
+
+func (w *Worker) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ids := w.pending
+	w.pending = nil
+	return ids
+}
+
+// run censors job id, unless it has an outcome already, and records the
+// outcome.
+func (w *Worker) run(ctx context.Context, id string) {
+	ok, err := w.store.StartCensorJob(ctx, id)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			w.log.Error("start censor job", "job", id, "err", err)
+		}
+		return
+	}
+	j, err := w.store.CensorJob(ctx, id)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Error("read censor job", "job", id, "err", err)
+		}
+		return
+	}
+	if !w.censor(ctx, j) {
+		return // stopped: the job stays PROCESSING
+	}
+	if err := w.store.FinishCensorJob(context.WithoutCancel(ctx), j); err != nil {
+		w.log.Error("finish censor job", "job", id, "err", err)
+		return
+	}
+	w.log.Info("censor job finished", "job", id, "status", j.Status, "words", j.Words, "error", j.Error)
+}
+
+// censor sets j's outcome: CONCLUDED with the clip's files censored, or
+// FAILED with why. It is false, leaving j without an outcome, when the
+// worker is stopping.
+func (w *Worker) censor(ctx context.Context, j *store.CensorJob) bool {
+	clip, err := w.store.GetClip(ctx, j.ProjectID+"."+j.ClipID)
+	if err == nil && clip.OrgID != j.OrgID {
+		err = store.ErrNotFound
+	}
+	var words []store.TranscriptWord
+	if err == nil {
+		words, err = w.store.Transcript(ctx, j.ProjectID)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("clip %q of project %q no longer exists", j.ClipID, j.ProjectID)
+		return true
+	case err != nil && ctx.Err() != nil:
+		return false
+	case err != nil:
+		w.log.Error("read the clip of a censor job", "job", j.ID, "err", err)
+		j.Status, j.Error = apitypes.CensorFailed, "the clip could not be read; create the job again"
+		return true
+	}
+	if len(clip.TimeRanges) == 0 {
+		j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("clip %q has no time range", j.ClipID)
+		return true
+	}
+	spans := Spans(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1])
+	dir := filepath.Join(w.mediaDir, j.ProjectID)
+	version := renderVersion(clip)
+	for _, name := range []string{j.ClipID + ".mp4", j.ClipID + ".preview.mp4"} {
+		if err := censorFile(ctx, dir, name, version, spans, j.Beep); err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			w.log.Error("censor a clip file", "job", j.ID, "file", name, "err", err)
+			j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("censoring %s failed: %v", name, err)
+			return true
+		}
+	}
+	j.Status, j.Words = apitypes.CensorConcluded, len(spans)
+	return true
+}
+
+// renderVersion names a clip's render: its run and creation time, which a
+// project run again changes.
+func renderVersion(c *apitypes.ExportableClip) string {
+	sum := sha256.Sum256([]byte(c.RunID + "|" + c.CreatedAt))
+	return hex.EncodeToString(sum[:6])
+}
+
+// OriginalName is the file the original render of name (a clip's export or
+// preview) is kept in once the clip is censored.
+func OriginalName(name, version string) string { return name + "." + version + ".orig" }
+
+// censorFile renders dir/name censored from its original. The original is
+// kept first (a hard link, or a copy): the served file is replaced only
+// once the original exists, and only by an atomic rename, so a job cut
+// short at any point runs again from the same original.
+func censorFile(ctx context.Context, dir, name, version string, spans []media.CensorSpan, beep bool) error {
+	served := filepath.Join(dir, name)
+	orig := filepath.Join(dir, OriginalName(name, version))
+	if _, err := os.Stat(orig); errors.Is(err, os.ErrNotExist) {
+		if err := keepOriginal(served, orig); err != nil {
+			return err
+		}
+		removeStaleOriginals(dir, name, orig)
+	} else if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+name+".censor.tmp.mp4")
+	defer os.Remove(tmp)
+	if err := media.CensorAudio(ctx, orig, tmp, spans, beep); err != nil {
+		return err
+	}
+	return os.Rename(tmp, served)
+}
+
+// keepOriginal makes orig the file served now, atomically.
+func keepOriginal(served, orig string) error {
+	tmp := orig + ".tmp"
+	_ = os.Remove(tmp)
+	if err := os.Link(served, tmp); err != nil {
+		if err := copyFile(served, tmp); err != nil {
+			_ = os.Remove(tmp)
+			return fmt.Errorf("keep the original: %w", err)
+		}
+	}
+	return os.Rename(tmp, orig)
+}
+
+// removeStaleOriginals deletes the originals of earlier renders of name.
+func removeStaleOriginals(dir, name, keep string) {
+	old, _ := filepath.Glob(filepath.Join(dir, name+".*.orig"))
+	for _, p := range old {
+		if p != keep && strings.Count(filepath.Base(p), ".") == strings.Count(filepath.Base(keep), ".") {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
+}
