@@ -4,6 +4,7 @@
 //	go run ./bench pipeline   # analysis pass vs plain decode; pipeline vs plain ffmpeg commands
 //	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits
 //	go run ./bench refresh    # API calls of a terraform plan over 20 collections and 40 contents
+//	go run ./bench transcribe # the recogniser against real time and one plain pocketsphinx run
 package main
 
 import (
@@ -15,7 +16,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|apply|refresh [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|apply|refresh|transcribe [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -28,8 +29,10 @@ func main() {
 		err = runApply(ctx, os.Args[2:])
 	case "refresh":
 		err = runRefresh(ctx, os.Args[2:])
+	case "transcribe":
+		err = runTranscribe(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q (want pipeline, apply or refresh)", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q (want pipeline, apply, refresh or transcribe)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
