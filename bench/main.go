@@ -5,6 +5,7 @@
 //	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits
 //	go run ./bench refresh    # API calls of a terraform plan over 20 collections and 40 contents
 //	go run ./bench transcribe # the recogniser against real time and one plain pocketsphinx run
+//	go run ./bench pipeline-asr # the pipeline with transcription and captions against plain commands
 package main
 
 import (
@@ -16,7 +17,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|apply|refresh|transcribe [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -31,8 +32,10 @@ func main() {
 		err = runRefresh(ctx, os.Args[2:])
 	case "transcribe":
 		err = runTranscribe(ctx, os.Args[2:])
+	case "pipeline-asr":
+		err = runPipelineASR(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q (want pipeline, apply, refresh or transcribe)", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh or transcribe)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
