@@ -33,6 +33,8 @@ type CaptionStyle struct {
 	Bold          bool
 	Uppercase     bool
 	HighlightWord bool // colour the word being spoken in Highlight
+	// Position is where the lines sit: "top", "middle" (or "center"), else the bottom.
+	Position string
 }
 
 // Captions are burnt into a render: the lines in the style given.
@@ -50,8 +52,20 @@ const (
 	captionMarginPct = 15
 )
 
+// captionAlignment is the ASS alignment (numpad layout, centred) and vertical margin
+// (percent of the frame height) of a CaptionStyle.Position.
+func captionAlignment(position string) (alignment, marginPct int) {
+	switch strings.ToLower(strings.TrimSpace(position)) {
+	case "top":
+		return 8, 10
+	case "middle", "center", "centre":
+		return 5, 0
+	}
+	return 2, captionMarginPct
+}
+
 // ASS writes captions as an Advanced SubStation Alpha document for a frame of size w x h:
-// bottom-centred lines, sized relative to the frame. With HighlightWord each line becomes one
+// centred lines at the style's position, sized relative to the frame. With HighlightWord each line becomes one
 // event per word, the word being spoken drawn in the highlight colour.
 func ASS(c Captions, w, h int) string {
 	st := c.Style
@@ -84,8 +98,9 @@ func ASS(c Captions, w, h int) string {
 	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", w, h)
 	b.WriteString("[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, " +
 		"Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n")
-	fmt.Fprintf(&b, "Style: Caption,%s,%d,%s,%s,%s,&H80000000,%d,0,0,0,100,100,0,0,1,%g,%g,2,%d,%d,%d,1\n\n",
-		font, fs, primary, highlight, outc, bold, outline, shadow, w/20, w/20, h*captionMarginPct/100)
+	align, marginPct := captionAlignment(st.Position)
+	fmt.Fprintf(&b, "Style: Caption,%s,%d,%s,%s,%s,&H80000000,%d,0,0,0,100,100,0,0,1,%g,%g,%d,%d,%d,%d,1\n\n",
+		font, fs, primary, highlight, outc, bold, outline, shadow, align, w/20, w/20, h*marginPct/100)
 	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 	for _, l := range c.Lines {
 		words := make([]string, len(l.Words))

@@ -118,3 +118,29 @@ func TestRenderClipCaptions(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestCaptionPosition(t *testing.T) {
+	for _, tc := range []struct {
+		position string
+		style    string // the alignment and margins of the Caption style, 1080x1920
+	}{
+		{"", ",2,54,54,288,1"},
+		{"bottom", ",2,54,54,288,1"},
+		{"somewhere", ",2,54,54,288,1"},
+		{"top", ",8,54,54,192,1"},
+		{"TOP", ",8,54,54,192,1"},
+		{"middle", ",5,54,54,0,1"},
+		{"center", ",5,54,54,0,1"},
+	} {
+		doc := ASS(Captions{Style: CaptionStyle{Position: tc.position}}, 1080, 1920)
+		line := ""
+		for _, l := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(l, "Style: Caption,") {
+				line = l
+			}
+		}
+		if !strings.HasSuffix(line, tc.style) {
+			t.Errorf("position %q: style line %q, want it to end %q", tc.position, line, tc.style)
+		}
+	}
+}

@@ -38,6 +38,11 @@ func captionStyle(base, rp apitypes.RenderPref) (st media.CaptionStyle, ok bool)
 			}
 		}
 	}
+	for _, pos := range []string{base.CaptionPosition, rp.CaptionPosition} {
+		if pos != "" {
+			st.Position = pos
+		}
+	}
 	st.Bold = true
 	for _, f := range []*apitypes.Font{base.Font, rp.Font} {
 		if f != nil {
