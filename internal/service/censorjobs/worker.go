@@ -25,8 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
@@ -47,11 +45,7 @@ type Worker struct {
 	store    *store.Store
 	mediaDir string
 	log      *slog.Logger
-	bg       repeat.Loop
-
-	mu      sync.Mutex
-	started bool
-	pending []string // submitted job ids not yet run
+	jobs     repeat.Queue
 }
 
 // New checks cfg.
@@ -75,58 +69,21 @@ func (w *Worker) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("censorjobs: %w", err)
 	}
-	w.mu.Lock()
-	if w.started {
-		w.mu.Unlock()
-		return errors.New("censorjobs: Start called twice")
-	}
-	w.started = true
-	w.pending = append(left, w.pending...)
-	w.mu.Unlock()
 	if len(left) > 0 {
 		w.log.Info("resuming unfinished censor jobs", "count", len(left))
 	}
-	w.bg.Start(context.WithoutCancel(ctx), w.pass)
+	if err := w.jobs.Start(ctx, left, w.run); err != nil {
+		return fmt.Errorf("censorjobs: %w", err)
+	}
 	return nil
 }
 
-// Submit queues a QUEUED job without blocking.
-func (w *Worker) Submit(jobID string) {
-	w.mu.Lock()
-	w.pending = append(w.pending, jobID)
-	w.mu.Unlock()
-	w.bg.Wake()
-}
+// Submit queues a job without blocking.
+func (w *Worker) Submit(jobID string) { w.jobs.Submit(jobID) }
 
-// Stop cancels the loop, then always waits for it to return. A job cut
-// short stays PROCESSING and runs again after the next Start.
-func (w *Worker) Stop() {
-	w.bg.Stop()
-	w.mu.Lock()
-	w.started = false
-	w.mu.Unlock()
-}
-
-// idleWait bounds a lost wake-up; Submit wakes the worker at once.
-const idleWait = time.Minute
-
-func (w *Worker) pass(ctx context.Context) time.Duration {
-	for _, id := range w.take() {
-		if ctx.Err() != nil {
-			return 0
-		}
-		w.run(ctx, id)
-	}
-	return idleWait
-}
-
-func (w *Worker) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	ids := w.pending
-	w.pending = nil
-	return ids
-}
+// Stop cancels the job in progress, then always waits, so nothing uses the
+// store after Stop. A job cut short runs again after the next Start.
+func (w *Worker) Stop() { w.jobs.Stop() }
 
 // run censors job id, unless it has an outcome already, and records the
 // outcome.

@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
@@ -29,11 +27,7 @@ type Config struct {
 type Worker struct {
 	store *store.Store
 	log   *slog.Logger
-	bg    repeat.Loop
-
-	mu      sync.Mutex
-	started bool
-	pending []string // submitted job ids not yet run
+	jobs  repeat.Queue
 
 	// beforeRun, when a test sets it, is called with each RUNNING job
 	// before its copy is made, so the test can look at it RUNNING.
@@ -58,62 +52,21 @@ func (w *Worker) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("copyjobs: %w", err)
 	}
-	w.mu.Lock()
-	if w.started {
-		w.mu.Unlock()
-		return errors.New("copyjobs: Start called twice")
-	}
-	w.started = true
-	w.pending = append(left, w.pending...)
-	w.mu.Unlock()
 	if len(left) > 0 {
 		w.log.Info("resuming copy jobs left running", "count", len(left))
 	}
-	w.bg.Start(context.WithoutCancel(ctx), w.pass)
+	if err := w.jobs.Start(ctx, left, w.run); err != nil {
+		return fmt.Errorf("copyjobs: %w", err)
+	}
 	return nil
 }
 
-// Submit queues a RUNNING job without blocking.
-func (w *Worker) Submit(jobID string) {
-	w.mu.Lock()
-	w.pending = append(w.pending, jobID)
-	w.mu.Unlock()
-	w.bg.Wake()
-}
+// Submit queues a job without blocking.
+func (w *Worker) Submit(jobID string) { w.jobs.Submit(jobID) }
 
-// Stop cancels the loop, then always waits for it to return, so nothing
-// uses the store after Stop. A job cut short stays RUNNING in the store and
-// runs after the next Start.
-func (w *Worker) Stop() {
-	w.bg.Stop()
-	w.mu.Lock()
-	w.started = false
-	w.mu.Unlock()
-}
-
-// idleWait is how long the worker sleeps with nothing queued; Submit wakes
-// it at once, so this only bounds a lost wake-up.
-const idleWait = time.Minute
-
-// pass runs every queued job.
-func (w *Worker) pass(ctx context.Context) time.Duration {
-	for _, id := range w.take() {
-		if ctx.Err() != nil {
-			return 0
-		}
-		w.run(ctx, id)
-	}
-	return idleWait
-}
-
-// take empties the queue.
-func (w *Worker) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	ids := w.pending
-	w.pending = nil
-	return ids
-}
+// Stop cancels the job in progress, then always waits, so nothing uses the
+// store after Stop. A job cut short runs again after the next Start.
+func (w *Worker) Stop() { w.jobs.Stop() }
 
 // run makes the copy of job id, if it is still RUNNING, and records the
 // outcome.
