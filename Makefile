@@ -16,12 +16,12 @@ build:
 
 ## demo: start clipperd with a generated sample video, apply examples/quickstart, show the clips.
 demo:
-	@scripts/ensure-tools.sh ffmpeg espeak-ng festival terraform
+	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival terraform
 	@scripts/demo.sh
 
 ## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd.
 test:
-	@scripts/ensure-tools.sh ffmpeg espeak-ng festival pocketsphinx tesseract terraform golangci-lint
+	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract terraform golangci-lint
 	$(MAKE) vet lint docs-check
 	TF_ACC=1 go test -count=1 -timeout 45m ./...
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `make demo` and `make test` need on a fresh machine, or says
 # exactly what to install where it cannot. Usage: ensure-tools.sh TOOL...
-# Tools: ffmpeg espeak-ng festival pocketsphinx tesseract terraform golangci-lint
+# Tools: ffmpeg fonts espeak-ng festival pocketsphinx tesseract terraform golangci-lint
 set -euo pipefail
 
 GOBIN="$(go env GOPATH)/bin"
@@ -37,10 +37,21 @@ terraform_ok() {
   [ "$1" -gt 1 ] || { [ "$1" -eq 1 ] && [ "$2" -ge 5 ]; }
 }
 
+fonts_ok() {
+  command -v fc-list >/dev/null || return 1
+  local f
+  for f in "DejaVu Sans" "Liberation Sans" "Open Sans" Lato Roboto; do
+    [ -n "$(fc-list ":family=$f" family)" ] || return 1
+  done
+}
+
 for tool in "$@"; do
   case "$tool" in
     ffmpeg)
       command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || need_apt ffmpeg ;;
+    fonts)
+      # Caption fonts brand templates name (docs/guides/service-behaviour.md lists them).
+      fonts_ok || need_apt fontconfig fonts-dejavu-core fonts-liberation2 fonts-open-sans fonts-lato fonts-roboto-unhinted ;;
     espeak-ng)
       command -v espeak-ng >/dev/null || need_apt espeak-ng ;;
     festival)

@@ -22,7 +22,7 @@ type CaptionLine struct {
 // CaptionStyle is how burnt-in captions look. Colours are "#RRGGBB" (or "RRGGBB"); an empty or
 // unreadable one takes the default.
 type CaptionStyle struct {
-	Font      string  // font family, found through fontconfig; "" = DejaVu Sans
+	Font      string  // font family as libass gets it (see fontResolver); "" = DejaVu Sans
 	SizePct   float64 // font size as a percentage of the frame height; 0 = 4.5
 	Color     string  // text colour; default white
 	Highlight string  // colour of the word being spoken, when HighlightWord; default yellow

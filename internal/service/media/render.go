@@ -249,6 +249,7 @@ func captionFilter(c Captions, size [2]int, tmp string) (string, error) {
 		return "", errors.New("render: captions need ffmpeg's ass filter (ffmpeg built with libass)")
 	}
 	file := filepath.Join(tmp, "captions.ass")
+	c.Style.Font = captionFonts.resolve(c.Style.Font)
 	if err := os.WriteFile(file, []byte(ASS(c, size[0], size[1])), 0o600); err != nil {
 		return "", fmt.Errorf("render: captions: %w", err)
 	}

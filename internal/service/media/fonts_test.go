@@ -1,0 +1,54 @@
+package media
+
+import (
+	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
+)
+
+func TestFontResolverFallsBackToAliasThenDefault(t *testing.T) {
+	installed := map[string]bool{"Lato": true, "Liberation Sans": true, "DejaVu Sans": true}
+	asked := map[string]int{}
+	r := &fontResolver{installed: map[string]bool{}, has: func(f string) (bool, bool) {
+		asked[f]++
+		return installed[f], true
+	}}
+	cases := map[string]string{
+		"":             "DejaVu Sans",
+		"Lato":         "Lato",
+		" Lato ":       "Lato",
+		"Arial":        "Liberation Sans", // metric alias
+		"Helvetica":    "Liberation Sans",
+		"Montserrat":   "DejaVu Sans", // not installed, no alias: the documented default
+		"Courier New":  "DejaVu Sans", // alias not installed either
+		"Comic Sans X": "DejaVu Sans",
+	}
+	for in, want := range cases {
+		if got := r.resolve(in); got != want {
+			t.Errorf("resolve(%q) = %q, want %q", in, got, want)
+		}
+	}
+	r.resolve("Lato")
+	if asked["Lato"] != 1 {
+		t.Errorf("fontconfig asked %d times about Lato, want once (cached)", asked["Lato"])
+	}
+}
+
+func TestFontResolverWithoutFontconfigPassesTheFamilyOn(t *testing.T) {
+	r := &fontResolver{installed: map[string]bool{}, has: func(string) (bool, bool) { return false, false }}
+	if got := r.resolve("Montserrat"); got != "Montserrat" {
+		t.Errorf("resolve = %q, want the family unchanged when fontconfig cannot be asked", got)
+	}
+}
+
+// TestFcHasFamilyAsksFontconfig runs the real fc-list: DejaVu Sans is what every
+// Debian with ffmpeg has (fonts-dejavu-core), and a made-up family is absent.
+func TestFcHasFamilyAsksFontconfig(t *testing.T) {
+	toolexectest.RequireTools(t, "fc-list")
+	if found, ok := fcHasFamily("DejaVu Sans"); !ok || !found {
+		t.Errorf("fcHasFamily(DejaVu Sans) = %v, %v; want true, true", found, ok)
+	}
+	if found, ok := fcHasFamily("No Such Family: x-y,z"); !ok || found {
+		t.Errorf("fcHasFamily(made-up) = %v, %v; want false, true", found, ok)
+	}
+}
