@@ -33,6 +33,9 @@ type CaptionStyle struct {
 	Bold          bool
 	Uppercase     bool
 	HighlightWord bool // colour the word being spoken in Highlight
+	// PopWord draws the word being spoken larger as it starts, settling to its size over
+	// popSec (the animated presets); with HighlightWord it is coloured too.
+	PopWord bool
 	// Position is where the lines sit: "top", "middle" (or "center"), else the bottom.
 	Position string
 }
@@ -110,7 +113,7 @@ func ASS(c Captions, w, h int) string {
 				words[i] = strings.ToUpper(words[i])
 			}
 		}
-		if !st.HighlightWord || len(words) == 0 {
+		if perWord := st.HighlightWord || st.PopWord; !perWord || len(words) == 0 {
 			dialogue(&b, l.Start, l.End, strings.Join(words, " "))
 			continue
 		}
@@ -123,7 +126,7 @@ func ASS(c Captions, w, h int) string {
 				to = l.Words[i+1].Start
 			}
 			parts := append([]string(nil), words...)
-			parts[i] = `{\1c` + highlight + `}` + words[i] + `{\1c` + primary + `}`
+			parts[i] = spokenWord(words[i], st, primary, highlight)
 			dialogue(&b, from, to, strings.Join(parts, " "))
 		}
 	}
@@ -155,6 +158,27 @@ func assColour(c, def string) string {
 
 // sanitizeASS drops what ASS would read as markup or an end of line: braces, backslashes and
 // line breaks.
+// popScale and popSec: an animated caption's spoken word starts at popScale percent of
+// its size and settles to 100 over popSec.
+const (
+	popScale = 125
+	popSec   = 0.12
+)
+
+// spokenWord is the override-tagged text of the word being spoken: coloured when
+// HighlightWord, popping when PopWord; the tags are reset after it.
+func spokenWord(word string, st CaptionStyle, primary, highlight string) string {
+	var on, off string
+	if st.HighlightWord {
+		on, off = `\1c`+highlight, `\1c`+primary
+	}
+	if st.PopWord {
+		on += fmt.Sprintf(`\fscx%d\fscy%d\t(0,%d,\fscx100\fscy100)`, popScale, popScale, int(popSec*1000))
+		off += `\fscx100\fscy100`
+	}
+	return "{" + on + "}" + word + "{" + off + "}"
+}
+
 func sanitizeASS(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {

@@ -35,6 +35,13 @@ func TestASS(t *testing.T) {
 			`Dialogue: 0,0:00:01.10,0:00:01.60,Caption,,0,0,0,,hello {\1c&H000000FF&}big{\1c&H00FFFFFF&} world` + "\n",
 			`Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,hello big {\1c&H000000FF&}world{\1c&H00FFFFFF&}` + "\n",
 		}, nil},
+		{"pop", CaptionStyle{PopWord: true}, []string{
+			`Dialogue: 0,0:00:00.50,0:00:01.10,Caption,,0,0,0,,{\fscx125\fscy125\t(0,120,\fscx100\fscy100)}hello{\fscx100\fscy100} big world` + "\n",
+			`Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,hello big {\fscx125\fscy125\t(0,120,\fscx100\fscy100)}world{\fscx100\fscy100}` + "\n",
+		}, []string{`\1c`}},
+		{"pop and highlight", CaptionStyle{PopWord: true, HighlightWord: true}, []string{
+			`{\1c&H0000E0FF&\fscx125\fscy125\t(0,120,\fscx100\fscy100)}big{\1c&H00FFFFFF&\fscx100\fscy100}`,
+		}, nil},
 	}
 	for _, c := range cases {
 		doc := ASS(Captions{Lines: []CaptionLine{line}, Style: c.style}, 1080, 1920)

@@ -25,6 +25,7 @@ func captionStyle(base, rp apitypes.RenderPref) (st media.CaptionStyle, ok bool)
 	}
 	st.Uppercase = pick(base.EnableUppercase, rp.EnableUppercase)
 	st.HighlightWord = pick(base.EnableHighlight, rp.EnableHighlight)
+	st.PopWord = pick(base.EnableCaptionAnimation, rp.EnableCaptionAnimation)
 	for _, hc := range []*apitypes.HighlightColor{base.HighlightColor, rp.HighlightColor} {
 		if hc != nil && hc.Primary != "" {
 			st.Highlight = hc.Primary

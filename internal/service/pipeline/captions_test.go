@@ -38,6 +38,8 @@ func TestCaptionStyle(t *testing.T) {
 		{"animation colour without a highlight colour", apitypes.RenderPref{EnableCaption: &yes, EnableHighlight: &yes,
 			CaptionAnimation: &apitypes.CaptionAnimation{HighlightColor: "#0000FF"}}, apitypes.RenderPref{}, true,
 			media.CaptionStyle{Highlight: "#0000FF", Bold: true, HighlightWord: true}},
+		{"caption animation pops the spoken word", apitypes.RenderPref{EnableCaption: &yes, EnableCaptionAnimation: &yes},
+			apitypes.RenderPref{}, true, media.CaptionStyle{Bold: true, PopWord: true}},
 	}
 	for _, c := range cases {
 		got, on := captionStyle(c.base, c.rp)
