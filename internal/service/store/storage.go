@@ -80,12 +80,13 @@ func (s *Store) DeleteUpload(ctx context.Context, id string, cutoff time.Time) (
 }
 
 // ExpiredProjects lists the ids of projects whose storageExpireAt has passed
-// at now and whose media are still kept, at most limit, oldest expiry first.
+// at now and whose media are still kept, at most limit, oldest expiry first;
+// a project without one never expires.
 // Only ended projects (COMPLETE, or STALLED for good) are listed: a project
 // still in work keeps its files until it ends.
 func (s *Store) ExpiredProjects(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	ids, err := queryAll(ctx, s.db, scanString, `SELECT id FROM projects
-		WHERE storage_expire_at <= ? AND storage_status != ?
+		WHERE storage_expire_at != '' AND storage_expire_at <= ? AND storage_status != ?
 		AND (stage = ? OR (stage = ? AND retry_at IS NULL))
 		ORDER BY storage_expire_at, id LIMIT ?`,
 		Timestamp(now), StorageExpired, apitypes.StageComplete, apitypes.StageStalled, limit)
