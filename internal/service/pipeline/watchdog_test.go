@@ -39,7 +39,7 @@ func TestWatchdogStallsAProjectNoWorkerHolds(t *testing.T) {
 	e.orphan(id, apitypes.StageRender, 0)
 	p := e.waitFor(id, func(p *store.Project) bool { return p.Stage != apitypes.StageRender })
 	if p.Stage != apitypes.StageStalled || p.RetryAt == "" || p.FailureStalls != 1 ||
-		!strings.Contains(deref(p.Error).(string), "stopped making progress in RENDER") {
+		p.Error == nil || !strings.Contains(*p.Error, "stopped making progress in RENDER") {
 		t.Errorf("orphaned project: stage %s retryAt %q failureStalls %d error %v; want STALLED, retried, 1, stopped making progress",
 			p.Stage, p.RetryAt, p.FailureStalls, deref(p.Error))
 	}

@@ -23,11 +23,11 @@ func addUpload(t *testing.T, s *Store, org string, n int64, complete bool, creat
 	return u
 }
 
-// addProject stores a project of org in stage that keeps size bytes, made
+// addProject stores a project of org "org" in stage that keeps size bytes, made
 // from the upload sourceID ("" for none), expiring at expire.
-func addProject(t *testing.T, s *Store, org string, stage apitypes.Stage, size int64, sourceID string, expire time.Time) *Project {
+func addProject(t *testing.T, s *Store, stage apitypes.Stage, size int64, sourceID string, expire time.Time) *Project {
 	t.Helper()
-	p := newProject(org)
+	p := newProject("org")
 	p.Stage, p.StorageSize, p.SourceID, p.StorageStatus, p.StorageExpireAt = stage, size, sourceID, StorageTemp, Timestamp(expire)
 	if err := s.CreateProject(context.Background(), p, Admission{}); err != nil {
 		t.Fatal(err)
@@ -45,8 +45,8 @@ func TestStorageUsed(t *testing.T) {
 	used := addUpload(t, s, "org", 1000, true, now)
 	addUpload(t, s, "org", 300, false, now)
 	addUpload(t, s, "other", 5000, true, now)
-	addProject(t, s, "org", apitypes.StageComplete, 1700, used.ID, now) // its source (1000) and renders
-	addProject(t, s, "org", apitypes.StageImport, 0, "", now)
+	addProject(t, s, apitypes.StageComplete, 1700, used.ID, now) // its source (1000) and renders
+	addProject(t, s, apitypes.StageImport, 0, "", now)
 	got, err := s.StorageUsed(ctx, "org")
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestExpiredUploads(t *testing.T) {
 	unused := addUpload(t, s, "org", 20, true, old)
 	used := addUpload(t, s, "org", 30, true, old)
 	addUpload(t, s, "org", 40, false, now) // recent
-	addProject(t, s, "org", apitypes.StageComplete, 30, used.ID, now.Add(time.Hour))
+	addProject(t, s, apitypes.StageComplete, 30, used.ID, now.Add(time.Hour))
 
 	cutoff := now.Add(-168 * time.Hour)
 	ups, err := s.ExpiredUploads(ctx, cutoff, 10)
@@ -147,11 +147,11 @@ func TestExpireProjectMedia(t *testing.T) {
 	past, future := now.Add(-time.Minute), now.Add(time.Hour)
 	up := addUpload(t, s, "org", 100, true, now)
 	shared := addUpload(t, s, "org", 100, true, now)
-	done := addProject(t, s, "org", apitypes.StageComplete, 500, up.ID, past)
-	sharing := addProject(t, s, "org", apitypes.StageComplete, 500, shared.ID, past)
-	addProject(t, s, "org", apitypes.StageComplete, 500, shared.ID, future)
-	addProject(t, s, "org", apitypes.StageRender, 0, "", past) // still in work
-	addProject(t, s, "org", apitypes.StageComplete, 500, "", future)
+	done := addProject(t, s, apitypes.StageComplete, 500, up.ID, past)
+	sharing := addProject(t, s, apitypes.StageComplete, 500, shared.ID, past)
+	addProject(t, s, apitypes.StageComplete, 500, shared.ID, future)
+	addProject(t, s, apitypes.StageRender, 0, "", past) // still in work
+	addProject(t, s, apitypes.StageComplete, 500, "", future)
 	if err := s.ReplaceClips(ctx, done.ID, "org", []apitypes.ExportableClip{
 		{ID: done.ID + ".a", CurationID: "a", URIForExport: "http://x/media/a.mp4", URIForPreview: "http://x/media/a.p.mp4", StorageUsed: 400},
 	}); err != nil {
