@@ -48,12 +48,10 @@ func retryableWrite(err error) bool {
 
 // sleepCtx waits d or until ctx ends (its error then).
 func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	}
 }
