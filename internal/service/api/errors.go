@@ -127,7 +127,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 		a.log.Error("storage full", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", strconv.Itoa(fullRetryAfter))
 		writeError(w, http.StatusInsufficientStorage, errFull,
-			"the server's storage is full; nothing was changed, retry after the Retry-After seconds")
+			"the server's storage is full; retry after the Retry-After seconds")
 	default:
 		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, errInternal, "internal error; see the server log")
