@@ -181,38 +181,39 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 	permanent := isPermanent(cause)
 	var retryAt string
 	var refunded bool
+	mutate := func(p *store.Project) (store.Effects, error) {
+		if guard != nil && !guard(p) {
+			return store.Effects{}, errStale
+		}
+		count := int64(1)
+		if p.StallCount != nil {
+			count = *p.StallCount + 1
+		}
+		if !restart {
+			p.FailureStalls++
+		}
+		retryAt = ""
+		text := msg
+		switch {
+		case permanent:
+		case restart:
+			retryAt = store.Timestamp(r.cfg.Store.Now())
+		case p.FailureStalls > int64(r.cfg.MaxRetries):
+			text = fmt.Sprintf("%s (not retried: the project failed %d times)", msg, p.FailureStalls)
+		default:
+			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(p.FailureStalls)))
+		}
+		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &text, &count, retryAt
+		if retryAt != "" {
+			return store.Effects{}, nil // not a conclusion yet: the service tries again
+		}
+		refunded = quota.RefundsOnStall(stageName)
+		return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Refund: refunded}, nil
+	}
 	var p *store.Project
 	var queued []store.Delivery
 	err := r.persist(ctx, "stall", id, func() (err error) {
-		p, queued, err = r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, func(p *store.Project) (store.Effects, error) {
-			if guard != nil && !guard(p) {
-				return store.Effects{}, errStale
-			}
-			count := int64(1)
-			if p.StallCount != nil {
-				count = *p.StallCount + 1
-			}
-			if !restart {
-				p.FailureStalls++
-			}
-			retryAt = ""
-			text := msg
-			switch {
-			case permanent:
-			case restart:
-				retryAt = store.Timestamp(r.cfg.Store.Now())
-			case p.FailureStalls > int64(r.cfg.MaxRetries):
-				text = fmt.Sprintf("%s (not retried: the project failed %d times)", msg, p.FailureStalls)
-			default:
-				retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(p.FailureStalls)))
-			}
-			p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &text, &count, retryAt
-			if retryAt != "" {
-				return store.Effects{}, nil // not a conclusion yet: the service tries again
-			}
-			refunded = quota.RefundsOnStall(stageName)
-			return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Refund: refunded}, nil
-		})
+		p, queued, err = r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, mutate)
 		return err
 	})
 	if errors.Is(err, errStale) {
