@@ -25,25 +25,19 @@ func IsFull(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqliteFull
 }
 
-// LimitSize caps the database at pages pages of its page size, so writes
-// past it fail with SQLITE_FULL as on a full disk; 0 lifts the cap. Tests
-// use it to reproduce a full disk without filling one. The store's one
-// connection keeps the setting.
-func (s *Store) LimitSize(ctx context.Context, pages int) error {
-	if pages <= 0 {
-		pages = 1 << 30 // SQLite's default maximum
+// LimitSize caps the database at the size it has now, so a write that
+// needs another page fails with SQLITE_FULL as on a full disk; lift (true)
+// removes the cap. Tests use it to reproduce a full disk without filling
+// one. The store's one connection keeps the setting.
+func (s *Store) LimitSize(ctx context.Context, lift bool) error {
+	pages := 1 << 30 // SQLite's default maximum
+	if !lift {
+		if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+			return fmt.Errorf("database page count: %w", err)
+		}
 	}
 	if _, err := s.db.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
 		return fmt.Errorf("limit database size: %w", err)
 	}
 	return nil
-}
-
-// PageCount is the database's size in pages, for LimitSize.
-func (s *Store) PageCount(ctx context.Context) (int, error) {
-	var n int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&n); err != nil {
-		return 0, fmt.Errorf("database page count: %w", err)
-	}
-	return n, nil
 }
