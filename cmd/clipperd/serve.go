@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
@@ -32,8 +33,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
 	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
 	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
+	storageQuota := fs.String("org-storage-quota", "0", "bytes of uploads and project media per organization, e.g. 20GiB or 500MB; 0 = no quota")
+	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
+	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := storageFlags(&cfg, *storageQuota); err != nil {
 		return err
 	}
 	limits := map[string]int{
@@ -65,6 +72,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// storageFlags checks the storage lifecycle flags into cfg.
+func storageFlags(cfg *server.Config, quotaSize string) error {
+	n, err := quota.ParseSize(quotaSize)
+	if err != nil {
+		return fmt.Errorf("%w: --org-storage-quota: %v", errUsage, err)
+	}
+	cfg.StorageQuota = n
+	if cfg.UploadExpiry <= 0 || cfg.JanitorPeriod <= 0 {
+		return fmt.Errorf("%w: --upload-expiry and --janitor-period must be above 0, not %s and %s", errUsage, cfg.UploadExpiry, cfg.JanitorPeriod)
+	}
+	return nil
 }
 
 // asrSet reports whether --asr was given (the default none warns, a chosen none does not).

@@ -79,6 +79,17 @@ func (e *methodError) Error() string {
 // set the Retry-After and X-RateLimit-* headers.
 var errRateLimited = errors.New("rate limited")
 
+// Error names of the storage answers: a full disk (507) and an org over
+// its storage quota (403).
+const (
+	errFull         = "Insufficient Storage"
+	errStorageQuota = "StorageQuotaExceeded"
+)
+
+// fullRetryAfter is the Retry-After of a 507: the disk was full, which
+// passes when the janitor or an operator frees space, not in seconds.
+const fullRetryAfter = 60
+
 // capRetryAfter is the Retry-After of a concurrent-cap 429: a project takes
 // at least that long, so asking sooner is wasted.
 const capRetryAfter = 15
@@ -95,6 +106,8 @@ const capRetryAfter = 15
 //	errRateLimited                         429 TooManyRequests
 //	store.ErrConcurrentCap                 429 with X-Cap-Reason: concurrent
 //	*quota.MonthlyCapError                 403 {code: API_MONTHLY_CAP_REACHED}
+//	*quota.StorageQuotaError               403 StorageQuotaExceeded naming the quota
+//	store.IsFull (SQLITE_FULL, ENOSPC)     507 Insufficient Storage with Retry-After
 //	anything else                          500; the details go to the log, not to the caller
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if status, name, msg, ok := a.refusal(err); ok {
@@ -110,6 +123,11 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 			"concurrent project limit of "+strconv.Itoa(a.limits.MaxConcurrent)+" projects in flight reached; retry when one finishes")
 	case errors.As(err, &capErr):
 		a.monthlyCapReached(w, capErr)
+	case store.IsFull(err):
+		a.log.Error("storage full", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(fullRetryAfter))
+		writeError(w, http.StatusInsufficientStorage, errFull,
+			"the server's storage is full; retry after the Retry-After seconds")
 	default:
 		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, errInternal, "internal error; see the server log")
@@ -125,6 +143,7 @@ func (a *API) refusal(err error) (status int, name, msg string, ok bool) {
 		nf *notFoundError
 		ae *authError
 		me *methodError
+		sq *quota.StorageQuotaError
 	)
 	switch {
 	case errors.As(err, &fe):
@@ -148,6 +167,8 @@ func (a *API) refusal(err error) (status int, name, msg string, ok bool) {
 	case errors.Is(err, store.ErrCollectionQuota):
 		return http.StatusPaymentRequired, errQuota, "collection quota of " + strconv.Itoa(a.limits.MaxCollections) +
 			" collections per organization reached; delete a collection to create another", true
+	case errors.As(err, &sq):
+		return http.StatusForbidden, errStorageQuota, sq.Error(), true
 	case errors.Is(err, errRateLimited):
 		return http.StatusTooManyRequests, errTooMany, "rate limit of " + strconv.Itoa(a.limiter.perMinute) +
 			" requests per minute per API key exceeded; retry after the Retry-After seconds", true

@@ -29,6 +29,7 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 	}
 	err = a.store.CreateProject(r.Context(), p, store.Admission{
 		MaxConcurrent: a.limits.MaxConcurrent, MonthlyCredits: int64(a.limits.MonthlyCredits), Reserve: quota.ReserveCredits,
+		StorageQuota: a.limits.StorageQuota,
 	})
 	if err != nil {
 		a.fail(w, r, err)

@@ -25,6 +25,10 @@ func (a *API) createUploadLink(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	if err := a.store.CheckStorage(r.Context(), key.OrgID, 0, a.limits.StorageQuota); err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	up, err := a.uploads.Create(r.Context(), key.OrgID, key.UserID)
 	if err != nil {
 		a.fail(w, r, err)
@@ -81,6 +85,10 @@ func (a *API) startUpload(w http.ResponseWriter, r *http.Request) {
 // with "Range: bytes=0-LAST" (no Range while nothing is held), completion as
 // 200 with a small JSON body.
 func (a *API) putUpload(w http.ResponseWriter, r *http.Request) {
+	if err := a.checkUploadBytes(r.Context(), r.PathValue("sessionId"), r.Header.Get("Content-Range"), r.ContentLength); err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	st, err := a.uploads.Put(r.Context(), r.PathValue("sessionId"), upload.Request{
 		ContentRange: r.Header.Get("Content-Range"), ContentLength: r.ContentLength, Body: r.Body,
 	})

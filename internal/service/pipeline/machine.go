@@ -69,19 +69,12 @@ func (r *Runner) process(ctx context.Context, id string) {
 	started := time.Now()
 	from := apitypes.StageQueued
 	for i, st := range stages {
-		p, err := r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
-			if i == 0 {
-				// The claim: only a queued project starts a run.
-				if !p.Stage.Waiting() {
-					return errNotQueued
-				}
-				p.RetryAt, p.Error = "", nil // a new run; stallCount keeps the history
-				if t, err := time.Parse(time.RFC3339Nano, p.UpdatedAt); err == nil {
-					started = t // the time spent waiting in QUEUED
-				}
-			}
-			p.Stage = st.name
-			return nil
+		var p *store.Project
+		err := r.persist(ctx, "stage "+string(st.name), id, func() (err error) {
+			p, err = r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
+				return r.enter(p, i == 0, st.name, &started)
+			})
+			return err
 		})
 		if errors.Is(err, errNotQueued) || errors.Is(err, store.ErrNotFound) {
 			return
@@ -117,6 +110,23 @@ func (r *Runner) process(ctx context.Context, id string) {
 	r.log.Info("project stage", "project", id, "from", from, "to", apitypes.StageComplete, "took", time.Since(started).Round(time.Millisecond), "clips", len(j.clips))
 }
 
+// enter moves p into stage; the first stage is the claim, which only a
+// queued project passes, and started becomes the time it waited since.
+func (r *Runner) enter(p *store.Project, claim bool, stage apitypes.Stage, started *time.Time) error {
+	if claim {
+		// The claim: only a queued project starts a run.
+		if !p.Stage.Waiting() {
+			return errNotQueued
+		}
+		p.RetryAt, p.Error = "", nil // a new run; stallCount keeps the history
+		if t, err := time.Parse(time.RFC3339Nano, p.UpdatedAt); err == nil {
+			*started = t // the time spent waiting in QUEUED
+		}
+	}
+	p.Stage = stage
+	return nil
+}
+
 // at calls the test hook, if any.
 func (r *Runner) at(ctx context.Context, point string) {
 	if r.hook != nil {
@@ -131,11 +141,15 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	for _, pl := range j.plans {
 		size += pl.exportBytes + pl.previewBytes
 	}
-	_, queued, err := r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
-		p.Stage = apitypes.StageComplete
-		p.Error, p.RetryAt = nil, ""
-		p.StorageSize = sourceSize(p.SourcePath) + size
-		return store.Effects{Deliveries: r.conclusionDeliveries(p, j.clips)}, nil
+	var queued []store.Delivery
+	err := r.persist(ctx, "completion", j.p.ID, func() (err error) {
+		_, queued, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
+			p.Stage = apitypes.StageComplete
+			p.Error, p.RetryAt = nil, ""
+			p.StorageSize = sourceSize(p.SourcePath) + size
+			return store.Effects{Deliveries: r.conclusionDeliveries(p, j.clips)}, nil
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("mark complete: %w", err)
@@ -151,6 +165,12 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 // stall runs the conclusion actions that asked for failures, and refunds the
 // credits of a project that failed at IMPORT, before anything was processed.
 func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage, cause error, took time.Duration) {
+	r.stallWhen(ctx, id, stageName, cause, took, nil)
+}
+
+// stallWhen is stall of a project that still passes guard when it is
+// written (nil: any); the watchdog guards against a project that moved on.
+func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.Stage, cause error, took time.Duration, guard func(*store.Project) bool) {
 	var msg string
 	restart := isImmediate(cause)
 	if restart {
@@ -161,7 +181,10 @@ func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage,
 	permanent := isPermanent(cause)
 	var retryAt string
 	var refunded bool
-	p, queued, err := r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, func(p *store.Project) (store.Effects, error) {
+	mutate := func(p *store.Project) (store.Effects, error) {
+		if guard != nil && !guard(p) {
+			return store.Effects{}, errStale
+		}
 		count := int64(1)
 		if p.StallCount != nil {
 			count = *p.StallCount + 1
@@ -186,7 +209,16 @@ func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage,
 		}
 		refunded = quota.RefundsOnStall(stageName)
 		return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Refund: refunded}, nil
+	}
+	var p *store.Project
+	var queued []store.Delivery
+	err := r.persist(ctx, "stall", id, func() (err error) {
+		p, queued, err = r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, mutate)
+		return err
 	})
+	if errors.Is(err, errStale) {
+		return
+	}
 	if err != nil {
 		r.log.Error("persist stall", "project", id, "stage", stageName, "cause", cause, "err", err)
 		return

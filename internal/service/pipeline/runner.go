@@ -43,8 +43,15 @@ type Config struct {
 	// transient stall, doubled per further stall; default 30 s.
 	RetryBase time.Duration
 	// PollInterval is how often stalled projects due for a retry and queued
-	// projects nobody submitted are looked for; default 2 s.
+	// projects nobody submitted are looked for, and the watchdog looks for
+	// projects that stopped making progress; default 2 s.
 	PollInterval time.Duration
+	// WriteAttempts bounds the attempts at writing a project's stage, stall
+	// or completion when the store fails (a full disk); default 5.
+	WriteAttempts int
+	// WriteRetryBase is the wait after the first failed write, doubled per
+	// further failure; default 500 ms.
+	WriteRetryBase time.Duration
 }
 
 // Runner processes projects. Create with New, then Start.
@@ -66,6 +73,9 @@ type Runner struct {
 	maxDownload int64
 	// hook, when set by a test, is called at named points of a run.
 	hook func(ctx context.Context, point string)
+	// sleep waits between write attempts; a test replaces it to free the
+	// disk instead of waiting.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // New checks cfg and fills its defaults.
@@ -94,6 +104,12 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 2 * time.Second
 	}
+	if cfg.WriteAttempts <= 0 {
+		cfg.WriteAttempts = defaultWriteAttempts
+	}
+	if cfg.WriteRetryBase <= 0 {
+		cfg.WriteRetryBase = defaultWriteRetryBase
+	}
 	return &Runner{
 		cfg:         cfg,
 		log:         cfg.Logger,
@@ -102,6 +118,7 @@ func New(cfg Config) (*Runner, error) {
 		known:       map[string]bool{},
 		quit:        make(chan struct{}),
 		maxDownload: quota.MaxLinkBytes,
+		sleep:       sleepCtx,
 	}, nil
 }
 
@@ -214,8 +231,9 @@ func (r *Runner) worker(ctx context.Context) {
 	}
 }
 
-// scanLoop retries stalled projects whose time has come and enqueues queued
-// projects that were never submitted (created while the runner was down).
+// scanLoop retries stalled projects whose time has come, enqueues queued
+// projects that were never submitted (created while the runner was down),
+// and runs the watchdog (watchdog.go).
 func (r *Runner) scanLoop(ctx context.Context) {
 	defer r.wg.Done()
 	t := time.NewTicker(r.cfg.PollInterval)
@@ -251,5 +269,5 @@ func (r *Runner) scan(ctx context.Context) error {
 	for _, p := range queued {
 		r.Submit(p.ID)
 	}
-	return nil
+	return r.watch(ctx)
 }

@@ -33,6 +33,9 @@ type Limits struct {
 	MaxConcurrent  int // projects in flight per organization
 	MonthlyCredits int // credits per organization and calendar month
 	MaxCollections int // collections per organization
+	// StorageQuota is the bytes an organization may keep in uploads and
+	// project media; 0 (the default) is no quota.
+	StorageQuota int64
 }
 
 // Defaults are the spec's limits.
@@ -124,6 +127,33 @@ func (e *MonthlyCapError) Error() string {
 func CheckMonthly(used, needed, limit int64, now time.Time) error {
 	if limit > 0 && used+needed > limit {
 		return &MonthlyCapError{Used: used, Needed: needed, Cap: limit, ResetAt: NextMonth(now)}
+	}
+	return nil
+}
+
+// StorageQuotaError is returned when storing more for an organization would
+// pass its storage quota (Limits.StorageQuota). It is not retried by
+// clients: space comes back only when uploads or media expire, or when the
+// quota is raised.
+type StorageQuotaError struct {
+	Used, Adding, Quota int64
+}
+
+func (e *StorageQuotaError) Error() string {
+	msg := fmt.Sprintf("storage quota of %s per organization reached (%s used", FormatSize(e.Quota), FormatSize(e.Used))
+	if e.Adding > 0 {
+		msg += fmt.Sprintf(", %s more requested", FormatSize(e.Adding))
+	}
+	return msg + "); unused uploads and expired project media are deleted over time, or raise --org-storage-quota"
+}
+
+// CheckStorage returns a *StorageQuotaError when an organization that
+// stores used bytes may not store adding more under quota (<= 0: no quota).
+// Once the quota is used up nothing more is taken, even an upload of
+// unknown size (adding 0).
+func CheckStorage(used, adding, quota int64) error {
+	if quota > 0 && (used >= quota || used+adding > quota) {
+		return &StorageQuotaError{Used: used, Adding: adding, Quota: quota}
 	}
 	return nil
 }

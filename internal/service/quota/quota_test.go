@@ -2,6 +2,7 @@ package quota
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,54 @@ func TestLimits(t *testing.T) {
 	// The spec's numbers, decimal: a change here is a change of the service.
 	if MaxSourceBytes != 30e9 || MaxLinkBytes != 10e9 || MaxDurationSec != 36000 || ReserveCredits != 10 {
 		t.Errorf("limits = %d, %d, %d, %d", MaxSourceBytes, MaxLinkBytes, MaxDurationSec, ReserveCredits)
+	}
+}
+
+func TestCheckStorage(t *testing.T) {
+	cases := []struct {
+		used, adding, quota int64
+		refused             bool
+	}{
+		{used: 100, adding: 1 << 40, quota: 0},           // no quota
+		{used: 10, adding: 5, quota: 20},                 // fits
+		{used: 10, adding: 10, quota: 20},                // exactly full
+		{used: 10, adding: 11, quota: 20, refused: true}, // would pass it
+		{used: 20, adding: 0, quota: 20, refused: true},  // used up: nothing of unknown size either
+		{used: 25, adding: 0, quota: 20, refused: true},
+	}
+	for _, c := range cases {
+		err := CheckStorage(c.used, c.adding, c.quota)
+		var qe *StorageQuotaError
+		if got := errors.As(err, &qe); got != c.refused {
+			t.Errorf("CheckStorage(%d, %d, %d) = %v, want refused %v", c.used, c.adding, c.quota, err, c.refused)
+		}
+	}
+	err := CheckStorage(21<<30, 1<<20, 20<<30)
+	if want := "storage quota of 20 GiB per organization reached (21 GiB used, 1 MiB more requested)"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message %q, want it to start %q", err, want)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	good := map[string]int64{
+		"0": 0, "512": 512, "20GiB": 20 << 30, "20 GiB": 20 << 30, "1.5MiB": 3 << 19, "500MB": 500_000_000, "2TB": 2e12, "7B": 7,
+	}
+	for in, want := range good {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "GiB", "-1GiB", "20 parsecs", "1e30TiB", "NaN"} {
+		if got, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 512: "512 B", 1536: "1.5 KiB", 20 << 30: "20 GiB", 3 << 40: "3 TiB"} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

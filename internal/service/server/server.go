@@ -1,6 +1,7 @@
-// Package server wires clipperd together: the store, the pipeline runner,
-// the outbound dispatcher, the copy and censor workers, the publish worker and
-// scheduler, and the HTTP API, behind one Start and one Close.
+// Package server wires clipperd together: the store, the pipeline runner
+// (with its watchdog), the outbound dispatcher, the copy and censor workers,
+// the publish worker and scheduler, the janitor, and the HTTP API, behind
+// one Start and one Close.
 // The clipperd command and in-process tests both start it this way.
 package server
 
@@ -18,6 +19,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
@@ -58,10 +60,16 @@ type Config struct {
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
-	// Now is the clock of the store and so of timestamps, credit months and
-	// publish schedules; nil = time.Now. Tests move it to make schedules
-	// due without waiting.
+	// Now is the clock of the store and so of timestamps, credit months,
+	// publish schedules and expiry; nil = time.Now. Tests move it to make
+	// schedules due without waiting.
 	Now func() time.Time
+	// UploadExpiry is the age after which an upload never completed, or
+	// never used by a project, is deleted; default a week.
+	UploadExpiry time.Duration
+	// JanitorPeriod is the time between the janitor's passes, which delete
+	// expired uploads and project media; default 10 minutes.
+	JanitorPeriod time.Duration
 }
 
 // Server is a running clipperd.
@@ -76,6 +84,7 @@ type Server struct {
 	disp      *outbound.Dispatcher
 	copies    *copyjobs.Worker
 	censors   *censorjobs.Worker
+	janitor   *janitor.Janitor
 	posts     *publish.Worker
 	scheduler *publish.Scheduler
 	store     *store.Store
@@ -169,7 +178,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	if err := s.newJobWorkers(dataDir, logger); err != nil {
+	if err := s.newJobWorkers(dataDir, cfg, logger); err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -214,19 +223,26 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// newJobWorkers makes the copy worker and the censor worker.
-func (s *Server) newJobWorkers(dataDir string, logger *slog.Logger) error {
+// newJobWorkers makes the copy worker, the censor worker and the janitor.
+func (s *Server) newJobWorkers(dataDir string, cfg Config, logger *slog.Logger) error {
 	var err error
 	s.copies, err = copyjobs.New(copyjobs.Config{Store: s.store, Logger: logger.With("component", "copyjobs")})
 	if err != nil {
 		return err
 	}
 	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, DataDir: dataDir, Logger: logger.With("component", "censorjobs")})
+	if err != nil {
+		return err
+	}
+	s.janitor, err = janitor.New(janitor.Config{
+		Store: s.store, DataDir: dataDir, UploadExpiry: cfg.UploadExpiry, Period: cfg.JanitorPeriod,
+		Logger: logger.With("component", "janitor"),
+	})
 	return err
 }
 
 // startJobWorkers starts the copy worker and the censor worker, which run
-// the jobs a stopped process left unfinished first.
+// the jobs a stopped process left unfinished first, and the janitor.
 func (s *Server) startJobWorkers(ctx context.Context) error {
 	if err := s.copies.Start(ctx); err != nil {
 		return fmt.Errorf("start copy jobs: %w", err)
@@ -234,6 +250,7 @@ func (s *Server) startJobWorkers(ctx context.Context) error {
 	if err := s.censors.Start(ctx); err != nil {
 		return fmt.Errorf("start censor jobs: %w", err)
 	}
+	s.janitor.Start(ctx)
 	return nil
 }
 
@@ -274,8 +291,8 @@ func (s *Server) URL() string { return s.url }
 // Close stops the server gracefully: it stops accepting requests and waits
 // for open ones, stops the pipeline (work cut short resumes on the next
 // start), the scheduler, the publish worker, the dispatcher and the copy
-// worker (work cut short runs again on the next start), then closes the
-// store. Calling it again returns
+// worker (work cut short runs again on the next start) and the janitor,
+// then closes the store. Calling it again returns
 // the first result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.stopAll() })
@@ -318,6 +335,9 @@ func (s *Server) stopAll() error {
 	}
 	if s.censors != nil {
 		s.censors.Stop()
+	}
+	if s.janitor != nil {
+		s.janitor.Stop()
 	}
 	if s.cancel != nil {
 		s.cancel()

@@ -207,6 +207,13 @@ var migrations = []migration{
 		updated_at TEXT NOT NULL
 	);
 	CREATE INDEX censor_jobs_status ON censor_jobs(status, created_at);`},
+	// 9: storage lifecycle. The janitor finds old uploads by creation and
+	// projects by expiry; an org's storage is summed over its uploads, and an
+	// upload is "used" when a project names it as its source.
+	{sql: `CREATE INDEX uploads_created ON uploads(created_at);
+	CREATE INDEX uploads_org ON uploads(org_id);
+	CREATE INDEX projects_source ON projects(source_id);
+	CREATE INDEX projects_storage_expire ON projects(storage_expire_at);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

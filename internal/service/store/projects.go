@@ -121,11 +121,13 @@ type Admission struct {
 	MaxConcurrent  int   // <= 0: no limit
 	MonthlyCredits int64 // <= 0: no limit
 	Reserve        int64 // credits taken at creation (the API minimum)
+	StorageQuota   int64 // bytes of uploads and media per org; <= 0: no quota
 }
 
-// CreateProject inserts p if the org is under its concurrent cap and has
-// Reserve credits left this month, taking those credits, all in one
-// transaction so parallel creates cannot overshoot either limit.
+// CreateProject inserts p if the org is under its concurrent cap and its
+// storage quota and has Reserve credits left this month, taking those
+// credits, all in one transaction so parallel creates cannot overshoot a
+// limit.
 func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if adm.MaxConcurrent > 0 {
@@ -136,6 +138,9 @@ func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) er
 			if n >= adm.MaxConcurrent {
 				return ErrConcurrentCap
 			}
+		}
+		if err := checkStorage(ctx, tx, p.OrgID, 0, adm.StorageQuota); err != nil {
+			return err
 		}
 		if err := chargeCredits(ctx, tx, p.OrgID, s.Now(), adm.Reserve, adm.MonthlyCredits); err != nil {
 			return err

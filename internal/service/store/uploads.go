@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 )
@@ -21,18 +20,28 @@ type Upload struct {
 	CreatedAt string
 }
 
-// SaveUpload inserts or replaces an upload record.
+// SaveUpload inserts a new upload (CreatedAt unset) or updates a stored
+// one. An update of an upload that is gone (the janitor deleted it as
+// expired) is ErrNotFound: a PUT still running never brings it back.
 func (s *Store) SaveUpload(ctx context.Context, u *Upload) error {
 	if u.CreatedAt == "" {
 		u.CreatedAt = Timestamp(s.Now())
+		_, err := s.db.ExecContext(ctx, `INSERT INTO uploads(id, org_id, user_id, session_id, path, total, received, complete, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.CreatedAt)
+		if err != nil {
+			u.CreatedAt = ""
+			return fmt.Errorf("save upload %s: %w", u.ID, err)
+		}
+		return nil
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO uploads(id, org_id, user_id, session_id, path, total, received, complete, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(id) DO UPDATE SET session_id = excluded.session_id, path = excluded.path, total = excluded.total,
-			received = excluded.received, complete = excluded.complete`,
-		u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.CreatedAt)
+	res, err := s.db.ExecContext(ctx, `UPDATE uploads SET session_id = ?, path = ?, total = ?, received = ?, complete = ? WHERE id = ?`,
+		u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.ID)
 	if err != nil {
 		return fmt.Errorf("save upload %s: %w", u.ID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("save upload %s: %w", u.ID, ErrNotFound)
 	}
 	return nil
 }
@@ -51,15 +60,24 @@ func (s *Store) GetUploadBySession(ctx context.Context, sessionID string) (*Uplo
 }
 
 func (s *Store) getUpload(ctx context.Context, where string, arg string) (*Upload, error) {
-	var u Upload
-	var complete int
-	err := s.db.QueryRowContext(ctx, `SELECT id, org_id, user_id, session_id, path, total, received, complete, created_at FROM uploads WHERE `+where, arg).
-		Scan(&u.ID, &u.OrgID, &u.UserID, &u.SessionID, &u.Path, &u.Total, &u.Received, &complete, &u.CreatedAt)
-	if errors.Is(err, sql.ErrNoRows) {
+	u, err := queryOne(ctx, s.db, scanUpload, `SELECT `+uploadColumns+` FROM uploads WHERE `+where, arg)
+	if errors.Is(err, ErrNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get upload: %w", err)
+	}
+	return u, nil
+}
+
+// uploadColumns lists the uploads columns in the order scanUpload reads them.
+const uploadColumns = `id, org_id, user_id, session_id, path, total, received, complete, created_at`
+
+func scanUpload(row scanner) (*Upload, error) {
+	var u Upload
+	var complete int
+	if err := row.Scan(&u.ID, &u.OrgID, &u.UserID, &u.SessionID, &u.Path, &u.Total, &u.Received, &complete, &u.CreatedAt); err != nil {
+		return nil, err
 	}
 	u.Complete = complete != 0
 	return &u, nil

@@ -1,0 +1,218 @@
+package janitor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// clock is a fake clock the test moves.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+type env struct {
+	t     *testing.T
+	st    *store.Store
+	dir   string
+	clock *clock
+	j     *Janitor
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	c := &clock{t: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
+	st.SetClock(c.now) // records are stamped by the same fake clock
+	j, err := New(Config{Store: st, DataDir: dir, UploadExpiry: 168 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, st: st, dir: dir, clock: c, j: j}
+}
+
+// upload stores an upload of n bytes with its file, complete or not.
+func (e *env) upload(n int, complete bool) *store.Upload {
+	e.t.Helper()
+	u := &store.Upload{ID: store.NewID("up_"), OrgID: "org", UserID: "user", Total: int64(n), Received: int64(n), Complete: complete}
+	u.Path = filepath.Join(e.dir, "uploads", u.ID+".bin")
+	writeFile(e.t, u.Path, n)
+	if err := e.st.SaveUpload(context.Background(), u); err != nil {
+		e.t.Fatal(err)
+	}
+	return u
+}
+
+// project stores a COMPLETE project made from the upload sourceID ("" for
+// a link) with a clip and n bytes of media; it expires 30 days from now.
+func (e *env) project(sourceID string, n int) *store.Project {
+	e.t.Helper()
+	req := &apitypes.CreateProjectRequest{VideoURL: sourceID, CurationPref: &apitypes.CurationPref{}}
+	p := store.NewProject(store.Key{OrgID: "org", UserID: "user"}, req, apitypes.PlatformUploaded, sourceID, e.clock.now())
+	if err := e.st.CreateProject(context.Background(), p, store.Admission{}); err != nil {
+		e.t.Fatal(err)
+	}
+	writeFile(e.t, filepath.Join(e.dir, "media", p.ID, "clip.mp4"), n)
+	if _, err := e.st.MutateProject(context.Background(), p.ID, func(p *store.Project) error {
+		p.Stage, p.StorageSize = apitypes.StageComplete, int64(n)
+		return nil
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	err := e.st.ReplaceClips(context.Background(), p.ID, "org", []apitypes.ExportableClip{
+		{ID: p.ID + ".c1", CurationID: "c1", URIForExport: "http://x/media/" + p.ID + "/clip.mp4", StorageUsed: int64(n)},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) pass() Swept {
+	e.t.Helper()
+	sw, err := e.j.Pass(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return sw
+}
+
+func writeFile(t *testing.T, path string, n int) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, make([]byte, n), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// Unfinished uploads and complete uploads no project uses are deleted,
+// record and file, once older than the expiry, not before; an upload a
+// project was made from stays while the project keeps its media.
+func TestUploadsExpireWhenUnfinishedOrUnused(t *testing.T) {
+	e := newEnv(t)
+	unfinished := e.upload(10, false)
+	unused := e.upload(20, true)
+	used := e.upload(30, true)
+	e.project(used.ID, 5)
+
+	e.clock.advance(167 * time.Hour)
+	if sw := e.pass(); sw.Uploads != 0 {
+		t.Fatalf("a pass before the expiry deleted %d uploads", sw.Uploads)
+	}
+	e.clock.advance(2 * time.Hour)
+	sw := e.pass()
+	if sw.Uploads != 2 || sw.Bytes != 30 {
+		t.Errorf("swept %+v, want 2 uploads of 30 bytes", sw)
+	}
+	for _, u := range []*store.Upload{unfinished, unused} {
+		if _, err := e.st.GetUpload(context.Background(), u.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("expired upload %s still recorded: %v", u.ID, err)
+		}
+		if exists(u.Path) {
+			t.Errorf("file of expired upload %s still there", u.ID)
+		}
+	}
+	if _, err := e.st.GetUpload(context.Background(), used.ID); err != nil || !exists(used.Path) {
+		t.Errorf("the upload a project uses was deleted: %v", err)
+	}
+	if sw := e.pass(); sw != (Swept{}) {
+		t.Errorf("a second pass swept %+v, want nothing", sw)
+	}
+}
+
+// At storageExpireAt a finished project's media and the upload it was made
+// from are deleted; the project stays readable with storageStatus EXPIRED,
+// no storageSize, and clips without addresses.
+func TestProjectMediaExpire(t *testing.T) {
+	e := newEnv(t)
+	up := e.upload(100, true)
+	p := e.project(up.ID, 400)
+	later := e.project("", 50)
+	media := filepath.Join(e.dir, "media", p.ID)
+
+	e.clock.advance(29 * 24 * time.Hour)
+	if sw := e.pass(); sw.Projects != 0 || !exists(media) {
+		t.Fatalf("a pass before storageExpireAt swept %+v", sw)
+	}
+	e.clock.advance(24*time.Hour + time.Second)
+	// Only p has expired: move the other one's expiry a day on.
+	if _, err := e.st.MutateProject(context.Background(), later.ID, func(p *store.Project) error {
+		p.StorageExpireAt = store.Timestamp(e.clock.now().Add(24 * time.Hour))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sw := e.pass()
+	if sw.Projects != 1 || sw.Bytes != 500 {
+		t.Errorf("swept %+v, want 1 project and 500 bytes (media and its upload)", sw)
+	}
+	if exists(media) || exists(up.Path) {
+		t.Error("media or upload of the expired project still on disk")
+	}
+	got, err := e.st.GetProject(context.Background(), p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api := got.API(); api.StorageStatus != store.StorageExpired || api.StorageSize != 0 || api.Stage != apitypes.StageComplete {
+		t.Errorf("expired project reports storageStatus %q storageSize %d stage %s", api.StorageStatus, api.StorageSize, api.Stage)
+	}
+	clips, err := e.st.ListClips(context.Background(), p.ID, 0, 10)
+	if err != nil || len(clips) != 1 || clips[0].URIForExport != "" {
+		t.Errorf("clips of the expired project %+v, %v; want the clip without its address", clips, err)
+	}
+	if !exists(filepath.Join(e.dir, "media", later.ID, "clip.mp4")) {
+		t.Error("media of a project not yet expired were deleted")
+	}
+}
+
+// A project still in work keeps its media past storageExpireAt until it
+// ends.
+func TestProjectInWorkKeepsMedia(t *testing.T) {
+	e := newEnv(t)
+	p := e.project("", 10)
+	if _, err := e.st.MutateProject(context.Background(), p.ID, func(p *store.Project) error {
+		p.Stage = apitypes.StageRender
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.advance(31 * 24 * time.Hour)
+	if sw := e.pass(); sw.Projects != 0 || !exists(filepath.Join(e.dir, "media", p.ID)) {
+		t.Errorf("a project in RENDER lost its media: %+v", sw)
+	}
+}
+
+// Start runs a pass at once; Stop waits for the loop.
+func TestStartRunsAPass(t *testing.T) {
+	e := newEnv(t)
+	u := e.upload(10, false)
+	e.clock.advance(200 * time.Hour)
+	e.j.Start(context.Background())
+	deadline := time.Now().Add(10 * time.Second)
+	for exists(u.Path) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.j.Stop()
+	if exists(u.Path) {
+		t.Error("the first pass did not delete the expired upload")
+	}
+}

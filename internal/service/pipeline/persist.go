@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Defaults of the retry of a project's state writes: five attempts over
+// about 7.5 s, enough for an operator or the janitor to free a full disk
+// before the watchdog has to step in.
+const (
+	defaultWriteAttempts  = 5
+	defaultWriteRetryBase = 500 * time.Millisecond
+	writeRetryMax         = 30 * time.Second
+)
+
+// errStale is a watchdog write whose project moved on since it was read.
+var errStale = errors.New("project changed since the watchdog read it")
+
+// persist runs write, a write of a project's state (its stage, stall or
+// completion), again after a failure (a full disk, a database error) with
+// backoff, WriteAttempts times in all. A refusal (the project is not in the
+// state the write expects, or gone) is final at once, and so is a wait cut
+// by ctx. The error is the last attempt's.
+func (r *Runner) persist(ctx context.Context, what, id string, write func() error) error {
+	for n := 1; ; n++ {
+		err := write()
+		if err == nil || !retryableWrite(err) || n >= r.cfg.WriteAttempts {
+			return err
+		}
+		wait := backoff.Exponential(n, r.cfg.WriteRetryBase, writeRetryMax)
+		r.log.Warn("persist failed; retrying", "what", what, "project", id, "attempt", n, "wait", wait, "full", store.IsFull(err), "err", err)
+		if r.sleep(ctx, wait) != nil {
+			return err
+		}
+	}
+}
+
+// retryableWrite tells a write failure worth another attempt from a refusal.
+func retryableWrite(err error) bool {
+	return !errors.Is(err, errNotQueued) && !errors.Is(err, errStale) && !errors.Is(err, store.ErrNotFound) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// sleepCtx waits d or until ctx ends (its error then).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
