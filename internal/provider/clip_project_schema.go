@@ -21,6 +21,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/provider/planmodifiers"
 	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 )
 
 // sourceLangPattern accepts `auto` and language codes such as en, pt-BR or zh-Hans.
@@ -179,7 +180,7 @@ func conclusionActionsAttribute() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		MarkdownDescription: "Actions run when the project concludes (`conclusionActions`): a signed webhook or an email.",
 		Optional:            true,
-		Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+		Validators:          []validator.List{listvalidator.SizeBetween(1, rules.MaxConclusionActions)},
 		PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
 		NestedObject: schema.NestedAttributeObject{
 			Validators: []validator.Object{validators.ConclusionAction()},

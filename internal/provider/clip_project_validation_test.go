@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -53,6 +54,9 @@ resource "clipper_clip_project" "bad" {
 			errorText("conclusion_actions[0].url: a WEBHOOK action needs an absolute http(s) url to post to")},
 		{"webhook with an email", withVideo(`conclusion_actions = [{ type = "WEBHOOK", url = "https://hooks.example.com/x", email = "ops@example.com" }]`),
 			errorText("conclusion_actions[0].email: does not apply when type is WEBHOOK; remove it")},
+		{"eleven actions", withVideo("conclusion_actions = [" +
+			strings.Repeat(`{ type = "EMAIL", email = "ops@example.com" }, `, 11) + "]"),
+			errorText("conclusion_actions list must contain at least 1 elements and at most 10 elements, got: 11")},
 		{"unknown action type", withVideo(`conclusion_actions = [{ type = "SMS" }]`),
 			regexp.MustCompile(`(?s)conclusion_actions\[0\]\.type.*value must be one of`)},
 		{"bad video_url", project(`video_url = "ftp://videos.example.com/talk.mp4"`),

@@ -24,6 +24,20 @@ func ConclusionAction(typ, url, email string) error {
 	}
 }
 
+// MaxConclusionActions is how many conclusion actions one project may
+// carry, as hosted services cap a repository's hooks: each action is one
+// more message sent for every project, so an unbounded list turns one
+// request into thousands of webhooks and emails.
+const MaxConclusionActions = 10
+
+// ConclusionActionCount checks the number of conclusionActions of a project.
+func ConclusionActionCount(n int) error {
+	if n > MaxConclusionActions {
+		return &Error{Rule: fmt.Sprintf("at most %d conclusion actions per project, not %d", MaxConclusionActions, n)}
+	}
+	return nil
+}
+
 type actionField struct{ name, value string }
 
 // actionFields checks that the field an action of type typ needs is set and

@@ -25,3 +25,19 @@ func TestConclusionAction(t *testing.T) {
 		})
 	}
 }
+
+func TestConclusionActionCount(t *testing.T) {
+	cases := []struct {
+		n    int
+		want string
+	}{
+		{0, ""},
+		{1, ""},
+		{MaxConclusionActions, ""},
+		{MaxConclusionActions + 1, "at most 10 conclusion actions per project, not 11"},
+		{1000, "at most 10 conclusion actions per project, not 1000"},
+	}
+	for _, tc := range cases {
+		wantBroken(t, ConclusionActionCount(tc.n), "", tc.want)
+	}
+}

@@ -47,6 +47,13 @@ type Config struct {
 	// networks (a local test server); off, such imports are refused.
 	AllowPrivateImports bool
 	Logger              *slog.Logger // nil = discard
+
+	// AllowPrivateWebhooks lets WEBHOOK conclusion actions name loopback
+	// and private hosts; off, a url whose address is visible at create as
+	// one is refused then (and package netguard refuses the rest when the
+	// delivery connects).
+	AllowPrivateWebhooks bool
+
 	// OnPostCreated and OnScheduleCreated are called after a post task or a
 	// publish schedule was stored (the server wakes the publish worker and
 	// the scheduler); nil = nothing.
@@ -75,6 +82,7 @@ type API struct {
 	asr          string
 
 	postCreated, scheduleCreated func()
+	allowPrivateWebhooks         bool
 }
 
 // New returns the handler of every clipperd route.
@@ -161,6 +169,8 @@ func newAPI(cfg Config) *API {
 
 		postCreated:     cfg.OnPostCreated,
 		scheduleCreated: cfg.OnScheduleCreated,
+
+		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}
 }
 

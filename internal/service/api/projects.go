@@ -78,6 +78,11 @@ func (a *API) projectOf(ctx context.Context, key store.Key, req *apitypes.Create
 	if err != nil {
 		return nil, "", err
 	}
+	if !a.allowPrivateWebhooks {
+		if err := checkWebhookHosts(ctx, req.ConclusionActions); err != nil {
+			return nil, "", err
+		}
+	}
 	return store.NewProject(key, req, platform, sourceID, a.store.Now()), uploadID, nil
 }
 

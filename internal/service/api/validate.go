@@ -39,6 +39,9 @@ func normalizeCreate(req *apitypes.CreateProjectRequest) error {
 			return err
 		}
 	}
+	if err := rules.ConclusionActionCount(len(req.ConclusionActions)); err != nil {
+		return ruleError("conclusionActions", err)
+	}
 	for i, act := range req.ConclusionActions {
 		if err := rules.ConclusionAction(act.Type, act.URL, act.Email); err != nil {
 			return ruleError(fmt.Sprintf("conclusionActions[%d]", i), err)

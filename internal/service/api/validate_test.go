@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,6 +38,9 @@ func TestNormalizeCreateNamesTheField(t *testing.T) {
 			ConclusionActions: []apitypes.ConclusionAction{{Type: apitypes.ActionEmail, Email: "ops@example.com"},
 				{Type: apitypes.ActionWebhook, URL: "https://hooks.example.com/x", Email: "ops@example.com"}}},
 			"conclusionActions[1].email", "does not apply when type is WEBHOOK"},
+		{"ten actions", apitypes.CreateProjectRequest{VideoURL: video, ConclusionActions: emailActions(10)}, "", ""},
+		{"eleven actions", apitypes.CreateProjectRequest{VideoURL: video, ConclusionActions: emailActions(11)},
+			"conclusionActions", "at most 10 conclusion actions per project, not 11"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,4 +60,13 @@ func TestNormalizeCreateNamesTheField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// emailActions is n valid EMAIL conclusion actions.
+func emailActions(n int) []apitypes.ConclusionAction {
+	actions := make([]apitypes.ConclusionAction, n)
+	for i := range actions {
+		actions[i] = apitypes.ConclusionAction{Type: apitypes.ActionEmail, Email: fmt.Sprintf("ops%d@example.com", i)}
+	}
+	return actions
 }

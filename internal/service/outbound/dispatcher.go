@@ -17,6 +17,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -28,8 +29,11 @@ type Config struct {
 	SMTP         string        // "host:port" of a relay taking plain, unauthenticated mail; empty = write .eml files
 	From         string        // sender address; default "clipperd@localhost"
 	Logger       *slog.Logger  // nil = discard
-	HTTPClient   *http.Client  // for webhooks; nil = a client with a 15 s timeout that does not follow redirects
+	HTTPClient   *http.Client  // for webhooks; nil = WebhookClient's default
 	PollInterval time.Duration // how often due deliveries are looked up without a Wake; default 5 s
+	// AllowPrivateWebhooks lets webhooks connect to loopback and private
+	// addresses; off, HTTPClient's connections go through package netguard.
+	AllowPrivateWebhooks bool
 
 	// RetryBase is the wait after the first failed attempt; it doubles per
 	// attempt up to RetryMax. MaxAttempts is how many attempts a delivery
@@ -68,9 +72,7 @@ func New(cfg Config) (*Dispatcher, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = NewHTTPClient()
-	}
+	cfg.HTTPClient = WebhookClient(cfg.HTTPClient, cfg.AllowPrivateWebhooks)
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 5 * time.Second
 	}
@@ -78,15 +80,20 @@ func New(cfg Config) (*Dispatcher, error) {
 	return &Dispatcher{cfg: cfg, log: cfg.Logger, retry: retry}, nil
 }
 
-// NewHTTPClient is the client signed webhooks are sent with: a 15 s timeout,
-// and redirects are not followed.
-func NewHTTPClient() *http.Client {
-	return &http.Client{
-		Timeout: 15 * time.Second,
-		// A redirect answer is not an acknowledgement; re-POSTing
-		// elsewhere would also send the signed body to a third party.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+// WebhookClient is the client signed webhooks are sent with: base, by
+// default one with a 15 s timeout that does not follow redirects, with its
+// connections to non-public addresses refused (package netguard) unless
+// allowPrivate.
+func WebhookClient(base *http.Client, allowPrivate bool) *http.Client {
+	if base == nil {
+		base = &http.Client{
+			Timeout: 15 * time.Second,
+			// A redirect answer is not an acknowledgement; re-POSTing
+			// elsewhere would also send the signed body to a third party.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
 	}
+	return netguard.Client(base, allowPrivate)
 }
 
 // Start runs the send loop until Stop or ctx ends. Deliveries left pending
@@ -144,6 +151,8 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
 	}
 	dl.Attempts++
 	wait, giveUp := d.retry.After(dl.Attempts)
+	// A refused address is refused again on every attempt.
+	giveUp = giveUp || errors.As(err, new(*netguard.RefusedError))
 	switch {
 	case err == nil:
 		dl.Status, dl.LastError = store.DeliveryDone, ""

@@ -111,7 +111,7 @@ func TestWebhookSignedAndRetriedAfterFailure(t *testing.T) {
 	msg := "boom"
 	payload, _ := json.Marshal(apitypes.WebhookPayload{ProjectID: testProject, OrgID: testOrg, Stage: apitypes.StageStalled, Error: &msg, Timestamp: "2025-01-01T00:00:00.000Z"})
 	id := enqueue(t, st, apitypes.ActionWebhook, receiver.URL+"/hook", string(payload))
-	startDispatcher(t, Config{Store: st, DataDir: dir})
+	startDispatcher(t, Config{Store: st, DataDir: dir, AllowPrivateWebhooks: true}) // the receiver is on loopback
 
 	d := waitDelivery(t, st, id)
 	if d.Status != store.DeliveryDone || d.Attempts != 2 {
@@ -159,7 +159,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	}))
 	defer srv.Close()
 	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{"projectId":"x"}`)
-	startDispatcher(t, Config{Store: st, DataDir: dir, MaxAttempts: 3, RetryBase: 10 * time.Millisecond})
+	startDispatcher(t, Config{Store: st, DataDir: dir, MaxAttempts: 3, RetryBase: 10 * time.Millisecond, AllowPrivateWebhooks: true})
 	d := waitDelivery(t, st, id)
 	if d.Status != store.DeliveryFailed || d.Attempts != 3 {
 		t.Fatalf("delivery = %s after %d attempts, want failed after 3", d.Status, d.Attempts)
@@ -352,7 +352,7 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	defer srv.Close()
 	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{}`)
 	// First process: one failed attempt, next try far away, then it stops.
-	d1, err := New(Config{Store: st, DataDir: dir, PollInterval: 10 * time.Millisecond, RetryBase: time.Hour})
+	d1, err := New(Config{Store: st, DataDir: dir, PollInterval: 10 * time.Millisecond, RetryBase: time.Hour, AllowPrivateWebhooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	if err := st.SaveDeliveryAttempt(context.Background(), &ds[0]); err != nil {
 		t.Fatal(err)
 	}
-	startDispatcher(t, Config{Store: st, DataDir: dir})
+	startDispatcher(t, Config{Store: st, DataDir: dir, AllowPrivateWebhooks: true})
 	if d := waitDelivery(t, st, id); d.Status != store.DeliveryDone || d.Attempts != 2 {
 		t.Fatalf("delivery = %s after %d attempts, want done after 2", d.Status, d.Attempts)
 	}
@@ -398,7 +398,7 @@ func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
 	}))
 	defer srv.Close()
 	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{"projectId":"p"}`)
-	d, err := New(Config{Store: st, DataDir: dir, PollInterval: time.Hour})
+	d, err := New(Config{Store: st, DataDir: dir, PollInterval: time.Hour, AllowPrivateWebhooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,4 +419,34 @@ func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
 		t.Fatalf("deliveries after Stop = %+v, %v; want the cut-short one still pending with no attempt counted", ds, err)
 	}
 	d.Stop() // a second Stop is a no-op
+}
+
+// TestWebhookToPrivateAddressRefused: unless private webhooks are allowed,
+// a webhook whose target connects to a non-public address (here loopback:
+// clipperd's own API could be one) is never sent; the delivery fails at
+// once, its last error saying why, and is not retried.
+func TestWebhookToPrivateAddressRefused(t *testing.T) {
+	st, dir := newStore(t)
+	receiver := webhooktest.New(t, 0)
+	port := receiver.URL[strings.LastIndexByte(receiver.URL, ':')+1:]
+	ids := []int64{
+		enqueue(t, st, apitypes.ActionWebhook, receiver.URL+"/hook", `{"projectId":"p"}`),
+		enqueue(t, st, apitypes.ActionWebhook, "http://localhost:"+port+"/hook", `{"projectId":"p"}`),
+	}
+	startDispatcher(t, Config{Store: st, DataDir: dir})
+	for _, id := range ids {
+		d := waitDelivery(t, st, id)
+		if d.Status != store.DeliveryFailed || d.Attempts != 1 {
+			t.Errorf("delivery %s: %s after %d attempts, want failed after 1", d.Target, d.Status, d.Attempts)
+		}
+		// localhost may be tried as ::1 first.
+		for _, want := range []string{"refusing to connect to the non-public address", "--allow-private-webhooks"} {
+			if !strings.Contains(d.LastError, want) {
+				t.Errorf("delivery %s: last error %q does not say %q", d.Target, d.LastError, want)
+			}
+		}
+	}
+	if got := receiver.Requests(); len(got) != 0 {
+		t.Errorf("the loopback receiver got %d requests, want none", len(got))
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -59,6 +60,11 @@ func PostSigned(ctx context.Context, client *http.Client, target, key string, bo
 	req.Header.Set(apitypes.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
 	req.Header.Set(apitypes.HeaderSignature, Sign(key, body, salt))
 	resp, err := client.Do(req)
+	var refused *netguard.RefusedError
+	if errors.As(err, &refused) {
+		return fmt.Errorf("webhook url %s: %w; webhooks are sent only to public addresses "+
+			"unless clipperd runs with --allow-private-webhooks", target, refused)
+	}
 	if err != nil {
 		return fmt.Errorf("webhook POST %s: %w", target, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -106,9 +107,9 @@ func (r *Runner) download(ctx context.Context, u *url.URL, dst string) error {
 	req.Header.Set("User-Agent", "clipperd-import/1")
 	resp, err := r.client.Do(req)
 	if err != nil {
-		var pe *privateAddrError
-		if errors.As(err, &pe) {
-			return permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, pe.ip)
+		var refused *netguard.RefusedError
+		if errors.As(err, &refused) {
+			return permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, refused.Addr)
 		}
 		return fmt.Errorf("download videoUrl %s: %w", shown, err)
 	}

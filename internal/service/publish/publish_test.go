@@ -239,7 +239,7 @@ func TestWebhookPublishesSignedAndRetries(t *testing.T) {
 	p := e.post(account)
 	// The retry waits RetryBase of the store's clock, which stands still
 	// until the test moves it.
-	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Minute}})
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Minute}, AllowPrivateWebhooks: true}) // the receiver is on loopback
 	pending := e.waitPost(p.ID, "tried once", func(p *store.Post) bool { return p.Attempts == 1 })
 	if pending.Status != store.PostPending || !strings.Contains(pending.LastError, "503") {
 		t.Fatalf("after the failed attempt: %+v", pending)
@@ -268,6 +268,25 @@ func TestWebhookPublishesSignedAndRetries(t *testing.T) {
 	if doc.PostID != p.ID || doc.MediaURL != mediaURL || doc.ContentID != testProject+"."+testClip || doc.Title != "Launch" ||
 		doc.Platform != "TWITTER" || doc.PublishedAt != store.Timestamp(done.PublishedAt) {
 		t.Errorf("webhook body = %+v", doc)
+	}
+}
+
+// TestWebhookToPrivateAddressRefused: unless private webhooks are allowed,
+// a webhook destination that connects to a non-public address is never
+// called; the post fails at once with the reason and is not retried.
+func TestWebhookToPrivateAddressRefused(t *testing.T) {
+	receiver := webhooktest.New(t, 0)
+	e := newEnv(t)
+	p := e.post(e.account("webhook:" + receiver.URL + "/posts"))
+	e.startWorker(WorkerConfig{})
+	got := e.waitPost(p.ID, "settled", func(p *store.Post) bool { return p.Status != store.PostPending })
+	if got.Status != store.PostFailed || got.Attempts != 1 ||
+		!strings.Contains(got.LastError, "non-public address 127.0.0.1") ||
+		!strings.Contains(got.LastError, "--allow-private-webhooks") {
+		t.Fatalf("post = %+v, want failed after 1 attempt naming the refused address and the opt-out", got)
+	}
+	if n := len(receiver.Requests()); n != 0 {
+		t.Errorf("the loopback receiver got %d requests, want none", n)
 	}
 }
 
@@ -303,7 +322,7 @@ func TestStopLeavesThePostInProgressPending(t *testing.T) {
 	defer hook.Close()
 	e := newEnv(t)
 	p := e.post(e.account("webhook:" + hook.URL))
-	w := e.startWorker(WorkerConfig{})
+	w := e.startWorker(WorkerConfig{AllowPrivateWebhooks: true})
 	select {
 	case <-arrived:
 	case <-time.After(waitLimit):

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -22,7 +23,11 @@ type WorkerConfig struct {
 	// posts (DataDir/published).
 	DataDir    string
 	Logger     *slog.Logger // nil = discard
-	HTTPClient *http.Client // for webhook destinations; nil = outbound.NewHTTPClient()
+	HTTPClient *http.Client // for webhook destinations; nil = outbound.WebhookClient's default
+	// AllowPrivateWebhooks lets webhook destinations connect to loopback
+	// and private addresses; off, HTTPClient's connections go through
+	// package netguard.
+	AllowPrivateWebhooks bool
 	// PollInterval is how often due posts (retries) are looked for without
 	// a Wake; default 1 s.
 	PollInterval time.Duration
@@ -48,9 +53,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = outbound.NewHTTPClient()
-	}
+	cfg.HTTPClient = outbound.WebhookClient(cfg.HTTPClient, cfg.AllowPrivateWebhooks)
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
 	}
@@ -106,7 +109,9 @@ func (w *Worker) attempt(ctx context.Context, p *store.Post) {
 	}
 	p.Attempts++
 	p.LastError = err.Error()
-	if wait, giveUp := w.cfg.Retry.After(p.Attempts); giveUp {
+	wait, giveUp := w.cfg.Retry.After(p.Attempts)
+	// A refused address is refused again on every attempt.
+	if giveUp || errors.As(err, new(*netguard.RefusedError)) {
 		p.Status = store.PostFailed
 		w.log.Warn("post failed, giving up", "post", p.ID, "attempts", p.Attempts, "err", err)
 	} else {

@@ -139,7 +139,7 @@ func TestPrivateImportsRefused(t *testing.T) {
 	c := newClient(t, srv, devKey)
 	for _, u := range []string{"http://127.0.0.1:9/v.mp4", "http://localhost/v.mp4", "http://[::1]/v.mp4",
 		"http://10.1.2.3/v.mp4", "http://192.168.0.10/v.mp4", "http://169.254.169.254/latest", "http://[fd00::1]/v.mp4",
-		// Reserved ranges the pipeline refuses too (sources.IsPrivateAddr): benchmarking, class E, NAT64.
+		// Reserved ranges the pipeline refuses too (netguard.IsPrivateAddr): benchmarking, class E, NAT64.
 		"http://198.18.0.1/v.mp4", "http://240.0.0.1/v.mp4", "http://[64:ff9b::a00:1]/v.mp4"} {
 		resp, data := c.create(map[string]any{"videoUrl": u})
 		wantError(t, resp, data, http.StatusBadRequest, "Bad Request", "videoUrl: host")

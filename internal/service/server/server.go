@@ -57,6 +57,9 @@ type Config struct {
 	ASR, ASRCommand     string
 	AllowPrivateImports bool
 	Logger              *slog.Logger // nil = discard
+	// AllowPrivateWebhooks lets webhooks (conclusion actions, the webhook
+	// publish destination) reach loopback and private addresses.
+	AllowPrivateWebhooks bool
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
@@ -155,6 +158,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 
 	s.disp, err = outbound.New(outbound.Config{
 		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
+		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -212,6 +216,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			OnPostCreated:       s.posts.Wake,
 			OnScheduleCreated:   s.scheduler.Wake,
 			ASR:                 asr.Describe(),
+
+			AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 		}),
 		ReadHeaderTimeout: 15 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -260,6 +266,7 @@ func (s *Server) newPublishing(dataDir string, cfg Config, logger *slog.Logger) 
 	var err error
 	s.posts, err = publish.NewWorker(publish.WorkerConfig{
 		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"),
+		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	})
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package sources
 
 import (
 	"errors"
-	"net/netip"
 	"strings"
 	"testing"
 
@@ -95,26 +94,6 @@ func TestClassifyErrorRule(t *testing.T) {
 		if got, want := err.Error(), "videoUrl "+c.rule; got != want {
 			t.Errorf("Classify(%q) error text %q, want %q", c.in, got, want)
 		}
-	}
-}
-
-func TestIsPrivateAddr(t *testing.T) {
-	for _, s := range []string{"127.0.0.1", "10.2.3.4", "172.16.0.1", "172.31.255.255", "192.168.1.1", "::1",
-		"fc00::1", "fd12::1", "169.254.169.254", "fe80::1", "0.0.0.0", "0.1.2.3", "::", "::ffff:127.0.0.1",
-		"::ffff:10.0.0.1", "100.64.0.1", "192.0.0.8", "198.18.0.1", "224.0.0.1", "ff02::1", "240.0.0.1",
-		"255.255.255.255", "64:ff9b::a00:1"} {
-		if !IsPrivateAddr(netip.MustParseAddr(s)) {
-			t.Errorf("IsPrivateAddr(%s) = false, want true", s)
-		}
-	}
-	for _, s := range []string{"8.8.8.8", "1.1.1.1", "172.32.0.1", "93.184.216.34", "100.128.0.1",
-		"2606:4700::1111", "::ffff:8.8.8.8"} {
-		if IsPrivateAddr(netip.MustParseAddr(s)) {
-			t.Errorf("IsPrivateAddr(%s) = true, want false", s)
-		}
-	}
-	if !IsPrivateAddr(netip.Addr{}) {
-		t.Error("IsPrivateAddr of the zero Addr = false, want true")
 	}
 }
 
