@@ -5,6 +5,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,11 +13,13 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
@@ -34,6 +37,16 @@ const (
 
 // DefaultListen is the address served when Config.Listen is empty.
 const DefaultListen = "127.0.0.1:8787"
+
+// Defaults of the limits on slow and idle clients (Config).
+const (
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 60 * time.Second
+	DefaultIdleTimeout  = 60 * time.Second
+	// readHeaderTimeout bounds reading a request's headers, which a client
+	// sends at once, within ReadTimeout.
+	readHeaderTimeout = 15 * time.Second
+)
 
 // defaultShutdownGrace bounds a graceful Close: open requests and in-flight
 // pipeline work get this long before they are cut (the pipeline resumes cut
@@ -62,6 +75,15 @@ type Config struct {
 	// publish schedules; nil = time.Now. Tests move it to make schedules
 	// due without waiting.
 	Now func() time.Time
+	// Slow and idle clients; zero takes the default. ReadTimeout bounds
+	// reading a request with its body, WriteTimeout writing its answer
+	// (a media download gets it per write instead, as it may take longer),
+	// IdleTimeout a keep-alive connection without a request. An upload
+	// PUT's body has no total deadline: it ends when no byte arrives for
+	// UploadProgressTimeout. MaxConnsPerIP caps the open connections of one
+	// client address (connlimit); below 0, no cap.
+	ReadTimeout, WriteTimeout, IdleTimeout, UploadProgressTimeout time.Duration
+	MaxConnsPerIP                                                 int
 }
 
 // Server is a running clipperd.
@@ -104,6 +126,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = defaultShutdownGrace
 	}
+	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, DefaultReadTimeout)
+	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout)
+	cfg.UploadProgressTimeout = cmp.Or(cfg.UploadProgressTimeout, api.DefaultUploadProgressTimeout)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -190,7 +216,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	s.http = &http.Server{
-		Handler: api.New(api.Config{
+		Handler: progressWrites(api.New(api.Config{
 			Store:               st,
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
@@ -203,16 +229,51 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			OnPostCreated:       s.posts.Wake,
 			OnScheduleCreated:   s.scheduler.Wake,
 			ASR:                 asr.Describe(),
-		}),
-		ReadHeaderTimeout: 15 * time.Second,
+
+			UploadProgressTimeout: cfg.UploadProgressTimeout,
+		}), cfg.WriteTimeout),
+		ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	served := ln
+	if cfg.MaxConnsPerIP >= 0 {
+		served = connlimit.New(ln, cfg.MaxConnsPerIP, logger.With("component", "connlimit"))
+	}
 	s.served = make(chan error, 1)
-	go func() { s.served <- s.http.Serve(ln) }()
+	go func() { s.served <- s.http.Serve(served) }()
 	ok = true
 	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
 	return s, nil
 }
+
+// progressWrites gives the media downloads, which may outlast any fixed
+// bound on a slow link, a deadline per write instead of the server's
+// whole-answer WriteTimeout: each write must go out within every.
+func progressWrites(h http.Handler, every time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/media/") {
+			w = &progressWriter{ResponseWriter: w, rc: http.NewResponseController(w), every: every}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type progressWriter struct {
+	http.ResponseWriter
+	rc    *http.ResponseController
+	every time.Duration
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	_ = p.rc.SetWriteDeadline(time.Now().Add(p.every))
+	return p.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (p *progressWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
 // newJobWorkers makes the copy worker and the censor worker.
 func (s *Server) newJobWorkers(dataDir string, logger *slog.Logger) error {

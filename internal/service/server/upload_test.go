@@ -237,3 +237,34 @@ func TestMediaRange(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadUnknownTotal sends chunks of unknown total ("bytes 0-4/*"); the
+// status query that names the total completes the upload once the storage
+// holds that many bytes, and a total below what it holds is refused.
+func TestUploadUnknownTotal(t *testing.T) {
+	srv := startServer(t, Config{})
+	c := newClient(t, srv, devKey)
+	data := randomBytes(10)
+	link := c.uploadLink()
+	session := c.startSession(link.URL)
+	for _, chunk := range []struct {
+		rng     string
+		from    int
+		wantRng string
+	}{{"bytes 0-4/*", 0, "bytes=0-4"}, {"bytes 5-9/*", 5, "bytes=0-9"}} {
+		resp, body := c.do(http.MethodPut, session, data[chunk.from:chunk.from+5], "Content-Range", chunk.rng)
+		if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Range") != chunk.wantRng {
+			t.Fatalf("chunk %s: %d Range %q %s", chunk.rng, resp.StatusCode, resp.Header.Get("Range"), body)
+		}
+	}
+	resp, body := c.do(http.MethodPut, session, nil, "Content-Range", "bytes */8")
+	wantError(t, resp, body, http.StatusBadRequest, "Bad Request", "Content-Range: TOTAL 8 is below the 10 bytes the storage holds")
+	resp, body = c.do(http.MethodPut, session, nil, "Content-Range", "bytes */10")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"complete":true`) {
+		t.Fatalf("status query naming the total: %d %s, want 200 complete", resp.StatusCode, body)
+	}
+	stored, err := os.ReadFile(filepath.Join(srv.dir, "uploads", link.UploadID+".bin"))
+	if err != nil || !bytes.Equal(stored, data) {
+		t.Fatalf("stored upload differs (err %v)", err)
+	}
+}
