@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
@@ -32,8 +33,16 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
 	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
 	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
+	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request with its body (upload bodies: see --upload-progress-timeout)")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time to write an answer (media downloads: per write)")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
+	fs.DurationVar(&cfg.UploadProgressTimeout, "upload-progress-timeout", server.DefaultUploadProgressTimeout, "an upload PUT ends when no byte of its body arrives for this long")
+	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "open connections per client address; new ones over it are closed at once (0 = no cap)")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := checkClientLimits(&cfg); err != nil {
 		return err
 	}
 	limits := map[string]int{
@@ -65,6 +74,27 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// checkClientLimits refuses timeouts that are not positive and a negative
+// connection cap; --max-conns-per-ip 0 lifts the cap.
+func checkClientLimits(cfg *server.Config) error {
+	timeouts := map[string]time.Duration{
+		"read-timeout": cfg.ReadTimeout, "write-timeout": cfg.WriteTimeout,
+		"idle-timeout": cfg.IdleTimeout, "upload-progress-timeout": cfg.UploadProgressTimeout,
+	}
+	for name, d := range timeouts {
+		if d <= 0 {
+			return fmt.Errorf("%w: --%s must be above 0, not %s", errUsage, name, d)
+		}
+	}
+	switch {
+	case cfg.MaxConnsPerIP < 0:
+		return fmt.Errorf("%w: --max-conns-per-ip must be 0 (no cap) or more, not %d", errUsage, cfg.MaxConnsPerIP)
+	case cfg.MaxConnsPerIP == 0:
+		cfg.MaxConnsPerIP = -1 // server.Config's "no cap"
+	}
+	return nil
 }
 
 // asrSet reports whether --asr was given (the default none warns, a chosen none does not).

@@ -43,6 +43,9 @@ const (
 	DefaultReadTimeout  = 30 * time.Second
 	DefaultWriteTimeout = 60 * time.Second
 	DefaultIdleTimeout  = 60 * time.Second
+
+	DefaultUploadProgressTimeout = api.DefaultUploadProgressTimeout
+	DefaultMaxConnsPerIP         = connlimit.DefaultMaxPerAddr
 	// readHeaderTimeout bounds reading a request's headers, which a client
 	// sends at once, within ReadTimeout.
 	readHeaderTimeout = 15 * time.Second
@@ -129,7 +132,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, DefaultReadTimeout)
 	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
 	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout)
-	cfg.UploadProgressTimeout = cmp.Or(cfg.UploadProgressTimeout, api.DefaultUploadProgressTimeout)
+	cfg.UploadProgressTimeout = cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
