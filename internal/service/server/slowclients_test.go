@@ -2,11 +2,13 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -206,5 +208,41 @@ func TestStalledUploadTakenOver(t *testing.T) {
 	resp, body := readAnswer(t, stalled, bufio.NewReader(stalled))
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "a newer request on this upload took over after 40 of 100 bytes") {
 		t.Errorf("stalled PUT: %d %s, want a 400 saying it was taken over", resp.StatusCode, body)
+	}
+}
+
+// TestMediaDownloadOutlastsWriteTimeout: a media download that takes
+// longer than the write timeout on a slow reader completes, since each
+// write gets the timeout instead of the whole answer.
+func TestMediaDownloadOutlastsWriteTimeout(t *testing.T) {
+	data := randomBytes(16 << 20) // more than loopback's socket buffers take at once
+	media := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "c1.mp4", time.Time{}, bytes.NewReader(data))
+	})
+	ts := httptest.NewUnstartedServer(progressWrites(media, 500*time.Millisecond))
+	ts.Config.WriteTimeout = 500 * time.Millisecond
+	ts.Start()
+	t.Cleanup(ts.Close)
+
+	resp, err := (&http.Client{Timeout: time.Minute}).Get(ts.URL + "/media/p1/c1.mp4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got bytes.Buffer
+	chunk := make([]byte, 256<<10)
+	for { // about 1.3 s in all at this pace, with no write waiting long
+		n, err := io.ReadFull(resp.Body, chunk)
+		got.Write(chunk[:n])
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("after %d bytes: %v", got.Len(), err)
+			}
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !bytes.Equal(got.Bytes(), data) {
+		t.Errorf("downloaded %d of %d bytes", got.Len(), len(data))
 	}
 }
