@@ -129,10 +129,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = defaultShutdownGrace
 	}
-	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, DefaultReadTimeout)
-	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
-	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout)
-	cfg.UploadProgressTimeout = cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout)
+	cfg.fillClientLimits()
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -241,15 +238,29 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	served := ln
-	if cfg.MaxConnsPerIP >= 0 {
-		served = connlimit.New(ln, cfg.MaxConnsPerIP, logger.With("component", "connlimit"))
-	}
+	served := limitConns(ln, cfg.MaxConnsPerIP, logger)
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()
 	ok = true
 	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
 	return s, nil
+}
+
+// fillClientLimits gives the zero limits on slow and idle clients their defaults.
+func (cfg *Config) fillClientLimits() {
+	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, DefaultReadTimeout)
+	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout)
+	cfg.UploadProgressTimeout = cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout)
+}
+
+// limitConns caps ln's open connections per client address at max (0 takes
+// the default, below 0 is no cap).
+func limitConns(ln net.Listener, max int, logger *slog.Logger) net.Listener {
+	if max < 0 {
+		return ln
+	}
+	return connlimit.New(ln, max, logger.With("component", "connlimit"))
 }
 
 // progressWrites gives the media downloads, which may outlast any fixed
