@@ -154,7 +154,7 @@ func TestUploadBodyProgress(t *testing.T) {
 	t.Run("steady", func(t *testing.T) {
 		srv := startServer(t, Config{ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond,
 			UploadProgressTimeout: 5 * time.Second})
-		session := newClient(t, srv, devKey).startSession(newClient(t, srv, devKey).uploadLink().URL)
+		_, session := newClient(t, srv, devKey).openUpload()
 		c := rawConn(t, srv, "127.0.0.1")
 		sendPut(t, c, session, "bytes 0-9/10", 10, nil)
 		for i := range 10 { // a second in all: five times the read and write timeouts
@@ -169,7 +169,7 @@ func TestUploadBodyProgress(t *testing.T) {
 	})
 	t.Run("stalled", func(t *testing.T) {
 		srv := startServer(t, Config{UploadProgressTimeout: 300 * time.Millisecond})
-		session := newClient(t, srv, devKey).startSession(newClient(t, srv, devKey).uploadLink().URL)
+		_, session := newClient(t, srv, devKey).openUpload()
 		c := rawConn(t, srv, "127.0.0.1")
 		sendPut(t, c, session, "bytes 0-99/100", 100, randomBytes(40))
 		closed, answer := endedByServer(t, c)
@@ -187,13 +187,11 @@ func TestUploadBodyProgress(t *testing.T) {
 // client; the stalled PUT is told it was taken over.
 func TestStalledUploadTakenOver(t *testing.T) {
 	srv := startServer(t, Config{UploadProgressTimeout: time.Hour})
-	c := newClient(t, srv, devKey)
-	link := c.uploadLink()
-	session := c.startSession(link.URL)
+	id, session := newClient(t, srv, devKey).openUpload()
 	stalled := rawConn(t, srv, "127.0.0.1")
 	sendPut(t, stalled, session, "bytes 0-99/100", 100, randomBytes(40))
 	// Wait until the 40 bytes are on disk, so the answer is known.
-	file := filepath.Join(srv.dir, "uploads", link.UploadID+".bin")
+	file := filepath.Join(srv.dir, "uploads", id+".bin")
 	for deadline := time.Now().Add(guard); ; time.Sleep(10 * time.Millisecond) {
 		if st, err := os.Stat(file); err == nil && st.Size() == 40 {
 			break
