@@ -109,7 +109,8 @@ func (s *Sessions) Create(ctx context.Context, orgID, userID string) (*store.Upl
 }
 
 // Start opens a new session of the upload and returns its id. An earlier
-// session stops working and its bytes are dropped: the file starts over.
+// session stops working and its bytes are dropped: the file starts over. A
+// PUT still reading its body is taken over, not waited for.
 // ErrNotFound for an unknown upload, ErrComplete for a whole one.
 func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string, err error) {
 	_, release := s.turns.take(uploadID, nil)
@@ -134,7 +135,8 @@ func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string
 
 // Put applies one PUT to the session's upload: a status query, the whole
 // file, or the chunk that starts where the held bytes end. It answers what
-// the storage holds afterwards; a complete upload answers so to any PUT.
+// the storage holds afterwards; a complete upload answers so to any PUT. A
+// PUT still reading its body on the upload is taken over, not waited for.
 // Errors: ErrNotFound, *RequestError (the client sent something to correct
 // or resume), anything else a failure of the disk or the store.
 func (s *Sessions) Put(ctx context.Context, sessionID string, req Request) (Status, error) {
