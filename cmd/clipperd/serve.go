@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -37,11 +38,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	storageQuota := fs.String("org-storage-quota", "0", "bytes of uploads and project media per organization, e.g. 20GiB or 500MB; 0 = no quota")
 	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
 	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
+	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request with its body (upload bodies: see --upload-progress-timeout)")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time to write an answer (media downloads: per write)")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
+	fs.DurationVar(&cfg.UploadProgressTimeout, "upload-progress-timeout", server.DefaultUploadProgressTimeout, "an upload PUT ends when no byte of its body arrives for this long")
+	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "open connections per client address; new ones over it are closed at once (0 = no cap)")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := storageFlags(&cfg, *storageQuota); err != nil {
+		return err
+	}
+	if err := checkClientLimits(&cfg); err != nil {
 		return err
 	}
 	limits := map[string]int{
@@ -84,6 +93,27 @@ func storageFlags(cfg *server.Config, quotaSize string) error {
 	cfg.StorageQuota = n
 	if cfg.UploadExpiry <= 0 || cfg.JanitorPeriod <= 0 {
 		return fmt.Errorf("%w: --upload-expiry and --janitor-period must be above 0, not %s and %s", errUsage, cfg.UploadExpiry, cfg.JanitorPeriod)
+	}
+	return nil
+}
+
+// checkClientLimits refuses timeouts that are not positive and a negative
+// connection cap; --max-conns-per-ip 0 lifts the cap.
+func checkClientLimits(cfg *server.Config) error {
+	timeouts := map[string]time.Duration{
+		"read-timeout": cfg.ReadTimeout, "write-timeout": cfg.WriteTimeout,
+		"idle-timeout": cfg.IdleTimeout, "upload-progress-timeout": cfg.UploadProgressTimeout,
+	}
+	for name, d := range timeouts {
+		if d <= 0 {
+			return fmt.Errorf("%w: --%s must be above 0, not %s", errUsage, name, d)
+		}
+	}
+	switch {
+	case cfg.MaxConnsPerIP < 0:
+		return fmt.Errorf("%w: --max-conns-per-ip must be 0 (no cap) or more, not %d", errUsage, cfg.MaxConnsPerIP)
+	case cfg.MaxConnsPerIP == 0:
+		cfg.MaxConnsPerIP = -1 // server.Config's "no cap"
 	}
 	return nil
 }

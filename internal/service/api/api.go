@@ -64,6 +64,9 @@ type Config struct {
 	// Now is the rate limiter's clock; nil = time.Now. Tests move it to
 	// check the window without sleeping.
 	Now func() time.Time
+	// UploadProgressTimeout ends an upload PUT whose body brings no byte
+	// for this long; the body has no total deadline. 0 = the default.
+	UploadProgressTimeout time.Duration
 }
 
 // API holds the handlers' shared state.
@@ -80,6 +83,8 @@ type API struct {
 	log          *slog.Logger
 	limiter      *keyLimiter
 	asr          string
+	// uploadProgress is the longest an upload body may bring no byte.
+	uploadProgress time.Duration
 
 	postCreated, scheduleCreated func()
 	allowPrivateWebhooks         bool
@@ -166,6 +171,8 @@ func newAPI(cfg Config) *API {
 		log:          logger,
 		limiter:      limiter,
 		asr:          cmp.Or(cfg.ASR, "none"),
+
+		uploadProgress: cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout),
 
 		postCreated:     cfg.OnPostCreated,
 		scheduleCreated: cfg.OnScheduleCreated,

@@ -1,9 +1,15 @@
 package api
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
@@ -83,15 +89,18 @@ func (a *API) startUpload(w http.ResponseWriter, r *http.Request) {
 // ("bytes FIRST-LAST/TOTAL", FIRST equal to the bytes held so far), or a
 // status query ("bytes */TOTAL", empty body). Progress is answered as 308
 // with "Range: bytes=0-LAST" (no Range while nothing is held), completion as
-// 200 with a small JSON body.
+// 200 with a small JSON body. The body is read under a progress deadline
+// (progressBody), and a newer request on the upload interrupts its read.
 func (a *API) putUpload(w http.ResponseWriter, r *http.Request) {
 	if err := a.checkUploadBytes(r.Context(), r.PathValue("sessionId"), r.Header.Get("Content-Range"), r.ContentLength); err != nil {
 		a.fail(w, r, err)
 		return
 	}
+	body := newProgressBody(w, r.Body, a.uploadProgress)
 	st, err := a.uploads.Put(r.Context(), r.PathValue("sessionId"), upload.Request{
-		ContentRange: r.Header.Get("Content-Range"), ContentLength: r.ContentLength, Body: r.Body,
+		ContentRange: r.Header.Get("Content-Range"), ContentLength: r.ContentLength, Body: body, Interrupt: body.interrupt,
 	})
+	body.answering()
 	switch {
 	case err != nil:
 		a.fail(w, r, err)
@@ -104,4 +113,69 @@ func (a *API) putUpload(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "0")
 		w.WriteHeader(http.StatusPermanentRedirect)
 	}
+}
+
+// DefaultUploadProgressTimeout is the longest an upload body may bring no
+// byte when Config.UploadProgressTimeout is 0.
+const DefaultUploadProgressTimeout = 30 * time.Second
+
+// progressBody reads an upload PUT's body under a progress deadline instead
+// of the server's whole-request ones, which a large file on a slow link
+// would outlast: every Read must bring bytes within `every`. interrupt ends
+// a waiting Read at once (a newer request on the upload takes over); the
+// mutex keeps a Read from pushing the deadline out again after it.
+type progressBody struct {
+	body  io.Reader
+	rc    *http.ResponseController
+	every time.Duration
+
+	mu          sync.Mutex
+	interrupted bool
+}
+
+// errInterrupted is the Read of a body whose request was taken over.
+var errInterrupted = errors.New("read interrupted by a newer request on the upload")
+
+// newProgressBody lifts the server's read and write deadlines of the request
+// for body's progress deadline. Where the writer cannot set deadlines (a
+// test's recorder) the body is read without one.
+func newProgressBody(w http.ResponseWriter, body io.Reader, every time.Duration) *progressBody {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // the answer comes after the whole body
+	return &progressBody{body: body, rc: rc, every: every}
+}
+
+func (b *progressBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	if b.interrupted {
+		b.mu.Unlock()
+		return 0, errInterrupted
+	}
+	_ = b.rc.SetReadDeadline(time.Now().Add(b.every))
+	b.mu.Unlock()
+	n, err := b.body.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) && !b.stopped() {
+		err = fmt.Errorf("no byte arrived for %s, the upload progress timeout: %w", b.every, err)
+	}
+	return n, err
+}
+
+// interrupt ends the body's read now, and every later one.
+func (b *progressBody) interrupt() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.interrupted = true
+	_ = b.rc.SetReadDeadline(time.Now())
+}
+
+func (b *progressBody) stopped() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.interrupted
+}
+
+// answering gives the answer, written once the body is done, a deadline of
+// its own.
+func (b *progressBody) answering() {
+	_ = b.rc.SetWriteDeadline(time.Now().Add(b.every))
 }

@@ -6,6 +6,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,11 +14,13 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
@@ -36,6 +39,19 @@ const (
 
 // DefaultListen is the address served when Config.Listen is empty.
 const DefaultListen = "127.0.0.1:8787"
+
+// Defaults of the limits on slow and idle clients (Config).
+const (
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 60 * time.Second
+	DefaultIdleTimeout  = 60 * time.Second
+
+	DefaultUploadProgressTimeout = api.DefaultUploadProgressTimeout
+	DefaultMaxConnsPerIP         = connlimit.DefaultMaxPerAddr
+	// readHeaderTimeout bounds reading a request's headers, which a client
+	// sends at once, within ReadTimeout.
+	readHeaderTimeout = 15 * time.Second
+)
 
 // defaultShutdownGrace bounds a graceful Close: open requests and in-flight
 // pipeline work get this long before they are cut (the pipeline resumes cut
@@ -73,6 +89,15 @@ type Config struct {
 	// JanitorPeriod is the time between the janitor's passes, which delete
 	// expired uploads and project media; default 10 minutes.
 	JanitorPeriod time.Duration
+	// Slow and idle clients; zero takes the default. ReadTimeout bounds
+	// reading a request with its body, WriteTimeout writing its answer
+	// (a media download gets it per write instead, as it may take longer),
+	// IdleTimeout a keep-alive connection without a request. An upload
+	// PUT's body has no total deadline: it ends when no byte arrives for
+	// UploadProgressTimeout. MaxConnsPerIP caps the open connections of one
+	// client address (connlimit); below 0, no cap.
+	ReadTimeout, WriteTimeout, IdleTimeout, UploadProgressTimeout time.Duration
+	MaxConnsPerIP                                                 int
 }
 
 // Server is a running clipperd.
@@ -116,6 +141,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = defaultShutdownGrace
 	}
+	cfg.fillClientLimits()
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -203,7 +229,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	s.http = &http.Server{
-		Handler: api.New(api.Config{
+		Handler: progressWrites(api.New(api.Config{
 			Store:               st,
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
@@ -217,17 +243,65 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			OnScheduleCreated:   s.scheduler.Wake,
 			ASR:                 asr.Describe(),
 
-			AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
-		}),
-		ReadHeaderTimeout: 15 * time.Second,
+			AllowPrivateWebhooks:  cfg.AllowPrivateWebhooks,
+			UploadProgressTimeout: cfg.UploadProgressTimeout,
+		}), cfg.WriteTimeout),
+		ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	served := limitConns(ln, cfg.MaxConnsPerIP, logger)
 	s.served = make(chan error, 1)
-	go func() { s.served <- s.http.Serve(ln) }()
+	go func() { s.served <- s.http.Serve(served) }()
 	ok = true
 	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
 	return s, nil
 }
+
+// fillClientLimits gives the zero limits on slow and idle clients their defaults.
+func (cfg *Config) fillClientLimits() {
+	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, DefaultReadTimeout)
+	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout)
+	cfg.UploadProgressTimeout = cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout)
+}
+
+// limitConns caps ln's open connections per client address at max (0 takes
+// the default, below 0 is no cap).
+func limitConns(ln net.Listener, max int, logger *slog.Logger) net.Listener {
+	if max < 0 {
+		return ln
+	}
+	return connlimit.New(ln, max, logger.With("component", "connlimit"))
+}
+
+// progressWrites gives the media downloads, which may outlast any fixed
+// bound on a slow link, a deadline per write instead of the server's
+// whole-answer WriteTimeout: each write must go out within every.
+func progressWrites(h http.Handler, every time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/media/") {
+			w = &progressWriter{ResponseWriter: w, rc: http.NewResponseController(w), every: every}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type progressWriter struct {
+	http.ResponseWriter
+	rc    *http.ResponseController
+	every time.Duration
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	_ = p.rc.SetWriteDeadline(time.Now().Add(p.every))
+	return p.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (p *progressWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
 // newJobWorkers makes the copy worker, the censor worker and the janitor.
 func (s *Server) newJobWorkers(dataDir string, cfg Config, logger *slog.Logger) error {

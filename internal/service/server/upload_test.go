@@ -119,10 +119,7 @@ func TestUploadProtocol(t *testing.T) {
 	if code, _ := status(); code != http.StatusOK {
 		t.Errorf("status after completion: %d, want 200", code)
 	}
-	stored, err := os.ReadFile(filepath.Join(srv.dir, "uploads", link.UploadID+".bin"))
-	if err != nil || !bytes.Equal(stored, data) {
-		t.Fatalf("stored upload differs from the data sent (err %v, %d bytes)", err, len(stored))
-	}
+	wantStored(t, srv, link.UploadID, data)
 	// A complete upload cannot be restarted; unknown sessions are 404.
 	resp, body = anon.do(http.MethodPost, link.URL, nil, apitypes.HeaderResumable, "start")
 	wantError(t, resp, body, http.StatusConflict, "Conflict", "already complete")
@@ -152,7 +149,7 @@ func TestUploadProtocol(t *testing.T) {
 func TestUploadSizeLimit(t *testing.T) {
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
-	session := c.startSession(c.uploadLink().URL)
+	_, session := c.openUpload()
 	over := strconv.FormatInt(quota.MaxSourceBytes+1, 10)
 	resp, body := c.do(http.MethodPut, session, nil, "Content-Range", "bytes */"+over)
 	wantError(t, resp, body, http.StatusBadRequest, "Bad Request", "Content-Range: TOTAL "+over+" is over the 30000000000-byte upload limit")
@@ -162,21 +159,34 @@ func TestUploadSizeLimit(t *testing.T) {
 	}
 }
 
+// openUpload makes an upload link and starts its session: the upload id
+// and the session's address.
+func (c *apiClient) openUpload() (uploadID, session string) {
+	c.t.Helper()
+	link := c.uploadLink()
+	return link.UploadID, c.startSession(link.URL)
+}
+
+// wantStored checks that the storage holds exactly data for the upload.
+func wantStored(t *testing.T, srv *Server, uploadID string, data []byte) {
+	t.Helper()
+	stored, err := os.ReadFile(filepath.Join(srv.dir, "uploads", uploadID+".bin"))
+	if err != nil || !bytes.Equal(stored, data) {
+		t.Fatalf("stored upload differs from the data sent (err %v, %d bytes)", err, len(stored))
+	}
+}
+
 // TestUploadWholeFile sends the file in one PUT without Content-Range.
 func TestUploadWholeFile(t *testing.T) {
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
 	data := randomBytes(5000)
-	link := c.uploadLink()
-	session := c.startSession(link.URL)
+	id, session := c.openUpload()
 	resp, body := c.do(http.MethodPut, session, data, "Content-Type", "application/octet-stream")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("whole PUT: %d %s", resp.StatusCode, body)
 	}
-	stored, err := os.ReadFile(filepath.Join(srv.dir, "uploads", link.UploadID+".bin"))
-	if err != nil || !bytes.Equal(stored, data) {
-		t.Fatalf("stored upload differs (err %v)", err)
-	}
+	wantStored(t, srv, id, data)
 }
 
 // dropMidChunk sends a PUT announcing n body bytes, writes only part, and
@@ -236,4 +246,31 @@ func TestMediaRange(t *testing.T) {
 			t.Errorf("GET %s: %d, want 404", p, resp.StatusCode)
 		}
 	}
+}
+
+// TestUploadUnknownTotal sends chunks of unknown total ("bytes 0-4/*"); the
+// status query that names the total completes the upload once the storage
+// holds that many bytes, and a total below what it holds is refused.
+func TestUploadUnknownTotal(t *testing.T) {
+	srv := startServer(t, Config{})
+	c := newClient(t, srv, devKey)
+	data := randomBytes(10)
+	id, session := c.openUpload()
+	for _, chunk := range []struct {
+		rng     string
+		from    int
+		wantRng string
+	}{{"bytes 0-4/*", 0, "bytes=0-4"}, {"bytes 5-9/*", 5, "bytes=0-9"}} {
+		resp, body := c.do(http.MethodPut, session, data[chunk.from:chunk.from+5], "Content-Range", chunk.rng)
+		if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Range") != chunk.wantRng {
+			t.Fatalf("chunk %s: %d Range %q %s", chunk.rng, resp.StatusCode, resp.Header.Get("Range"), body)
+		}
+	}
+	resp, body := c.do(http.MethodPut, session, nil, "Content-Range", "bytes */8")
+	wantError(t, resp, body, http.StatusBadRequest, "Bad Request", "Content-Range: TOTAL 8 is below the 10 bytes the storage holds")
+	resp, body = c.do(http.MethodPut, session, nil, "Content-Range", "bytes */10")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"complete":true`) {
+		t.Fatalf("status query naming the total: %d %s, want 200 complete", resp.StatusCode, body)
+	}
+	wantStored(t, srv, id, data)
 }

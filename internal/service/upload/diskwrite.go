@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -30,6 +31,24 @@ func emptyFile(path string) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("create upload file: %w", err)
+	}
+	return nil
+}
+
+// cutFile cuts path to n bytes when it holds more, so the disk holds no
+// bytes the upload's record does not count. A missing file holds none.
+func cutFile(path string, n int64) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("upload file: %w", err)
+	case st.Size() <= n:
+		return nil
+	}
+	if err := os.Truncate(path, n); err != nil {
+		return fmt.Errorf("cut upload file: %w", err)
 	}
 	return nil
 }

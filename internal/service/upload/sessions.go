@@ -3,8 +3,12 @@
 // resumable session, takes the whole file in one PUT or in chunks sent in
 // order (Content-Range "bytes FIRST-LAST/TOTAL", TOTAL "*" while unknown),
 // answers status queries ("bytes */TOTAL") with the bytes it holds, and is
-// complete when it holds TOTAL bytes. It knows no HTTP: package api decodes
-// requests into calls and maps the errors of errors.go to answers.
+// complete when it holds TOTAL bytes. A newer request on an upload takes
+// over from one still reading its body (turns.go). What the disk holds of an
+// upload is always what a status query reports: a failed or refused PUT
+// leaves its durably written prefix when it is a resumable one, and nothing
+// beyond it. It knows no HTTP: package api decodes requests into calls and
+// maps the errors of errors.go to answers.
 package upload
 
 import (
@@ -15,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -45,14 +50,15 @@ type Config struct {
 }
 
 // Sessions runs the protocol for every upload. Calls on one upload take
-// turns, so two PUTs (or a PUT and a new start) never interleave bytes.
+// turns, so two PUTs (or a PUT and a new start) never interleave bytes; the
+// newest takes over (turns).
 type Sessions struct {
 	store      Store
 	dir        string
 	maxBytes   int64
 	checkpoint int64 // bytes between progress records of a long PUT
 	log        *slog.Logger
-	locks      keyedMutex
+	turns      turns
 }
 
 // New returns the protocol over cfg's store and directory.
@@ -78,6 +84,10 @@ type Request struct {
 	ContentRange  string // the header as sent; "" for the whole file in one PUT
 	ContentLength int64  // -1 when not known in advance (a streamed body)
 	Body          io.Reader
+	// Interrupt ends a Read of Body that is waiting for bytes, at once and
+	// from another goroutine, so that a newer request on the upload can take
+	// over from a stalled one; nil when Body cannot be interrupted.
+	Interrupt func()
 }
 
 // Create records a new upload of the org and user, with no session and no
@@ -99,11 +109,12 @@ func (s *Sessions) Create(ctx context.Context, orgID, userID string) (*store.Upl
 }
 
 // Start opens a new session of the upload and returns its id. An earlier
-// session stops working and its bytes are dropped: the file starts over.
+// session stops working and its bytes are dropped: the file starts over. A
+// PUT still reading its body is taken over, not waited for.
 // ErrNotFound for an unknown upload, ErrComplete for a whole one.
 func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string, err error) {
-	unlock := s.locks.lock(uploadID)
-	defer unlock()
+	_, release := s.turns.take(uploadID, nil)
+	defer release()
 	up, err := s.store.GetUpload(ctx, uploadID)
 	if err != nil {
 		return "", lookupError("upload", uploadID, err)
@@ -124,15 +135,16 @@ func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string
 
 // Put applies one PUT to the session's upload: a status query, the whole
 // file, or the chunk that starts where the held bytes end. It answers what
-// the storage holds afterwards; a complete upload answers so to any PUT.
+// the storage holds afterwards; a complete upload answers so to any PUT. A
+// PUT still reading its body on the upload is taken over, not waited for.
 // Errors: ErrNotFound, *RequestError (the client sent something to correct
 // or resume), anything else a failure of the disk or the store.
 func (s *Sessions) Put(ctx context.Context, sessionID string, req Request) (Status, error) {
-	up, unlock, err := s.session(ctx, sessionID)
+	up, turn, release, err := s.session(ctx, sessionID, req.Interrupt)
 	if err != nil {
 		return Status{}, err
 	}
-	defer unlock()
+	defer release()
 	cr, err := parseContentRange(req.ContentRange)
 	switch {
 	case err != nil:
@@ -142,23 +154,24 @@ func (s *Sessions) Put(ctx context.Context, sessionID string, req Request) (Stat
 	case cr.query:
 		return s.query(ctx, up, cr.total, req.ContentLength)
 	}
-	return s.write(ctx, up, cr, req)
+	return s.write(ctx, up, cr, req, turn)
 }
 
-// session loads the upload of sessionID with its lock held. It reads the
-// record again under the lock: another PUT or a new start may have moved it on.
-func (s *Sessions) session(ctx context.Context, sessionID string) (*store.Upload, func(), error) {
+// session loads the upload of sessionID in its turn, taken over from any
+// request working on it. It reads the record again in the turn: the request
+// taken over or a new start may have moved it on.
+func (s *Sessions) session(ctx context.Context, sessionID string, interrupt func()) (*store.Upload, *claim, func(), error) {
 	first, err := s.store.GetUploadBySession(ctx, sessionID)
 	if err != nil {
-		return nil, nil, lookupError("upload session", sessionID, err)
+		return nil, nil, nil, lookupError("upload session", sessionID, err)
 	}
-	unlock := s.locks.lock(first.ID)
+	turn, release := s.turns.take(first.ID, interrupt)
 	up, err := s.store.GetUploadBySession(ctx, sessionID)
 	if err != nil {
-		unlock()
-		return nil, nil, lookupError("upload session", sessionID, err)
+		release()
+		return nil, nil, nil, lookupError("upload session", sessionID, err)
 	}
-	return up, unlock, nil
+	return up, turn, release, nil
 }
 
 // lookupError names what a store lookup missed, or failed to read.
@@ -173,7 +186,11 @@ func statusOf(up *store.Upload) Status {
 	return Status{UploadID: up.ID, Received: up.Received, Complete: up.Complete}
 }
 
-// query answers a status query; its TOTAL is recorded when none was yet.
+// query answers a status query. Its TOTAL is recorded when none was yet,
+// which completes an upload sent in chunks of unknown total ("bytes 0-4/*")
+// that holds that many bytes, as object stores do. A tail on disk that the
+// record does not count (a crash between a write and its checkpoint) is
+// dropped, so the disk holds what the answer reports.
 func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length int64) (Status, error) {
 	if length > 0 {
 		return Status{}, refuse("body", "a status query (Content-Range: bytes */TOTAL) carries no body")
@@ -181,10 +198,20 @@ func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length in
 	if err := s.checkTotal(up, total); err != nil {
 		return Status{}, err
 	}
+	if total < up.Received {
+		return Status{}, refuse("Content-Range", "TOTAL %d is below the %d bytes the storage holds", total, up.Received)
+	}
+	if err := cutFile(up.Path, up.Received); err != nil {
+		return Status{}, fmt.Errorf("upload %s: %w", up.ID, err)
+	}
 	if up.Total < 0 {
 		up.Total = total
+		up.Complete = up.Received == total
 		if err := s.store.SaveUpload(ctx, up); err != nil {
 			return Status{}, err
+		}
+		if up.Complete {
+			s.log.Info("upload complete", "upload", up.ID, "bytes", up.Received)
 		}
 	}
 	return statusOf(up), nil
@@ -208,35 +235,44 @@ func (s *Sessions) checkTotal(up *store.Upload, total int64) error {
 
 // span is where the bytes of one PUT go.
 type span struct {
-	off, n   int64 // the first byte, and how many the body should bring
-	total    int64 // the file's size once this PUT is in; -1 while unknown
-	whole    bool  // the whole file, without Content-Range
-	streamed bool  // the whole file of unknown length: n is the limit plus one byte, to notice more
+	off   int64  // the first byte
+	n     int64  // the bytes the body should bring; -1 when unknown (a streamed whole file)
+	most  int64  // the most it may bring: n, or the size limit when n is unknown
+	over  string // the rule a body bringing more than most breaks
+	total int64  // the file's size once this PUT is in; -1 while unknown
+	whole bool   // the whole file, without Content-Range
 }
 
 // spanOf checks a PUT of bytes against the upload and says where they go.
 func (s *Sessions) spanOf(up *store.Upload, cr contentRange, req Request) (span, error) {
 	if !cr.present {
-		return s.wholeSpan(req.ContentLength)
+		return s.wholeSpan(up, req.ContentLength)
 	}
 	return s.chunkSpan(up, cr, req)
 }
 
 // wholeSpan is the whole file in one PUT: it replaces whatever an earlier
-// attempt left.
-func (s *Sessions) wholeSpan(length int64) (span, error) {
+// attempt left, and must agree with a TOTAL the session announced.
+func (s *Sessions) wholeSpan(up *store.Upload, length int64) (span, error) {
 	switch {
 	case length == 0:
 		return span{}, refuse("body", "is empty: an empty file is not a video")
 	case length > s.maxBytes:
 		return span{}, refuse("Content-Length", "%d is over the %d-byte upload limit", length, s.maxBytes)
+	case length > 0 && up.Total >= 0 && length != up.Total:
+		return span{}, refuse("Content-Length", "%d differs from the TOTAL %d announced earlier in this session", length, up.Total)
 	case length > 0:
-		return span{n: length, total: length, whole: true}, nil
+		return span{n: length, most: length, total: length, whole: true}, nil
+	case up.Total >= 0:
+		return span{n: up.Total, most: up.Total, total: up.Total, whole: true,
+			over: fmt.Sprintf("brings more than the TOTAL %d announced earlier in this session", up.Total)}, nil
 	}
-	return span{n: s.maxBytes + 1, total: -1, whole: true, streamed: true}, nil
+	return span{n: -1, most: s.maxBytes, total: -1, whole: true,
+		over: fmt.Sprintf("is over the %d-byte upload limit", s.maxBytes)}, nil
 }
 
-// chunkSpan is one chunk; chunks come in order, each where the held bytes end.
+// chunkSpan is one chunk; chunks come in order, each where the held bytes
+// end, and none reaches past the file's TOTAL or the size limit.
 func (s *Sessions) chunkSpan(up *store.Upload, cr contentRange, req Request) (span, error) {
 	if cr.first != up.Received {
 		return span{}, refuse("Content-Range", "the chunk starts at byte %d but the storage holds %d bytes; resume at byte %d "+
@@ -245,28 +281,54 @@ func (s *Sessions) chunkSpan(up *store.Upload, cr contentRange, req Request) (sp
 	if err := s.checkTotal(up, cr.total); err != nil {
 		return span{}, err
 	}
-	sp := span{off: cr.first, n: cr.last - cr.first + 1, total: up.Total}
+	total := up.Total
 	if cr.total >= 0 {
-		sp.total = cr.total
+		total = cr.total
 	}
-	if req.ContentLength >= 0 && req.ContentLength != sp.n {
+	switch {
+	case total >= 0 && cr.last >= total: // a chunk of unknown total ("*") after the TOTAL was told
+		return span{}, refuse("Content-Range", "LAST %d is beyond the TOTAL %d announced earlier in this session", cr.last, total)
+	case cr.last >= s.maxBytes:
+		return span{}, refuse("Content-Range", "LAST %d is beyond the %d-byte upload limit", cr.last, s.maxBytes)
+	}
+	n := cr.last - cr.first + 1
+	if req.ContentLength >= 0 && req.ContentLength != n {
 		return span{}, refuse("Content-Length", "must equal the %d bytes of Content-Range %s, not %d",
-			sp.n, req.ContentRange, req.ContentLength)
+			n, req.ContentRange, req.ContentLength)
 	}
-	return sp, nil
+	return span{off: cr.first, n: n, most: n, total: total,
+		over: fmt.Sprintf("brings more than the %d bytes of Content-Range %s", n, req.ContentRange)}, nil
 }
 
 // received is what the body of one PUT brought.
 type received struct {
-	written  int64
-	readErr  error // the client's body failed: it went away mid-PUT
-	writeErr error // the disk failed
+	written   int64
+	tooMany   bool  // the body brought more than the PUT may: its bytes are dropped
+	readErr   error // the client's body failed: it went away mid-PUT, stalled, or was taken over
+	writeErr  error // the disk failed
+	takenOver bool  // a newer request on the upload ended the body's read
 }
 
-func (g received) ok() bool { return g.readErr == nil && g.writeErr == nil }
+func (g received) ok() bool { return g.readErr == nil && g.writeErr == nil && !g.tooMany }
+
+// errTakenOver ends the body read of a PUT that a newer request took over.
+var errTakenOver = errors.New("a newer request on this upload took over")
+
+// claimedBody reads a PUT's body until a newer request takes over.
+type claimedBody struct {
+	r    io.Reader
+	turn *claim
+}
+
+func (b claimedBody) Read(p []byte) (int, error) {
+	if b.turn.takenOver() {
+		return 0, errTakenOver
+	}
+	return b.r.Read(p)
+}
 
 // write takes a whole-file PUT or one chunk.
-func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange, req Request) (Status, error) {
+func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange, req Request, turn *claim) (Status, error) {
 	sp, err := s.spanOf(up, cr, req)
 	if err != nil {
 		return Status{}, err
@@ -274,7 +336,8 @@ func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange,
 	// Saved also when the client went away, so a resumed upload continues
 	// here; hence not ctx, which ends with the connection.
 	ctx = context.WithoutCancel(ctx)
-	got := s.receive(ctx, up, sp, req.Body)
+	got := s.receive(ctx, up, sp, claimedBody{r: req.Body, turn: turn})
+	got.takenOver = got.readErr != nil && turn.takenOver()
 	if err := s.store.SaveUpload(ctx, up); err != nil {
 		return Status{}, err
 	}
@@ -282,7 +345,8 @@ func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange,
 }
 
 // receive writes the body to disk and moves the record to what the disk
-// safely holds, checkpointing a long body on the way.
+// safely holds, checkpointing a long body on the way. It reads one byte past
+// the most the PUT may bring, to notice a body that brings more.
 func (s *Sessions) receive(ctx context.Context, up *store.Upload, sp span, body io.Reader) received {
 	up.Total = sp.total
 	checkpoint := func(n int64) {
@@ -292,13 +356,18 @@ func (s *Sessions) receive(ctx context.Context, up *store.Upload, sp span, body 
 		}
 	}
 	var got received
-	got.written, got.readErr, got.writeErr = writeAt(up.Path, sp.off, body, sp.n, s.checkpoint, checkpoint)
+	got.written, got.readErr, got.writeErr = writeAt(up.Path, sp.off, body, sp.most+1, s.checkpoint, checkpoint)
+	got.tooMany = got.written > sp.most
 	up.Received = sp.off + got.written
-	if got.writeErr != nil {
-		// What reached the disk is unsure: record only what came before.
+	if got.writeErr != nil || got.tooMany {
+		// What reached the disk is unsure, or was never announced: keep only
+		// what came before, on disk as in the record.
 		up.Received = sp.off
+		if err := cutFile(up.Path, sp.off); err != nil {
+			s.log.Error("upload: dropping a failed PUT's bytes", "upload", up.ID, "err", err)
+		}
 	}
-	if sp.streamed && got.ok() {
+	if sp.n < 0 && got.ok() {
 		up.Total = got.written // a streamed whole file ends where its body ends
 	}
 	up.Complete = got.ok() && up.Total > 0 && up.Received == up.Total
@@ -310,16 +379,28 @@ func (s *Sessions) outcome(up *store.Upload, sp span, got received) (Status, err
 	switch {
 	case got.writeErr != nil:
 		return Status{}, fmt.Errorf("upload %s: %w", up.ID, got.writeErr)
+	case got.tooMany:
+		return Status{}, refuse("body", "%s; none of its bytes were kept, resume at byte %d", sp.over, up.Received)
+	case got.takenOver:
+		s.log.Info("upload taken over", "upload", up.ID, "received", up.Received)
+		return Status{}, refuse("body", "a newer request on this upload took over after %d of %s bytes; %d bytes are held",
+			got.written, expected(sp.n), up.Received)
 	case got.readErr != nil:
 		s.log.Info("upload interrupted", "upload", up.ID, "received", up.Received, "err", got.readErr)
-		return Status{}, refuse("body", "ended after %d of %d bytes (%v); ask for the status with Content-Range: bytes */TOTAL and resume",
-			got.written, sp.n, got.readErr)
-	case sp.streamed && got.written > s.maxBytes:
-		return Status{}, refuse("body", "is over the %d-byte upload limit", s.maxBytes)
+		return Status{}, refuse("body", "ended after %d of %s bytes (%v); ask for the status with Content-Range: bytes */TOTAL and resume",
+			got.written, expected(sp.n), got.readErr)
 	case !sp.whole && got.written < sp.n:
 		return Status{}, refuse("body", "has %d bytes but Content-Range announced %d; resume at byte %d", got.written, sp.n, up.Received)
 	case up.Complete:
 		s.log.Info("upload complete", "upload", up.ID, "bytes", up.Received)
 	}
 	return statusOf(up), nil
+}
+
+// expected is how many bytes a body should bring, for messages.
+func expected(n int64) string {
+	if n < 0 {
+		return "an unknown number of"
+	}
+	return strconv.FormatInt(n, 10)
 }

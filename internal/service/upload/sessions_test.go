@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,6 +160,12 @@ func TestPut(t *testing.T) {
 			"Content-Range: TOTAL must be above 0: an empty file is not a video"},
 		{"query over the limit", none, put("bytes */101", ""), none, Status{},
 			"Content-Range: TOTAL 101 is over the 100-byte upload limit"},
+		{"query completes chunks of unknown total", held{received: 10, total: -1, file: "0123456789"}, put("bytes */10", ""),
+			held{received: 10, total: 10, complete: true, file: "0123456789"}, Status{Received: 10, Complete: true}, ""},
+		{"query below the held bytes", held{received: 10, total: -1, file: "0123456789"}, put("bytes */5", ""),
+			held{received: 10, total: -1, file: "0123456789"}, Status{}, "Content-Range: TOTAL 5 is below the 10 bytes the storage holds"},
+		{"query drops a tail the record does not count", held{received: 4, total: 10, file: "abcdXYZ"}, put("bytes */10", ""),
+			held{received: 4, total: 10, file: "abcd"}, Status{Received: 4}, ""},
 		{"query contradicting the total", held{received: 4, total: 10, file: "abcd"}, put("bytes */12", ""),
 			held{received: 4, total: 10, file: "abcd"}, Status{}, "Content-Range: TOTAL 12 differs from the 10 bytes announced earlier"},
 		{"malformed Content-Range", none, put("bytes=0-3/10", "abcd"), none, Status{}, `Content-Range: must be "bytes FIRST-LAST/TOTAL"`},
@@ -174,8 +181,12 @@ func TestPut(t *testing.T) {
 		// The whole file in one PUT.
 		{"whole file", none, put("", "0123456789"),
 			held{received: 10, total: 10, complete: true, file: "0123456789"}, Status{Received: 10, Complete: true}, ""},
-		{"whole file replaces a partial one", held{received: 4, total: 10, file: "abcd"}, put("", "xyz"),
-			held{received: 3, total: 3, complete: true, file: "xyz"}, Status{Received: 3, Complete: true}, ""},
+		{"whole file replaces a partial one", held{received: 4, total: 10, file: "abcd"}, put("", "0123456789"),
+			held{received: 10, total: 10, complete: true, file: "0123456789"}, Status{Received: 10, Complete: true}, ""},
+		{"whole file contradicting the total", held{received: 4, total: 10, file: "abcd"}, put("", "xyz"),
+			held{received: 4, total: 10, file: "abcd"}, Status{}, "Content-Length: 3 differs from the TOTAL 10 announced earlier in this session"},
+		{"whole file streamed over the total", held{received: 4, total: 10, file: "abcd"}, streamed("", "0123456789ABCDE"),
+			held{total: 10}, Status{}, "body: brings more than the TOTAL 10 announced earlier in this session"},
 		{"whole file streamed", none, streamed("", "0123456789"),
 			held{received: 10, total: 10, complete: true, file: "0123456789"}, Status{Received: 10, Complete: true}, ""},
 		{"whole file at the limit", none, put("", strings.Repeat("v", 100)),
@@ -183,7 +194,7 @@ func TestPut(t *testing.T) {
 		{"whole file empty", none, put("", ""), none, Status{}, "body: is empty: an empty file is not a video"},
 		{"whole file over the limit", none, put("", strings.Repeat("v", 101)), none, Status{},
 			"Content-Length: 101 is over the 100-byte upload limit"},
-		{"whole file streamed over the limit", none, streamed("", strings.Repeat("v", 150)), held{}, Status{},
+		{"whole file streamed over the limit", none, streamed("", strings.Repeat("v", 150)), none, Status{},
 			"body: is over the 100-byte upload limit"},
 		{"whole file dropped", none, dropped("", 10, "0123"),
 			held{received: 4, total: 10, file: "0123"}, Status{}, "body: ended after 4 of 10 bytes (unexpected EOF)"},
@@ -214,7 +225,12 @@ func TestPut(t *testing.T) {
 			none, Status{}, "Content-Length: must equal the 4 bytes of Content-Range bytes 0-3/10, not 3"},
 		{"chunk streamed short", none, streamed("bytes 0-3/10", "ab"), held{received: 2, total: 10, file: "ab"}, Status{},
 			"body: has 2 bytes but Content-Range announced 4; resume at byte 2"},
-		{"chunk streamed long", none, streamed("bytes 0-3/10", "abcdef"), held{received: 4, total: 10, file: "abcd"}, Status{Received: 4}, ""},
+		{"chunk streamed long", none, streamed("bytes 0-3/10", "abcdef"), held{total: 10}, Status{},
+			"body: brings more than the 4 bytes of Content-Range bytes 0-3/10"},
+		{"chunk past the announced total", held{received: 4, total: 8, file: "abcd"}, put("bytes 4-9/*", "efghij"),
+			held{received: 4, total: 8, file: "abcd"}, Status{}, "Content-Range: LAST 9 is beyond the TOTAL 8 announced earlier in this session"},
+		{"chunk of unknown total past the limit", none, put("bytes 0-100/*", strings.Repeat("v", 101)), none, Status{},
+			"Content-Range: LAST 100 is beyond the 100-byte upload limit"},
 		{"chunk dropped", held{received: 4, total: 10, file: "abcd"}, dropped("bytes 4-9/10", 6, "ef"),
 			held{received: 6, total: 10, file: "abcdef"}, Status{}, "body: ended after 2 of 6 bytes (unexpected EOF); ask for the status"},
 	}
@@ -234,11 +250,13 @@ func TestPut(t *testing.T) {
 					t.Fatalf("Put = %+v, %v; want %+v", got, err, c.status)
 				}
 			}
-			if c.want == (held{}) {
-				return // what an over-limit stream leaves is not specified
-			}
-			if now := heldNow(t, m, up.ID); now != c.want {
+			now := heldNow(t, m, up.ID)
+			if now != c.want {
 				t.Errorf("after the PUT %+v, want %+v", now, c.want)
+			}
+			// The disk holds what a status query reports, never more.
+			if int64(len(now.file)) != now.received {
+				t.Errorf("the disk holds %d bytes, the record %d", len(now.file), now.received)
 			}
 		})
 	}
@@ -323,6 +341,21 @@ func TestPutFailures(t *testing.T) {
 			t.Errorf("record %+v after the failed write, want 4 bytes held", rec)
 		}
 	})
+	t.Run("disk fails mid-write", func(t *testing.T) {
+		s, m := newTestSessions(t)
+		up := withUpload(t, s, m, held{received: 4, total: 10, file: "abcd"})
+		// Files of this process may not grow past 7 bytes: the chunk's write
+		// fails after 3 of its bytes reached the file, as on a full disk.
+		limitFileSize(t, 7)
+		_, err := s.Put(t.Context(), up.SessionID, put("bytes 4-9/10", "efghij"))
+		var re *RequestError
+		if err == nil || errors.As(err, &re) {
+			t.Fatalf("error %v, want a failure of the disk", err)
+		}
+		if now := heldNow(t, m, up.ID); now != (held{received: 4, total: 10, file: "abcd"}) {
+			t.Errorf("after the failed write %+v, want the 4 bytes held before it and nothing more on disk", now)
+		}
+	})
 	t.Run("store", func(t *testing.T) {
 		s, m := newTestSessions(t)
 		up := withUpload(t, s, m, held{total: -1})
@@ -338,6 +371,24 @@ func TestPutFailures(t *testing.T) {
 		}
 		if _, err := s.Create(t.Context(), "org", "user"); !errors.Is(err, saveErr) {
 			t.Errorf("Create: error %v, want the store's", err)
+		}
+	})
+}
+
+// limitFileSize makes writes of this process past n bytes of a file fail
+// (EFBIG) until the test ends; Go ignores the SIGXFSZ that comes with them.
+func limitFileSize(t *testing.T, n uint64) {
+	t.Helper()
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Skipf("no file size limit here: %v", err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: old.Max}); err != nil {
+		t.Skipf("cannot limit the file size: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			t.Errorf("restoring the file size limit: %v", err)
 		}
 	})
 }
@@ -392,41 +443,72 @@ func TestStart(t *testing.T) {
 	}
 }
 
-// TestPutsTakeTurns: a second PUT to a session waits for the first, then
-// sees the bytes the first wrote, instead of writing over them.
-func TestPutsTakeTurns(t *testing.T) {
-	s, m := newTestSessions(t)
-	up := withUpload(t, s, m, held{total: -1})
-	pr, pw := io.Pipe() // the first PUT's body, handed out only when written
-	first := make(chan error, 1)
-	go func() {
-		_, err := s.Put(context.Background(), up.SessionID, Request{ContentRange: "bytes 0-3/8", ContentLength: 4, Body: pr})
-		first <- err
-	}()
-	if _, err := pw.Write([]byte("ab")); err != nil { // returns once the first PUT is reading
-		t.Fatal(err)
+// TestNewerRequestTakesOver: a PUT whose body stalls holds its upload; a
+// newer request on the upload (a status query, the next chunk, a new start)
+// interrupts it instead of waiting behind it, as object stores do. The
+// stalled PUT keeps the bytes it wrote and is told it was taken over.
+func TestNewerRequestTakesOver(t *testing.T) {
+	cases := []struct {
+		name  string
+		newer func(s *Sessions, up *store.Upload) (Status, error)
+		want  Status // UploadID is filled in
+		after held
+	}{
+		{"status query", func(s *Sessions, up *store.Upload) (Status, error) {
+			return s.Put(context.Background(), up.SessionID, put("bytes */8", ""))
+		}, Status{Received: 2}, held{received: 2, total: 8, file: "ab"}},
+		{"next chunk", func(s *Sessions, up *store.Upload) (Status, error) {
+			return s.Put(context.Background(), up.SessionID, put("bytes 2-7/8", "cdefgh"))
+		}, Status{Received: 8, Complete: true}, held{received: 8, total: 8, complete: true, file: "abcdefgh"}},
+		{"new start", func(s *Sessions, up *store.Upload) (Status, error) {
+			_, err := s.Start(context.Background(), up.ID)
+			return Status{}, err
+		}, Status{}, held{total: -1}},
 	}
-	second := make(chan error, 1)
-	go func() {
-		_, err := s.Put(context.Background(), up.SessionID, put("bytes 0-3/8", "wxyz"))
-		second <- err
-	}()
-	select {
-	case err := <-second:
-		t.Fatalf("the second PUT ran while the first held the upload: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	if _, err := pw.Write([]byte("cd")); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-first; err != nil {
-		t.Fatalf("first PUT: %v", err)
-	}
-	var re *RequestError
-	if err := <-second; !errors.As(err, &re) || !strings.Contains(err.Error(), "resume at byte 4") {
-		t.Errorf("second PUT: %v, want a resume at byte 4", err)
-	}
-	if now := heldNow(t, m, up.ID); now.file != "abcd" {
-		t.Errorf("file %q, want the first PUT's bytes", now.file)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, m := newTestSessions(t)
+			up := withUpload(t, s, m, held{total: -1})
+			pr, pw := io.Pipe() // the stalled PUT's body: two bytes, then nothing
+			stalled := make(chan error, 1)
+			go func() {
+				_, err := s.Put(context.Background(), up.SessionID, Request{
+					ContentRange: "bytes 0-7/8", ContentLength: 8, Body: pr,
+					Interrupt: func() { pr.CloseWithError(errors.New("read interrupted")) },
+				})
+				stalled <- err
+			}()
+			if _, err := pw.Write([]byte("ab")); err != nil { // returns once the stalled PUT is reading
+				t.Fatal(err)
+			}
+			type answer struct {
+				st  Status
+				err error
+			}
+			newer := make(chan answer, 1)
+			go func() {
+				st, err := c.newer(s, up)
+				newer <- answer{st, err}
+			}()
+			var got answer
+			select {
+			case got = <-newer:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the newer request waited behind the stalled PUT")
+			}
+			if c.want.Received > 0 {
+				c.want.UploadID = up.ID
+			}
+			if got.err != nil || got.st != c.want {
+				t.Errorf("newer request: %+v, %v; want %+v", got.st, got.err, c.want)
+			}
+			var re *RequestError
+			if err := <-stalled; !errors.As(err, &re) || !strings.Contains(err.Error(), "a newer request on this upload took over after 2 of 8 bytes") {
+				t.Errorf("stalled PUT: %v, want a *RequestError saying it was taken over", err)
+			}
+			if now := heldNow(t, m, up.ID); now != c.after {
+				t.Errorf("after the takeover %+v, want %+v", now, c.after)
+			}
+		})
 	}
 }
