@@ -143,6 +143,7 @@ func newAPI(cfg Config) *API {
 	if cfg.Now != nil {
 		limiter.now = cfg.Now
 	}
+	limiter.saved, limiter.log = cfg.Store, logger
 	return &API{
 		store:      cfg.Store,
 		runner:     cfg.Runner,

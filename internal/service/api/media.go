@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // serveMedia is GET /media/{projectId}/{file}: a rendered clip or preview
@@ -41,7 +42,7 @@ func (a *API) openMedia(project, file string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, errNoMedia
 	}
 	f, err := os.Open(filepath.Join(a.mediaDir, project, file))
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) {
 		return nil, nil, errNoMedia
 	}
 	if err != nil {
@@ -58,7 +59,12 @@ func (a *API) openMedia(project, file string) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
-// safeSegment accepts one plain path segment: no separators, no dot names.
+// maxSegment is the longest file name Linux file systems take; a longer
+// one names nothing.
+const maxSegment = 255
+
+// safeSegment accepts one plain path segment: no separators, no dot names,
+// no NUL (which the file system refuses), no longer than a file name can be.
 func safeSegment(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.HasPrefix(s, ".")
+	return s != "" && len(s) <= maxSegment && !strings.ContainsAny(s, "/\\\x00") && !strings.HasPrefix(s, ".")
 }

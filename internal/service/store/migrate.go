@@ -207,6 +207,20 @@ var migrations = []migration{
 		updated_at TEXT NOT NULL
 	);
 	CREATE INDEX censor_jobs_status ON censor_jobs(status, created_at);`},
+	// 9: the per-key rate windows: the times (Unix nanoseconds, oldest
+	// first, space-separated) of a key's requests allowed in the last
+	// minute, so a restart does not give that minute's budget again.
+	{sql: `CREATE TABLE rate_windows (
+		api_key TEXT PRIMARY KEY,
+		times TEXT NOT NULL
+	);`},
+	// 10: the key that signs media addresses: one row, made at first use,
+	// replaced by `clipperd media-key rotate` (which voids every link).
+	{sql: `CREATE TABLE media_keys (
+		id INTEGER PRIMARY KEY CHECK (id = 1),
+		secret BLOB NOT NULL,
+		created_at TEXT NOT NULL
+	);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {
