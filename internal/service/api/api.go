@@ -19,6 +19,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // Submitter takes created work into processing by its id: the pipeline's
@@ -57,7 +58,14 @@ type Config struct {
 	// Now is the rate limiter's clock; nil = time.Now. Tests move it to
 	// check the window without sleeping.
 	Now func() time.Time
+	// Tools are the external programs /healthz requires on PATH; nil =
+	// RequiredTools.
+	Tools []string
 }
+
+// RequiredTools are the programs clipperd cannot clip without: ffprobe
+// reads every source, ffmpeg renders every clip.
+var RequiredTools = []string{"ffmpeg", "ffprobe"}
 
 // API holds the handlers' shared state.
 type API struct {
@@ -73,6 +81,7 @@ type API struct {
 	log          *slog.Logger
 	limiter      *keyLimiter
 	asr          string
+	tools        []string
 
 	postCreated, scheduleCreated func()
 }
@@ -144,6 +153,13 @@ func newAPI(cfg Config) *API {
 		limiter.now = cfg.Now
 	}
 	limiter.saved, limiter.log = cfg.Store, logger
+	tools := cfg.Tools
+	if tools == nil {
+		tools = RequiredTools
+	}
+	if missing := toolexec.Missing(tools...); len(missing) > 0 {
+		logger.Error(notReady(missing), "missing", missing)
+	}
 	return &API{
 		store:      cfg.Store,
 		runner:     cfg.Runner,
@@ -159,6 +175,7 @@ func newAPI(cfg Config) *API {
 		log:          logger,
 		limiter:      limiter,
 		asr:          cmp.Or(cfg.ASR, "none"),
+		tools:        tools,
 
 		postCreated:     cfg.OnPostCreated,
 		scheduleCreated: cfg.OnScheduleCreated,
@@ -181,13 +198,26 @@ func (noSubmit) Submit(string) {}
 
 // healthz answers "ok" while clipperd serves. With ?detail=1 a line per
 // component follows ("asr: pocketsphinx"); a missing recogniser is reported
-// there, never as unhealthy. The X-Clipperd-ASR header says the same.
+// there, never as unhealthy. The X-Clipperd-ASR header says the same. While
+// a required tool is not on PATH (checked on every call, so installing it
+// makes the server ready) the answer is a 503 naming it: projects would
+// wait in STALLED until it is there.
 func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Clipperd-ASR", a.asr)
+	if missing := toolexec.Missing(a.tools...); len(missing) > 0 {
+		writeError(w, http.StatusServiceUnavailable, errUnavailable, notReady(missing))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	body := "ok"
 	if r.URL.Query().Get("detail") != "" {
 		body += "\nasr: " + a.asr + "\n"
 	}
 	_, _ = w.Write([]byte(body))
+}
+
+// notReady says which required tools are missing and what to do.
+func notReady(missing []string) string {
+	return "not ready: " + strings.Join(missing, ", ") + " not found on PATH; install ffmpeg (it provides ffmpeg and ffprobe) " +
+		"or put them on clipperd's PATH. Projects wait (STALLED, retried) until they are there"
 }

@@ -21,6 +21,7 @@ import (
 //	any active stage → STALLED (error set, stallCount+1, failureStalls+1)
 //	STALLED with retryAt → QUEUED when retryAt passes (scan loop), error cleared
 //	active stage found at Start → STALLED "interrupted…" (stallCount+1 only) → QUEUED at once
+//	a tool not on PATH (ffmpeg, ffprobe) → STALLED with retryAt (stallCount+1 only)
 //	failureStalls > MaxRetries, or a permanent failure → STALLED for good;
 //	  at IMPORT (nothing processed yet) its credits are refunded
 //
@@ -147,7 +148,8 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 // stall records a failed stage: STALLED, the error, one more stall, and a
 // retry time unless the failure is permanent or the project's own failures
 // used up its retries. An interruption by a restart is retried at once and
-// does not count as a failure: restarts never give up a project. A final
+// does not count as a failure: restarts never give up a project; nor does a
+// tool missing from the server, retried with backoff until it is there. A final
 // stall runs the conclusion actions that asked for failures, and refunds the
 // credits of a project that failed at IMPORT, before anything was processed.
 func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage, cause error, took time.Duration) {
@@ -159,6 +161,7 @@ func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage,
 		msg = fmt.Sprintf("%s failed: %v", stageName, cause)
 	}
 	permanent := isPermanent(cause)
+	noTool := !permanent && missingTool(cause)
 	var retryAt string
 	var refunded bool
 	p, queued, err := r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, func(p *store.Project) (store.Effects, error) {
@@ -166,7 +169,7 @@ func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage,
 		if p.StallCount != nil {
 			count = *p.StallCount + 1
 		}
-		if !restart {
+		if !restart && !noTool {
 			p.FailureStalls++
 		}
 		retryAt = ""
@@ -175,6 +178,8 @@ func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage,
 		case permanent:
 		case restart:
 			retryAt = store.Timestamp(r.cfg.Store.Now())
+		case noTool:
+			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(max(1, p.FailureStalls))))
 		case p.FailureStalls > int64(r.cfg.MaxRetries):
 			text = fmt.Sprintf("%s (not retried: the project failed %d times)", msg, p.FailureStalls)
 		default:
