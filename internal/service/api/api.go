@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
@@ -61,6 +62,9 @@ type Config struct {
 	// Tools are the external programs /healthz requires on PATH; nil =
 	// RequiredTools.
 	Tools []string
+	// MediaLinks signs the media addresses handed out and checks those
+	// requested; nil = one over Store with the default lifetimes.
+	MediaLinks *medialink.Signer
 }
 
 // RequiredTools are the programs clipperd cannot clip without: ffprobe
@@ -82,6 +86,7 @@ type API struct {
 	limiter      *keyLimiter
 	asr          string
 	tools        []string
+	links        *medialink.Signer
 
 	postCreated, scheduleCreated func()
 }
@@ -120,7 +125,8 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /storage/uploads/{uploadId}", a.startUpload)
 	mux.HandleFunc("PUT /storage/sessions/{sessionId}", a.putUpload)
 
-	// Rendered clips, like presigned links: no auth, unguessable ids.
+	// Rendered clips, like presigned links: no auth, a signature that has not
+	// expired (package medialink).
 	mux.HandleFunc("GET /media/{projectId}/{file}", a.serveMedia)
 
 	mux.HandleFunc("GET /healthz", a.healthz)
@@ -153,6 +159,10 @@ func newAPI(cfg Config) *API {
 		limiter.now = cfg.Now
 	}
 	limiter.saved, limiter.log = cfg.Store, logger
+	links := cfg.MediaLinks
+	if links == nil {
+		links = medialink.New(cfg.Store, 0, 0, cfg.Now)
+	}
 	tools := cfg.Tools
 	if tools == nil {
 		tools = RequiredTools
@@ -176,6 +186,7 @@ func newAPI(cfg Config) *API {
 		limiter:      limiter,
 		asr:          cmp.Or(cfg.ASR, "none"),
 		tools:        tools,
+		links:        links,
 
 		postCreated:     cfg.OnPostCreated,
 		scheduleCreated: cfg.OnScheduleCreated,

@@ -63,8 +63,12 @@ func (a *API) clipsOfProject(w http.ResponseWriter, r *http.Request, projectID s
 	a.writeClips(w, r, clips, err)
 }
 
-// writeClips answers a page of clips (a bare array, never null), or err.
+// writeClips answers a page of clips (a bare array, never null) with
+// signed media addresses, or err.
 func (a *API) writeClips(w http.ResponseWriter, r *http.Request, clips []apitypes.ExportableClip, err error) {
+	if err == nil {
+		err = a.signClips(r.Context(), clips)
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return

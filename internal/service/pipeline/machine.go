@@ -132,11 +132,16 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	for _, pl := range j.plans {
 		size += pl.exportBytes + pl.previewBytes
 	}
+	// Signed before the transaction, which holds the store's one connection.
+	mailed, err := r.signedClips(ctx, j.p, j.clips)
+	if err != nil {
+		return err
+	}
 	_, queued, err := r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
 		p.Stage = apitypes.StageComplete
 		p.Error, p.RetryAt = nil, ""
 		p.StorageSize = sourceSize(p.SourcePath) + size
-		return store.Effects{Deliveries: r.conclusionDeliveries(p, j.clips)}, nil
+		return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed)}, nil
 	})
 	if err != nil {
 		return fmt.Errorf("mark complete: %w", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -23,6 +24,9 @@ type WorkerConfig struct {
 	DataDir    string
 	Logger     *slog.Logger // nil = discard
 	HTTPClient *http.Client // for webhook destinations; nil = outbound.NewHTTPClient()
+	// MediaLinks signs the clip's address a post carries (Post.MediaURL);
+	// nil hands it out as stored.
+	MediaLinks *medialink.Signer
 	// PollInterval is how often due posts (retries) are looked for without
 	// a Wake; default 1 s.
 	PollInterval time.Duration
@@ -131,7 +135,13 @@ func (w *Worker) publish(ctx context.Context, p *store.Post) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, fmt.Errorf("clip %s of post %s: %w", p.ContentID(), p.ID, err)
 	}
-	post := Post{Post: *p, MediaURL: clip.URIForExport,
+	mediaURL := clip.URIForExport
+	if w.cfg.MediaLinks != nil {
+		if mediaURL, err = w.cfg.MediaLinks.Sign(ctx, mediaURL, false); err != nil {
+			return Receipt{}, err
+		}
+	}
+	post := Post{Post: *p, MediaURL: mediaURL,
 		MediaPath: filepath.Join(w.cfg.DataDir, "media", p.ProjectID, p.ClipID+".mp4")}
 	post.PublishedAt = w.cfg.Store.Now()
 	return pub.Publish(ctx, post)

@@ -18,6 +18,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
@@ -54,7 +55,11 @@ type Config struct {
 	// KindNone; "" is none (clipperd serve picks pocketsphinx when installed).
 	ASR, ASRCommand     string
 	AllowPrivateImports bool
-	Logger              *slog.Logger // nil = discard
+	// MediaURLTTL and PublicMediaURLTTL are how long the signed media
+	// addresses handed out work, for projects of DEFAULT and of PUBLIC or
+	// PUBLIC_VIEW visibility; zero takes medialink's defaults (7 and 30 days).
+	MediaURLTTL, PublicMediaURLTTL time.Duration
+	Logger                         *slog.Logger // nil = discard
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
@@ -79,6 +84,7 @@ type Server struct {
 	posts     *publish.Worker
 	scheduler *publish.Scheduler
 	store     *store.Store
+	links     *medialink.Signer
 	cancel    context.CancelFunc
 
 	closeOnce sync.Once
@@ -121,7 +127,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
 	}
-	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st}
+	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st,
+		links: medialink.New(st, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -164,6 +171,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Logger:              logger.With("component", "pipeline"),
 		OnDeliveryEnqueued:  s.disp.Wake,
 		Transcriber:         asr,
+		MediaLinks:          s.links,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -203,6 +211,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			OnPostCreated:       s.posts.Wake,
 			OnScheduleCreated:   s.scheduler.Wake,
 			ASR:                 asr.Describe(),
+			MediaLinks:          s.links,
 		}),
 		ReadHeaderTimeout: 15 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -242,7 +251,7 @@ func (s *Server) startJobWorkers(ctx context.Context) error {
 func (s *Server) newPublishing(dataDir string, cfg Config, logger *slog.Logger) error {
 	var err error
 	s.posts, err = publish.NewWorker(publish.WorkerConfig{
-		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"),
+		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"), MediaLinks: s.links,
 	})
 	if err != nil {
 		return err
