@@ -59,16 +59,14 @@ type Config struct {
 	// Now is the rate limiter's clock; nil = time.Now. Tests move it to
 	// check the window without sleeping.
 	Now func() time.Time
-	// Tools are the external programs /healthz requires on PATH; nil =
-	// RequiredTools.
-	Tools []string
 	// MediaLinks signs the media addresses handed out and checks those
 	// requested; nil = one over Store with the default lifetimes.
 	MediaLinks *medialink.Signer
 }
 
-// RequiredTools are the programs clipperd cannot clip without: ffprobe
-// reads every source, ffmpeg renders every clip.
+// RequiredTools are the programs clipperd cannot clip without, which
+// /healthz requires on PATH: ffprobe reads every source, ffmpeg renders
+// every clip.
 var RequiredTools = []string{"ffmpeg", "ffprobe"}
 
 // API holds the handlers' shared state.
@@ -85,7 +83,6 @@ type API struct {
 	log          *slog.Logger
 	limiter      *keyLimiter
 	asr          string
-	tools        []string
 	links        *medialink.Signer
 
 	postCreated, scheduleCreated func()
@@ -163,11 +160,7 @@ func newAPI(cfg Config) *API {
 	if links == nil {
 		links = medialink.New(cfg.Store, 0, 0, cfg.Now)
 	}
-	tools := cfg.Tools
-	if tools == nil {
-		tools = RequiredTools
-	}
-	if missing := toolexec.Missing(tools...); len(missing) > 0 {
+	if missing := toolexec.Missing(RequiredTools...); len(missing) > 0 {
 		logger.Error(notReady(missing), "missing", missing)
 	}
 	return &API{
@@ -185,7 +178,6 @@ func newAPI(cfg Config) *API {
 		log:          logger,
 		limiter:      limiter,
 		asr:          cmp.Or(cfg.ASR, "none"),
-		tools:        tools,
 		links:        links,
 
 		postCreated:     cfg.OnPostCreated,
@@ -215,7 +207,7 @@ func (noSubmit) Submit(string) {}
 // wait in STALLED until it is there.
 func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Clipperd-ASR", a.asr)
-	if missing := toolexec.Missing(a.tools...); len(missing) > 0 {
+	if missing := toolexec.Missing(RequiredTools...); len(missing) > 0 {
 		writeError(w, http.StatusServiceUnavailable, errUnavailable, notReady(missing))
 		return
 	}
