@@ -51,7 +51,8 @@ terraform apply -auto-approve -input=false -no-color -var "source_file=$work/sam
 
 echo
 echo "== the clips clipperd made (each file probed with ffprobe to show it plays)"
-terraform output -json clips | grep -o '"uri_for_export":"[^"]*"' | cut -d'"' -f4 | while read -r url; do
+# The addresses are signed (?expires=...&sig=...); JSON output writes their & as \u0026.
+terraform output -json clips | grep -o '"uri_for_export":"[^"]*"' | cut -d'"' -f4 | sed 's/\\u0026/\&/g' | while read -r url; do
   [ -n "$url" ] || continue
   info="$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height,codec_name:format=duration \
     -of default=noprint_wrappers=1:nokey=1 "$url" | tr '\n' ' ')"

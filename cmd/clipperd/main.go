@@ -5,6 +5,7 @@
 //	clipperd keys create --data DIR --org ORG --user USER
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
+//	clipperd media-key rotate --data DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
 package main
 
@@ -27,6 +28,8 @@ const usage = `usage:
                                                        its posts go to DATA/published (dir, the default) or a signed webhook
   clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect portrait|square|landscape] [--fit] [--watermark]
                                                        store a brand template of the org (prints its templateId last)
+  clipperd media-key rotate --data DIR                 replace the key that signs media addresses: every
+                                                       address handed out so far stops working (revocation)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
 `
@@ -77,6 +80,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: templates takes the subcommand create", errUsage)
 		}
 		return templatesCreate(ctx, args[2:], stdout, stderr)
+	case "media-key":
+		if len(args) < 2 || args[1] != "rotate" {
+			fmt.Fprint(stderr, usage)
+			return fmt.Errorf("%w: media-key takes the subcommand rotate", errUsage)
+		}
+		return mediaKeyRotate(ctx, args[2:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

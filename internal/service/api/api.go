@@ -16,9 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
 // Submitter takes created work into processing by its id: the pipeline's
@@ -67,7 +69,15 @@ type Config struct {
 	// UploadProgressTimeout ends an upload PUT whose body brings no byte
 	// for this long; the body has no total deadline. 0 = the default.
 	UploadProgressTimeout time.Duration
+	// MediaLinks signs the media addresses handed out and checks those
+	// requested; nil = one over Store with the default lifetimes.
+	MediaLinks *medialink.Signer
 }
+
+// RequiredTools are the programs clipperd cannot clip without, which
+// /healthz requires on PATH: ffprobe reads every source, ffmpeg renders
+// every clip.
+var RequiredTools = []string{"ffmpeg", "ffprobe"}
 
 // API holds the handlers' shared state.
 type API struct {
@@ -85,6 +95,7 @@ type API struct {
 	asr          string
 	// uploadProgress is the longest an upload body may bring no byte.
 	uploadProgress time.Duration
+	links          *medialink.Signer
 
 	postCreated, scheduleCreated func()
 	allowPrivateWebhooks         bool
@@ -124,7 +135,8 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /storage/uploads/{uploadId}", a.startUpload)
 	mux.HandleFunc("PUT /storage/sessions/{sessionId}", a.putUpload)
 
-	// Rendered clips, like presigned links: no auth, unguessable ids.
+	// Rendered clips, like presigned links: no auth, a signature that has not
+	// expired (package medialink).
 	mux.HandleFunc("GET /media/{projectId}/{file}", a.serveMedia)
 
 	mux.HandleFunc("GET /healthz", a.healthz)
@@ -156,6 +168,14 @@ func newAPI(cfg Config) *API {
 	if cfg.Now != nil {
 		limiter.now = cfg.Now
 	}
+	limiter.saved, limiter.log = cfg.Store, logger
+	links := cfg.MediaLinks
+	if links == nil {
+		links = medialink.New(cfg.Store, 0, 0, cfg.Now)
+	}
+	if missing := toolexec.Missing(RequiredTools...); len(missing) > 0 {
+		logger.Error(notReady(missing), "missing", missing)
+	}
 	return &API{
 		store:      cfg.Store,
 		runner:     cfg.Runner,
@@ -171,6 +191,7 @@ func newAPI(cfg Config) *API {
 		log:          logger,
 		limiter:      limiter,
 		asr:          cmp.Or(cfg.ASR, "none"),
+		links:        links,
 
 		uploadProgress: cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout),
 
@@ -197,13 +218,26 @@ func (noSubmit) Submit(string) {}
 
 // healthz answers "ok" while clipperd serves. With ?detail=1 a line per
 // component follows ("asr: pocketsphinx"); a missing recogniser is reported
-// there, never as unhealthy. The X-Clipperd-ASR header says the same.
+// there, never as unhealthy. The X-Clipperd-ASR header says the same. While
+// a required tool is not on PATH (checked on every call, so installing it
+// makes the server ready) the answer is a 503 naming it: projects would
+// wait in STALLED until it is there.
 func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Clipperd-ASR", a.asr)
+	if missing := toolexec.Missing(RequiredTools...); len(missing) > 0 {
+		writeError(w, http.StatusServiceUnavailable, errUnavailable, notReady(missing))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	body := "ok"
 	if r.URL.Query().Get("detail") != "" {
 		body += "\nasr: " + a.asr + "\n"
 	}
 	_, _ = w.Write([]byte(body))
+}
+
+// notReady says which required tools are missing and what to do.
+func notReady(missing []string) string {
+	return "not ready: " + strings.Join(missing, ", ") + " not found on PATH; install ffmpeg (it provides ffmpeg and ffprobe) " +
+		"or put them on clipperd's PATH. Projects wait (STALLED, retried) until they are there"
 }

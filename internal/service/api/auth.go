@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,7 +79,7 @@ func (a *API) authenticate(r *http.Request) (store.Key, error) {
 // limited applies the per-key rate limit; it runs after authed.
 func (a *API) limited(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !a.limiter.admit(w, caller(r).Key, a.limiter.now()) {
+		if !a.limiter.admit(context.WithoutCancel(r.Context()), w, caller(r).Key, a.limiter.now()) {
 			a.fail(w, r, errRateLimited)
 			return
 		}
@@ -116,7 +117,20 @@ func (a *API) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		a.log.Debug("http request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+		a.log.Debug("http request", "method", r.Method, "path", loggedPath(r.URL.Path), "status", rec.status,
 			"duration_ms", time.Since(start).Milliseconds())
 	})
+}
+
+// maxLoggedPath bounds the path of a request in the log.
+const maxLoggedPath = 120
+
+// loggedPath is a request path as the log shows it: cut to maxLoggedPath
+// bytes with the length of the rest, so hostile paths (megabytes of name,
+// NUL bytes, which slog quotes) cannot fill the log.
+func loggedPath(p string) string {
+	if len(p) <= maxLoggedPath {
+		return p
+	}
+	return p[:maxLoggedPath] + "...(" + strconv.Itoa(len(p)-maxLoggedPath) + " more bytes)"
 }

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -12,9 +14,13 @@ import (
 // to 20 and may be at most 100. A pageSize above 100 is refused with a 400
 // rather than silently cut, so a client never mistakes a clamped page for
 // the last one (a page shorter than pageSize is the last).
+// A page past the last one is empty; pageNum is bounded so that its offset
+// ((pageNum-1) * pageSize) fits SQLite's 64-bit integers: beyond it the
+// offset wrapped around to a negative one, which answered page 1 again.
 const (
 	defaultPageSize = 20
 	maxPageSize     = 100
+	maxPageNum      = math.MaxInt64/maxPageSize + 1
 )
 
 const (
@@ -26,7 +32,7 @@ const (
 func (a *API) exportableClips(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	ints := queryInts{q: q}
-	pageNum := ints.get("pageNum", 1, 1, 0, "an integer >= 1")
+	pageNum := ints.get("pageNum", 1, 1, maxPageNum, "an integer from 1 to "+strconv.Itoa(maxPageNum))
 	pageSize := ints.get("pageSize", defaultPageSize, 1, maxPageSize, "an integer from 1 to 100")
 	if ints.err != nil {
 		a.fail(w, r, ints.err)
@@ -57,8 +63,12 @@ func (a *API) clipsOfProject(w http.ResponseWriter, r *http.Request, projectID s
 	a.writeClips(w, r, clips, err)
 }
 
-// writeClips answers a page of clips (a bare array, never null), or err.
+// writeClips answers a page of clips (a bare array, never null) with
+// signed media addresses, or err.
 func (a *API) writeClips(w http.ResponseWriter, r *http.Request, clips []apitypes.ExportableClip, err error) {
+	if err == nil {
+		err = a.signClips(r.Context(), clips)
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return

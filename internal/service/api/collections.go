@@ -106,7 +106,7 @@ func (a *API) deleteCollection(w http.ResponseWriter, r *http.Request) {
 }
 
 // exportCollection is POST /api/collections/{collectionId}/export: the export
-// addresses of the collection's clips, in the order they were added.
+// addresses of the collection's clips (signed), in the order they were added.
 func (a *API) exportCollection(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("collectionId")
 	if err := emptyObjectBody(w, r); err != nil {
@@ -116,6 +116,10 @@ func (a *API) exportCollection(w http.ResponseWriter, r *http.Request) {
 	clips, err := a.store.CollectionClips(r.Context(), caller(r).OrgID, id, 0, -1)
 	if err != nil {
 		a.fail(w, r, about("collection", id, err))
+		return
+	}
+	if err := a.signClips(r.Context(), clips); err != nil {
+		a.fail(w, r, err)
 		return
 	}
 	out := apitypes.ExportedCollection{ContentList: make([]apitypes.ExportedContent, 0, len(clips))}

@@ -1,19 +1,38 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// serveMedia is GET /media/{projectId}/{file}: a rendered clip or preview
-// from DataDir/media, with Range support (206) through http.ServeContent.
-// Like a presigned link it needs no API key; the ids are unguessable.
+// serveMedia is GET /media/{projectId}/{file}: a rendered clip, its preview
+// or captions from DataDir/media, with Range support (206) through
+// http.ServeContent. Like a presigned link it needs no API key but a
+// signature (package medialink) that has not expired; one issued for a
+// public project also needs the project to be public still. The signature
+// is checked before the file is looked for, so an address without one
+// tells nothing of what exists.
 func (a *API) serveMedia(w http.ResponseWriter, r *http.Request) {
-	f, st, err := a.openMedia(r.PathValue("projectId"), r.PathValue("file"))
+	project, file := r.PathValue("projectId"), r.PathValue("file")
+	if !mediaName(project, file) {
+		a.fail(w, r, errNoMedia)
+		return
+	}
+	if err := a.checkMediaLink(r, project, file); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	f, st, err := a.openMedia(project, file)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -22,6 +41,55 @@ func (a *API) serveMedia(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", mediaTypes[filepath.Ext(st.Name())])
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+}
+
+// checkMediaLink refuses (403) an unsigned, altered or expired address, and
+// a public one of a project that is no longer public.
+func (a *API) checkMediaLink(r *http.Request, project, file string) error {
+	ctx := r.Context()
+	public, err := a.links.Check(ctx, project, file, r.URL.Query())
+	if errors.Is(err, medialink.ErrUnsigned) || errors.Is(err, medialink.ErrForged) || errors.Is(err, medialink.ErrExpired) {
+		return &authError{forbidden: true, msg: err.Error()}
+	}
+	if err != nil || !public {
+		return err
+	}
+	p, err := a.store.GetProject(ctx, project)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNoMedia
+	}
+	if err != nil {
+		return err
+	}
+	if !medialink.Public(p.Visibility) {
+		return &authError{forbidden: true, msg: "the project of this media address is no longer public: read the clip again for a new address"}
+	}
+	return nil
+}
+
+// signClips signs the media addresses of clips for their projects'
+// visibility, looking each project up once. The store keeps the addresses
+// unsigned; every read hands out signed ones.
+func (a *API) signClips(ctx context.Context, clips []apitypes.ExportableClip) error {
+	visibility := map[string]string{}
+	for i := range clips {
+		c := &clips[i]
+		v, seen := visibility[c.ProjectID]
+		if !seen {
+			p, err := a.store.GetProject(ctx, c.ProjectID)
+			switch {
+			case err == nil:
+				v = p.Visibility
+			case !errors.Is(err, store.ErrNotFound):
+				return err
+			}
+			visibility[c.ProjectID] = v
+		}
+		if err := a.links.SignClip(ctx, c, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mediaTypes are the files of a clip served: its renders and its captions.
@@ -34,14 +102,16 @@ var mediaTypes = map[string]string{
 // errNoMedia is every media address that serves nothing, told alike.
 var errNoMedia = notFound("media file")
 
-// openMedia opens a rendered file of a project. Only the .mp4 renders and
-// the .srt and .vtt captions are served, never the imported source.
+// mediaName accepts the names of the files served: the .mp4 renders and
+// the .srt and .vtt captions, never the imported source.
+func mediaName(project, file string) bool {
+	return safeSegment(project) && safeSegment(file) && mediaTypes[filepath.Ext(file)] != "" && !strings.HasPrefix(file, "source.")
+}
+
+// openMedia opens a rendered file of a project, named as mediaName accepts.
 func (a *API) openMedia(project, file string) (*os.File, fs.FileInfo, error) {
-	if !safeSegment(project) || !safeSegment(file) || mediaTypes[filepath.Ext(file)] == "" || strings.HasPrefix(file, "source.") {
-		return nil, nil, errNoMedia
-	}
 	f, err := os.Open(filepath.Join(a.mediaDir, project, file))
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) {
 		return nil, nil, errNoMedia
 	}
 	if err != nil {
@@ -58,7 +128,12 @@ func (a *API) openMedia(project, file string) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
-// safeSegment accepts one plain path segment: no separators, no dot names.
+// maxSegment is the longest file name Linux file systems take; a longer
+// one names nothing.
+const maxSegment = 255
+
+// safeSegment accepts one plain path segment: no separators, no dot names,
+// no NUL (which the file system refuses), no longer than a file name can be.
 func safeSegment(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.HasPrefix(s, ".")
+	return s != "" && len(s) <= maxSegment && !strings.ContainsAny(s, "/\\\x00") && !strings.HasPrefix(s, ".")
 }

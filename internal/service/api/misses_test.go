@@ -26,6 +26,12 @@ func TestMissesAnswerJSON(t *testing.T) {
 		{http.MethodPut, "/api/collections", "", http.StatusMethodNotAllowed, errMethod,
 			"method PUT is not allowed on /api/collections; allowed: GET, HEAD, POST", "GET, HEAD, POST"},
 		{http.MethodPost, "/healthz", "", http.StatusMethodNotAllowed, errMethod, "method POST is not allowed on /healthz", "GET, HEAD"},
+		{http.MethodPost, "/media/p1/c1.mp4", "", http.StatusMethodNotAllowed, errMethod, "method POST is not allowed on /media/p1/c1.mp4", "GET, HEAD"},
+		{http.MethodGet, "/storage/uploads/u1", "", http.StatusMethodNotAllowed, errMethod, "method GET is not allowed on /storage/uploads/u1", "POST"},
+		{http.MethodPatch, "/api/clip-projects/p1", key, http.StatusMethodNotAllowed, errMethod, "method PATCH is not allowed on /api/clip-projects/p1", "GET, HEAD"},
+		{http.MethodGet, "/media/p1", "", http.StatusNotFound, errNotFound, "no endpoint GET /media/p1", ""},
+		{http.MethodHead, "/api/nope", key, http.StatusNotFound, errNotFound, "no endpoint HEAD /api/nope", ""},
+		{"BREW", "/api/collections", key, http.StatusMethodNotAllowed, errMethod, "method BREW is not allowed on /api/collections", "GET, HEAD, POST"},
 	}
 	for _, c := range cases {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -15,10 +17,14 @@ const rateWindow = time.Minute
 // (the window (now-60s, now]). Unlike a token bucket it never lets more than
 // perMinute through in any 60 s, and a client that keeps to the same rule
 // (as the provider's client does) is never refused. Refused requests are not
-// logged, so hammering does not push a key's window further out.
+// logged, so hammering does not push a key's window further out. With saved
+// set, every key's window is written there and read back when the key is
+// first seen, so a restart does not hand out the same minute's budget again.
 type keyLimiter struct {
 	perMinute int
 	now       func() time.Time // injected so tests move time without sleeping
+	saved     windowStore      // nil: windows live in memory only
+	log       *slog.Logger
 
 	mu        sync.Mutex
 	keys      map[string]*keyWindow
@@ -34,8 +40,14 @@ type keyWindow struct {
 	n     int         // how many slots are in use
 }
 
+// windowStore keeps the keys' windows across restarts (the store).
+type windowStore interface {
+	RateWindow(ctx context.Context, key string) ([]time.Time, error)
+	SaveRateWindow(ctx context.Context, key string, times []time.Time) error
+}
+
 func newKeyLimiter(perMinute int) *keyLimiter {
-	return &keyLimiter{perMinute: perMinute, now: time.Now, keys: map[string]*keyWindow{}}
+	return &keyLimiter{perMinute: perMinute, now: time.Now, keys: map[string]*keyWindow{}, log: slog.New(slog.DiscardHandler)}
 }
 
 // expire drops the entries that left the window by now.
@@ -53,6 +65,50 @@ func (k *keyWindow) newest() time.Time { return k.times[(k.start+k.n-1)%len(k.ti
 func (k *keyWindow) push(t time.Time) {
 	k.times[(k.start+k.n)%len(k.times)] = t
 	k.n++
+}
+
+// list is the window's times, oldest first.
+func (k *keyWindow) list() []time.Time {
+	out := make([]time.Time, k.n)
+	for i := range out {
+		out[i] = k.times[(k.start+i)%len(k.times)]
+	}
+	return out
+}
+
+// window is key's window, made (and filled from the saved one) when the
+// key is not tracked. A saved window that cannot be read counts as empty:
+// the limit is a courtesy to the server, not worth refusing requests over.
+func (l *keyLimiter) window(ctx context.Context, key string) *keyWindow {
+	if kw, ok := l.keys[key]; ok {
+		return kw
+	}
+	kw := &keyWindow{times: make([]time.Time, l.perMinute)}
+	l.keys[key] = kw
+	if l.saved == nil {
+		return kw
+	}
+	times, err := l.saved.RateWindow(ctx, key)
+	if err != nil {
+		l.log.Warn("rate limit: saved window unreadable; starting the key's window empty", "err", err)
+	}
+	// The newest perMinute, in order: a lower limit after a restart keeps the latest.
+	for _, t := range times[max(0, len(times)-l.perMinute):] {
+		if kw.n == 0 || !t.Before(kw.newest()) {
+			kw.push(t)
+		}
+	}
+	return kw
+}
+
+// save writes key's window after it changed.
+func (l *keyLimiter) save(ctx context.Context, key string, kw *keyWindow) {
+	if l.saved == nil {
+		return
+	}
+	if err := l.saved.SaveRateWindow(ctx, key, kw.list()); err != nil {
+		l.log.Warn("rate limit: window not saved; a restart may allow this minute's requests again", "err", err)
+	}
 }
 
 // sweep forgets keys with nothing left in their window, at most once a
@@ -74,14 +130,10 @@ func (l *keyLimiter) sweep(now time.Time) {
 // (requests still allowed in the window after this one) and X-RateLimit-Reset
 // (Unix seconds, rounded up, when the oldest request in the window leaves it).
 // Refused, it also sets Retry-After: whole seconds, at least 1, until then.
-func (l *keyLimiter) admit(w http.ResponseWriter, key string, now time.Time) bool {
+func (l *keyLimiter) admit(ctx context.Context, w http.ResponseWriter, key string, now time.Time) bool {
 	l.mu.Lock()
 	l.sweep(now)
-	kw, ok := l.keys[key]
-	if !ok {
-		kw = &keyWindow{times: make([]time.Time, l.perMinute)}
-		l.keys[key] = kw
-	}
+	kw := l.window(ctx, key)
 	if kw.n > 0 && now.Before(kw.newest()) {
 		// Concurrent requests read the clock before the lock; keep the log in order.
 		now = kw.newest()
@@ -90,6 +142,7 @@ func (l *keyLimiter) admit(w http.ResponseWriter, key string, now time.Time) boo
 	allowed := kw.n < l.perMinute
 	if allowed {
 		kw.push(now)
+		l.save(ctx, key, kw)
 	}
 	remaining := l.perMinute - kw.n
 	resetAt := kw.oldest().Add(rateWindow) // kw.n >= 1 here: just pushed, or full

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +23,7 @@ type decision struct {
 
 func decide(l *keyLimiter, key string, at time.Time) decision {
 	rec := httptest.NewRecorder()
-	ok := l.admit(rec, key, at)
+	ok := l.admit(context.Background(), rec, key, at)
 	h := map[string]string{}
 	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"} {
 		h[name] = rec.Header().Get(name)
@@ -205,5 +206,34 @@ func TestRateLimitThroughHandler(t *testing.T) {
 	now = t0.Add(time.Minute)
 	if rec := get(); rec.Code != http.StatusNotFound || rec.Header().Get("X-RateLimit-Remaining") != "4" {
 		t.Errorf("a minute later: %d, X-RateLimit-Remaining %q; want 404 and 4", rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
+	}
+}
+
+// TestRateLimitSurvivesRestart: a key that used its minute's budget is
+// still refused by a new handler over the same store (a restart), until
+// the minute is over; before the window was saved, the restart gave the
+// budget again.
+func TestRateLimitSurvivesRestart(t *testing.T) {
+	st, key := keyedStore(t)
+	now := t0
+	clock := func() time.Time { return now }
+	get := func(h http.Handler) *httptest.ResponseRecorder {
+		return send(t, h, http.MethodGet, "/api/clip-projects/nope", key, "")
+	}
+	cfg := Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 3}, Now: clock}
+	before := New(cfg)
+	for i := range 3 {
+		if rec := get(before); rec.Code != http.StatusNotFound {
+			t.Fatalf("request %d: %d %s", i+1, rec.Code, rec.Body)
+		}
+	}
+	now = t0.Add(10 * time.Second)
+	restarted := New(cfg)
+	if rec := get(restarted); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "50" {
+		t.Errorf("after the restart: %d, Retry-After %q; want 429 and 50", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	now = t0.Add(time.Minute)
+	if rec := get(restarted); rec.Code != http.StatusNotFound || rec.Header().Get("X-RateLimit-Remaining") != "2" {
+		t.Errorf("a minute later: %d, remaining %q; want 404 and 2", rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
 	}
 }

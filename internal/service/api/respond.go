@@ -14,7 +14,8 @@ import (
 )
 
 // Error names of filled-gaps.md ("Errors not shown"), plus Forbidden,
-// Method Not Allowed and Conflict for the cases this server adds.
+// Method Not Allowed, Conflict and Service Unavailable for the cases this
+// server adds.
 const (
 	errBadRequest   = "Bad Request"
 	errUnauthorized = "Unauthorized"
@@ -24,6 +25,7 @@ const (
 	errConflict     = "Conflict"
 	errTooMany      = "TooManyRequests"
 	errInternal     = "Internal Server Error"
+	errUnavailable  = "Service Unavailable"
 )
 
 // maxJSONBody bounds request bodies of the JSON endpoints; a project

@@ -3,13 +3,16 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 // failure marks how a stage error is handled: a permanent one (bad input,
-// a limit, a missing tool) leaves the project STALLED for good; anything
-// else is transient and retried with backoff.
+// a limit) leaves the project STALLED for good; anything else is transient
+// and retried with backoff. A tool that is not installed (missingTool) is
+// the server's fault, not the project's: it is retried without counting
+// against the project's retries, until the operator installs it.
 type failure struct {
 	err       error
 	permanent bool
@@ -30,6 +33,10 @@ func isPermanent(err error) bool {
 	var f *failure
 	return errors.As(err, &f) && f.permanent
 }
+
+// missingTool reports whether err is an external tool (ffmpeg, ffprobe)
+// that is not on PATH.
+func missingTool(err error) bool { return errors.Is(err, exec.ErrNotFound) }
 
 func isImmediate(err error) bool {
 	var f *failure

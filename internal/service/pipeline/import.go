@@ -58,6 +58,10 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		if ctx.Err() != nil {
 			return err
 		}
+		if missingTool(err) {
+			r.log.Error("ffprobe is not installed (not on PATH): projects wait until it is", "project", j.p.ID, "err", err)
+			return &userError{"the server cannot read videos now (ffprobe is not installed); the project is retried", err}
+		}
 		// ffprobe's own words name server paths; they go to the log, and the
 		// user reads what to fix. Retrying reads the same bytes: permanent.
 		r.log.Warn("probe of imported source failed", "project", j.p.ID, "err", err)

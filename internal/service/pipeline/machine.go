@@ -21,6 +21,7 @@ import (
 //	any active stage → STALLED (error set, stallCount+1, failureStalls+1)
 //	STALLED with retryAt → QUEUED when retryAt passes (scan loop), error cleared
 //	active stage found at Start → STALLED "interrupted…" (stallCount+1 only) → QUEUED at once
+//	a tool not on PATH (ffmpeg, ffprobe) → STALLED with retryAt (stallCount+1 only)
 //	failureStalls > MaxRetries, or a permanent failure → STALLED for good;
 //	  at IMPORT (nothing processed yet) its credits are refunded
 //
@@ -141,13 +142,18 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	for _, pl := range j.plans {
 		size += pl.exportBytes + pl.previewBytes
 	}
+	// Signed before the transaction, which holds the store's one connection.
+	mailed, err := r.signedClips(ctx, j.p, j.clips)
+	if err != nil {
+		return err
+	}
 	var queued []store.Delivery
-	err := r.persist(ctx, "completion", j.p.ID, func() (err error) {
+	err = r.persist(ctx, "completion", j.p.ID, func() (err error) {
 		_, queued, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
 			p.Stage = apitypes.StageComplete
 			p.Error, p.RetryAt = nil, ""
 			p.StorageSize = sourceSize(p.SourcePath) + size
-			return store.Effects{Deliveries: r.conclusionDeliveries(p, j.clips)}, nil
+			return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed)}, nil
 		})
 		return err
 	})
@@ -161,7 +167,8 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 // stall records a failed stage: STALLED, the error, one more stall, and a
 // retry time unless the failure is permanent or the project's own failures
 // used up its retries. An interruption by a restart is retried at once and
-// does not count as a failure: restarts never give up a project. A final
+// does not count as a failure: restarts never give up a project; nor does a
+// tool missing from the server, retried with backoff until it is there. A final
 // stall runs the conclusion actions that asked for failures, and refunds the
 // credits of a project that failed at IMPORT, before anything was processed.
 func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage, cause error, took time.Duration) {
@@ -179,6 +186,7 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 		msg = fmt.Sprintf("%s failed: %v", stageName, cause)
 	}
 	permanent := isPermanent(cause)
+	noTool := !permanent && missingTool(cause)
 	var retryAt string
 	var refunded bool
 	mutate := func(p *store.Project) (store.Effects, error) {
@@ -189,7 +197,7 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 		if p.StallCount != nil {
 			count = *p.StallCount + 1
 		}
-		if !restart {
+		if !restart && !noTool {
 			p.FailureStalls++
 		}
 		retryAt = ""
@@ -198,6 +206,8 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 		case permanent:
 		case restart:
 			retryAt = store.Timestamp(r.cfg.Store.Now())
+		case noTool:
+			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(max(1, p.FailureStalls))))
 		case p.FailureStalls > int64(r.cfg.MaxRetries):
 			text = fmt.Sprintf("%s (not retried: the project failed %d times)", msg, p.FailureStalls)
 		default:

@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -36,6 +38,21 @@ func (r *Runner) conclusionDeliveries(p *store.Project, clips []apitypes.Exporta
 		}
 	}
 	return out
+}
+
+// signedClips are clips with the signed addresses a conclusion email hands
+// out (Config.MediaLinks); the store keeps them unsigned.
+func (r *Runner) signedClips(ctx context.Context, p *store.Project, clips []apitypes.ExportableClip) ([]apitypes.ExportableClip, error) {
+	if r.cfg.MediaLinks == nil {
+		return clips, nil
+	}
+	out := slices.Clone(clips)
+	for i := range out {
+		if err := r.cfg.MediaLinks.SignClip(ctx, &out[i], p.Visibility); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // email is the message of an EMAIL conclusion action.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
@@ -32,6 +33,10 @@ type Config struct {
 	// Transcriber recognises the speech of each project at CURATE; nil
 	// makes no transcripts.
 	Transcriber transcribe.Transcriber
+
+	// MediaLinks signs the clip addresses of conclusion emails; nil hands
+	// them out as stored.
+	MediaLinks *medialink.Signer
 
 	// OnDeliveryEnqueued is called after conclusion actions were queued
 	// (server wires it to outbound.Dispatcher.Wake).

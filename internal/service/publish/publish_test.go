@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -354,5 +356,29 @@ func TestCheckDestination(t *testing.T) {
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Errorf("CheckDestination(%q) = %v, want an error containing %q", dest, err, want)
 		}
+	}
+}
+
+// TestPostCarriesSignedMediaURL: with MediaLinks the clip address a post
+// hands to its destination is signed, so the destination can fetch it.
+func TestPostCarriesSignedMediaURL(t *testing.T) {
+	receiver := webhooktest.New(t, 0)
+	e := newEnv(t)
+	p := e.post(e.account("webhook:" + receiver.URL + "/posts"))
+	links := medialink.New(e.st, 0, 0, e.clock)
+	e.startWorker(WorkerConfig{MediaLinks: links})
+	if done := e.settled(p.ID); done.Status != store.PostPublished {
+		t.Fatalf("post = %+v, want published", done)
+	}
+	var doc apitypes.PublishedPost
+	if err := json.Unmarshal(receiver.Requests()[0].Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(doc.MediaURL)
+	if err != nil || !strings.HasPrefix(doc.MediaURL, mediaURL+"?") {
+		t.Fatalf("mediaUrl %q, want the clip's address signed", doc.MediaURL)
+	}
+	if _, err := links.Check(context.Background(), testProject, testClip+".mp4", u.Query()); err != nil {
+		t.Errorf("mediaUrl %q does not verify: %v", doc.MediaURL, err)
 	}
 }

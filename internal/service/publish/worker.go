@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
@@ -28,6 +29,9 @@ type WorkerConfig struct {
 	// and private addresses; off, HTTPClient's connections go through
 	// package netguard.
 	AllowPrivateWebhooks bool
+	// MediaLinks signs the clip's address a post carries (Post.MediaURL);
+	// nil hands it out as stored.
+	MediaLinks *medialink.Signer
 	// PollInterval is how often due posts (retries) are looked for without
 	// a Wake; default 1 s.
 	PollInterval time.Duration
@@ -136,7 +140,13 @@ func (w *Worker) publish(ctx context.Context, p *store.Post) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, fmt.Errorf("clip %s of post %s: %w", p.ContentID(), p.ID, err)
 	}
-	post := Post{Post: *p, MediaURL: clip.URIForExport,
+	mediaURL := clip.URIForExport
+	if w.cfg.MediaLinks != nil {
+		if mediaURL, err = w.cfg.MediaLinks.Sign(ctx, mediaURL, false); err != nil {
+			return Receipt{}, err
+		}
+	}
+	post := Post{Post: *p, MediaURL: mediaURL,
 		MediaPath: filepath.Join(w.cfg.DataDir, "media", p.ProjectID, p.ClipID+".mp4")}
 	post.PublishedAt = w.cfg.Store.Now()
 	return pub.Publish(ctx, post)

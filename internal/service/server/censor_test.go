@@ -65,7 +65,8 @@ func TestCensorJob(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("GET %s: %d", f.uri, resp.StatusCode)
 			}
-			if resp, _ := newClient(t, srv, "").do(http.MethodGet, strings.TrimSuffix(f.uri, f.name)+filepath.Base(origs[0]), nil); resp.StatusCode != http.StatusNotFound {
+			orig := strings.Replace(f.uri, "/"+clip.CurationID+f.name+"?", "/"+filepath.Base(origs[0])+"?", 1) // signed like the clip
+			if resp, _ := newClient(t, srv, "").do(http.MethodGet, orig, nil); resp.StatusCode != http.StatusNotFound {
 				t.Errorf("the original %s is served: %d", filepath.Base(origs[0]), resp.StatusCode)
 			}
 			served := filepath.Join(t.TempDir(), "served.mp4")

@@ -299,7 +299,7 @@ func TestListQueries(t *testing.T) {
 		{"", "q: is required"},
 		{"q=findAll", `q: must be findByProjectId or findByCollectionId, not "findAll"`},
 		{"q=findByProjectId", "projectId: is required when q=findByProjectId"},
-		{"q=findByProjectId&projectId=" + p.ID + "&pageNum=0", "pageNum: must be an integer >= 1"},
+		{"q=findByProjectId&projectId=" + p.ID + "&pageNum=0", "pageNum: must be an integer from 1 to "},
 		{"q=findByProjectId&projectId=" + p.ID + "&pageNum=x", "pageNum"},
 		{"q=findByProjectId&projectId=" + p.ID + "&pageSize=101", "pageSize: must be an integer from 1 to 100"},
 		{"q=findByProjectId&projectId=" + p.ID + "&pageSize=0", "pageSize"},

@@ -23,6 +23,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
@@ -76,6 +77,10 @@ type Config struct {
 	// AllowPrivateWebhooks lets webhooks (conclusion actions, the webhook
 	// publish destination) reach loopback and private addresses.
 	AllowPrivateWebhooks bool
+	// MediaURLTTL and PublicMediaURLTTL are how long the signed media
+	// addresses handed out work, for projects of DEFAULT and of PUBLIC or
+	// PUBLIC_VIEW visibility; zero takes medialink's defaults (7 and 30 days).
+	MediaURLTTL, PublicMediaURLTTL time.Duration
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
@@ -116,6 +121,7 @@ type Server struct {
 	posts     *publish.Worker
 	scheduler *publish.Scheduler
 	store     *store.Store
+	links     *medialink.Signer
 	cancel    context.CancelFunc
 
 	closeOnce sync.Once
@@ -159,7 +165,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
 	}
-	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st}
+	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st,
+		links: medialink.New(st, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -203,6 +210,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Logger:              logger.With("component", "pipeline"),
 		OnDeliveryEnqueued:  s.disp.Wake,
 		Transcriber:         asr,
+		MediaLinks:          s.links,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -244,6 +252,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			ASR:                 asr.Describe(),
 
 			AllowPrivateWebhooks:  cfg.AllowPrivateWebhooks,
+			MediaLinks:            s.links,
 			UploadProgressTimeout: cfg.UploadProgressTimeout,
 		}), cfg.WriteTimeout),
 		ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
@@ -339,7 +348,7 @@ func (s *Server) startJobWorkers(ctx context.Context) error {
 func (s *Server) newPublishing(dataDir string, cfg Config, logger *slog.Logger) error {
 	var err error
 	s.posts, err = publish.NewWorker(publish.WorkerConfig{
-		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"),
+		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"), MediaLinks: s.links,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	})
 	if err != nil {

@@ -216,7 +216,8 @@ func dropMidChunk(t *testing.T, session, contentRange string, n int, part []byte
 }
 
 // TestMediaRange serves a file under DataDir/media with Range support and
-// without a key, and refuses anything but rendered .mp4 files.
+// without a key (a signed address), and refuses anything but rendered .mp4
+// files.
 func TestMediaRange(t *testing.T) {
 	srv := startServer(t, Config{})
 	dir := filepath.Join(srv.dir, "media", "p1")
@@ -230,19 +231,26 @@ func TestMediaRange(t *testing.T) {
 		}
 	}
 	anon := newClient(t, srv, "")
-	resp, body := anon.do(http.MethodGet, "/media/p1/c1.mp4", nil, "Range", "bytes=100-199")
+	signed := func(path string) string {
+		addr, err := srv.links.Sign(t.Context(), srv.URL()+path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimPrefix(addr, srv.URL())
+	}
+	resp, body := anon.do(http.MethodGet, signed("/media/p1/c1.mp4"), nil, "Range", "bytes=100-199")
 	if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(body, data[100:200]) {
 		t.Fatalf("range GET: %d, %d bytes", resp.StatusCode, len(body))
 	}
 	if got := resp.Header.Get("Content-Range"); got != "bytes 100-199/1000" {
 		t.Errorf("Content-Range %q", got)
 	}
-	if resp, body := anon.do(http.MethodGet, "/media/p1/c1.mp4", nil); resp.StatusCode != http.StatusOK || len(body) != 1000 ||
+	if resp, body := anon.do(http.MethodGet, signed("/media/p1/c1.mp4"), nil); resp.StatusCode != http.StatusOK || len(body) != 1000 ||
 		resp.Header.Get("Accept-Ranges") != "bytes" || resp.Header.Get("Content-Type") != "video/mp4" {
 		t.Errorf("full GET: %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
 	}
 	for _, p := range []string{"/media/p1/source.mp4", "/media/p1/missing.mp4", "/media/p1/..%2F..%2Fclipperd.db", "/media/p1/c1.txt"} {
-		if resp, _ := anon.do(http.MethodGet, p, nil); resp.StatusCode != http.StatusNotFound {
+		if resp, _ := anon.do(http.MethodGet, signed(p), nil); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", p, resp.StatusCode)
 		}
 	}

@@ -214,6 +214,20 @@ var migrations = []migration{
 	CREATE INDEX uploads_org ON uploads(org_id);
 	CREATE INDEX projects_source ON projects(source_id);
 	CREATE INDEX projects_storage_expire ON projects(storage_expire_at);`},
+	// 10: the per-key rate windows: the times (Unix nanoseconds, oldest
+	// first, space-separated) of a key's requests allowed in the last
+	// minute, so a restart does not give that minute's budget again.
+	{sql: `CREATE TABLE rate_windows (
+		api_key TEXT PRIMARY KEY,
+		times TEXT NOT NULL
+	);`},
+	// 11: the key that signs media addresses: one row, made at first use,
+	// replaced by `clipperd media-key rotate` (which voids every link).
+	{sql: `CREATE TABLE media_keys (
+		id INTEGER PRIMARY KEY CHECK (id = 1),
+		secret BLOB NOT NULL,
+		created_at TEXT NOT NULL
+	);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -1,0 +1,79 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// TestExportableClipsPaging: a page past the last is empty, never page 1
+// again, up to the largest pageNum whose offset fits; a larger one is a
+// 400 naming pageNum.
+func TestExportableClipsPaging(t *testing.T) {
+	st, key := keyedStore(t)
+	now := store.Timestamp(time.Now())
+	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: now}, store.Admission{}); err != nil {
+		t.Fatal(err)
+	}
+	var clips []apitypes.ExportableClip
+	for _, id := range []string{"c1", "c2", "c3"} {
+		clips = append(clips, apitypes.ExportableClip{ID: "p1." + id, CurationID: id, UpdatedAt: now})
+	}
+	if err := st.ReplaceClips(t.Context(), "p1", "org-a", clips); err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test"})
+	page := func(num string, size int) *httpAnswer {
+		return answer(send(t, h, http.MethodGet, "/api/exportable-clips?q=findByProjectId&projectId=p1&pageSize="+strconv.Itoa(size)+"&pageNum="+num, key, ""))
+	}
+	for _, c := range []struct {
+		num        string
+		size, want int
+	}{
+		{"1", 2, 2}, {"2", 2, 1}, {"3", 2, 0}, {"1000", 100, 0},
+		{strconv.Itoa(maxPageNum), maxPageSize, 0}, // the last offset that fits
+	} {
+		if got := page(c.num, c.size); got.status != http.StatusOK || len(got.clips) != c.want {
+			t.Errorf("pageNum %s pageSize %d: %d %s, want %d clips", c.num, c.size, got.status, got.body, c.want)
+		}
+	}
+	// Offsets past 2^63-1 wrapped to negative ones, which SQLite read as 0.
+	for _, num := range []string{strconv.Itoa(maxPageNum + 1), "4611686018427387905", "99999999999999999999"} {
+		got := page(num, 2)
+		want := "pageNum: must be an integer from 1 to " + strconv.Itoa(maxPageNum) + `, not "` + num + `"`
+		if got.status != http.StatusBadRequest || got.err.ErrorName != errBadRequest || got.err.ErrorMessage == nil || *got.err.ErrorMessage != want {
+			t.Errorf("pageNum %s: %d %s, want 400 %q", num, got.status, got.body, want)
+		}
+	}
+}
+
+// httpAnswer is an answer of the exportable-clips endpoint, decoded.
+type httpAnswer struct {
+	status int
+	body   string
+	clips  []apitypes.ExportableClip
+	err    apitypes.ErrorBody
+}
+
+func answer(rec interface {
+	Result() *http.Response
+}) *httpAnswer {
+	resp := rec.Result()
+	defer resp.Body.Close()
+	var a httpAnswer
+	a.status = resp.StatusCode
+	var raw json.RawMessage
+	_ = json.NewDecoder(resp.Body).Decode(&raw)
+	a.body = string(raw)
+	if a.status == http.StatusOK {
+		_ = json.Unmarshal(raw, &a.clips)
+	} else {
+		_ = json.Unmarshal(raw, &a.err)
+	}
+	return &a
+}

@@ -1,0 +1,156 @@
+package medialink
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// keys is a KeySource whose key the test can rotate.
+type keys struct{ key []byte }
+
+func (k *keys) MediaKey(context.Context) ([]byte, error) { return k.key, nil }
+
+func (k *keys) rotate() {
+	k.key = make([]byte, 32)
+	_, _ = rand.Read(k.key)
+}
+
+const addr = "http://clipperd.test/media/prj_1/c1.mp4"
+
+func newSigner(now *time.Time) (*Signer, *keys) {
+	k := &keys{}
+	k.rotate()
+	return New(k, 7*24*time.Hour, 30*24*time.Hour, func() time.Time { return *now }), k
+}
+
+// check checks a signed address as the server does for a request of it.
+func check(t *testing.T, s *Signer, signed string) (bool, error) {
+	t.Helper()
+	u, err := url.Parse(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	project, file, ok := Parse(u.Path)
+	if !ok {
+		t.Fatalf("%s is not a media path", u.Path)
+	}
+	return s.Check(context.Background(), project, file, u.Query())
+}
+
+func sign(t *testing.T, s *Signer, addr string, public bool) string {
+	t.Helper()
+	signed, err := s.Sign(context.Background(), addr, public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signed
+}
+
+// TestSignedAddressLifetime: an address works until its expiry, at least
+// the TTL after it was issued and at most a seventh more; reads within one
+// window get the same address, a later window a new one.
+func TestSignedAddressLifetime(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
+	s, _ := newSigner(&now)
+	first := sign(t, s, addr, false)
+	if !strings.HasPrefix(first, addr+"?expires=") || !strings.Contains(first, "&sig=") {
+		t.Fatalf("signed %q", first)
+	}
+	now = now.Add(time.Hour)
+	if again := sign(t, s, addr, false); again != first {
+		t.Errorf("an hour later %q, want the same %q", again, first)
+	}
+	now = now.Add(24 * time.Hour)
+	if later := sign(t, s, addr, false); later == first {
+		t.Errorf("a day later the same address %q", later)
+	}
+
+	issued := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
+	for _, c := range []struct {
+		at   time.Time
+		want error
+	}{
+		{issued.Add(7 * 24 * time.Hour).Add(-time.Second), nil},
+		{issued.Add(8 * 24 * time.Hour), ErrExpired},
+	} {
+		now = c.at
+		if _, err := check(t, s, first); !errors.Is(err, c.want) {
+			t.Errorf("at %s: %v, want %v", c.at, err, c.want)
+		}
+	}
+}
+
+// TestSignedAddressRefusals: unsigned, altered (other clip, other project,
+// later expiry, public scope added) and rotated-key addresses are refused;
+// the same clip's other files share the signature.
+func TestSignedAddressRefusals(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
+	s, k := newSigner(&now)
+	signed := sign(t, s, addr, false)
+	query := signed[strings.Index(signed, "?"):]
+	for _, other := range []string{".preview.mp4", ".srt", ".vtt"} {
+		if public, err := check(t, s, strings.Replace(signed, ".mp4?", other+"?", 1)); err != nil || public {
+			t.Errorf("%s of the same clip: public %v, %v", other, public, err)
+		}
+	}
+	u, _ := url.Parse(signed)
+	q := u.Query()
+	q.Set("expires", "99999999999")
+	later := "http://clipperd.test/media/prj_1/c1.mp4?" + q.Encode()
+	q = u.Query()
+	q.Set("scope", "public")
+	widened := "http://clipperd.test/media/prj_1/c1.mp4?" + q.Encode()
+	for name, c := range map[string]struct {
+		addr string
+		want error
+	}{
+		"unsigned":      {addr, ErrUnsigned},
+		"no expiry":     {addr + "?sig=" + u.Query().Get("sig"), ErrUnsigned},
+		"other clip":    {"http://clipperd.test/media/prj_1/c2.mp4" + query, ErrForged},
+		"other project": {"http://clipperd.test/media/prj_2/c1.mp4" + query, ErrForged},
+		"later expiry":  {later, ErrForged},
+		"made public":   {widened, ErrForged},
+		"bad expiry":    {addr + "?expires=soon&sig=x", ErrForged},
+	} {
+		if _, err := check(t, s, c.addr); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", name, err, c.want)
+		}
+	}
+	k.rotate()
+	now = now.Add(keyReuse) // the signer reads the key again
+	if _, err := check(t, s, signed); !errors.Is(err, ErrForged) {
+		t.Errorf("after rotating the key: %v, want %v", err, ErrForged)
+	}
+}
+
+// TestPublicAddresses: a public project's address carries its scope and
+// lives the public TTL.
+func TestPublicAddresses(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
+	s, _ := newSigner(&now)
+	signed := sign(t, s, addr, true)
+	now = now.Add(20 * 24 * time.Hour)
+	if public, err := check(t, s, signed); err != nil || !public {
+		t.Errorf("20 days later: public %v, %v; want a valid public address", public, err)
+	}
+	now = now.Add(20 * 24 * time.Hour)
+	if _, err := check(t, s, signed); !errors.Is(err, ErrExpired) {
+		t.Errorf("40 days later: %v, want expired", err)
+	}
+}
+
+// TestNotMediaAddresses: what is not a media address is returned as is.
+func TestNotMediaAddresses(t *testing.T) {
+	now := time.Now()
+	s, _ := newSigner(&now)
+	for _, a := range []string{"", "http://elsewhere.test/video.mp4", "http://clipperd.test/media/prj_1", "http://clipperd.test/media//c1.mp4"} {
+		if got := sign(t, s, a, false); got != a {
+			t.Errorf("Sign(%q) = %q, want it unchanged", a, got)
+		}
+	}
+}
