@@ -6,6 +6,7 @@
 //	go run ./bench refresh    # API calls of a terraform plan over 20 collections and 40 contents
 //	go run ./bench transcribe # the recogniser against real time and one plain pocketsphinx run
 //	go run ./bench pipeline-asr # the pipeline with transcription and captions against plain commands
+//	go run ./bench load --before REV # a clipperd binary under concurrent GETs, uploads and idle connections
 package main
 
 import (
@@ -17,7 +18,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe|load [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -34,8 +35,10 @@ func main() {
 		err = runTranscribe(ctx, os.Args[2:])
 	case "pipeline-asr":
 		err = runPipelineASR(ctx, os.Args[2:])
+	case "load":
+		err = runLoad(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh or transcribe)", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh, transcribe or load)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
