@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -64,7 +65,7 @@ func newFuzzServer(f *testing.F) *fuzzServer {
 		}
 		*a.into = acct.PostAccountID
 	}
-	srv.h = New(Config{
+	srv.h = api.New(api.Config{
 		Store: st, DataDir: srv.dataDir, PublicURL: "http://clipperd.test", AllowPrivateImports: true,
 		Limits: quota.Limits{RateLimit: 100_000, MaxConcurrent: 1 << 30, MonthlyCredits: 1 << 30, MaxCollections: 1 << 20},
 	})

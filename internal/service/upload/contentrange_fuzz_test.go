@@ -22,17 +22,17 @@ func FuzzParseContentRange(f *testing.F) {
 			}
 			return
 		}
-		checkRange(t, header, cr)
-		again, err := parseContentRange(formatContentRange(cr))
+		checkParsedRange(t, header, cr)
+		again, err := parseContentRange(canonicalContentRange(cr))
 		if err != nil || again != cr {
 			t.Fatalf("parseContentRange(%q) = %+v, written back as %q parses to %+v, %v",
-				header, cr, formatContentRange(cr), again, err)
+				header, cr, canonicalContentRange(cr), again, err)
 		}
 	})
 }
 
-// checkRange checks what every parsed Content-Range satisfies.
-func checkRange(t *testing.T, header string, cr contentRange) {
+// checkParsedRange checks what every parsed Content-Range satisfies.
+func checkParsedRange(t *testing.T, header string, cr contentRange) {
 	t.Helper()
 	switch {
 	case !cr.present:
@@ -48,8 +48,8 @@ func checkRange(t *testing.T, header string, cr contentRange) {
 	}
 }
 
-// formatContentRange writes cr in the canonical form a client sends.
-func formatContentRange(cr contentRange) string {
+// canonicalContentRange writes cr in the canonical form a client sends.
+func canonicalContentRange(cr contentRange) string {
 	total := "*"
 	if cr.total >= 0 {
 		total = strconv.FormatInt(cr.total, 10)
