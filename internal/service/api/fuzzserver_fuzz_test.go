@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -259,6 +260,34 @@ func decodeBytes[T any](t *testing.T, data []byte) T {
 func sameJSON(t *testing.T, a, b []byte) bool {
 	t.Helper()
 	return reflect.DeepEqual(decodeBytes[any](t, a), decodeBytes[any](t, b))
+}
+
+// readsBack checks that GET path answers what rec answered.
+func (srv *fuzzServer) readsBack(t *testing.T, body string, rec *httptest.ResponseRecorder, path string) {
+	t.Helper()
+	got := srv.serve(t, http.MethodGet, path, "")
+	if got.Code != http.StatusOK || !sameJSON(t, got.Body.Bytes(), rec.Body.Bytes()) {
+		t.Fatalf("body %q was answered %s\nwhich GET %s reads back %d %s", body, rec.Body, path, got.Code, got.Body)
+	}
+}
+
+// startUpload opens a resumable session on an upload link; it returns the
+// session's path.
+func (srv *fuzzServer) startUpload(t *testing.T, link string) (string, error) {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil {
+		return "", fmt.Errorf("upload link %q: %w", link, err)
+	}
+	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, u.Path, nil)
+	req.Header.Set(apitypes.HeaderResumable, "start")
+	rec := httptest.NewRecorder()
+	srv.h.ServeHTTP(rec, req)
+	session, err := url.Parse(rec.Header().Get("Location"))
+	if rec.Code != http.StatusCreated || err != nil {
+		return "", fmt.Errorf("starting upload %s: %d %s", link, rec.Code, rec.Body)
+	}
+	return session.Path, nil
 }
 
 // exports is whether the collection's export lists the clip.

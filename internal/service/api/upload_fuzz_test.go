@@ -3,7 +3,6 @@ package api_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,20 +26,12 @@ func FuzzUploadPut(f *testing.F) {
 	f.Fuzz(func(t *testing.T, contentRange, body string) {
 		rec := srv.serve(t, http.MethodPost, "/api/upload-links", `{"video": {"usecase": "LocalUpload"}}`)
 		link := decodeAnswer[apitypes.Envelope[apitypes.UploadLink]](t, rec).Data
-		u, err := url.Parse(link.URL)
+		session, err := srv.startUpload(t, link.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		start := httptest.NewRequestWithContext(t.Context(), http.MethodPost, u.Path, nil)
-		start.Header.Set(apitypes.HeaderResumable, "start")
-		started := httptest.NewRecorder()
-		srv.h.ServeHTTP(started, start)
-		session, err := url.Parse(started.Header().Get("Location"))
-		if started.Code != http.StatusCreated || err != nil {
-			t.Fatalf("start upload: %d %s", started.Code, started.Body)
-		}
 
-		put := httptest.NewRequestWithContext(t.Context(), http.MethodPut, session.Path, strings.NewReader(body))
+		put := httptest.NewRequestWithContext(t.Context(), http.MethodPut, session, strings.NewReader(body))
 		if contentRange != "" {
 			put.Header.Set("Content-Range", contentRange)
 		}
