@@ -6,7 +6,7 @@ export PATH := $(GOBIN):$(PATH)
 VERSION ?= dev
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test vet lint docs docs-check unit acc fmt clean
+.PHONY: all build demo test vet lint docs docs-check unit acc fuzz-short fmt clean
 
 all: build
 
@@ -46,6 +46,25 @@ unit:
 
 acc:
 	TF_ACC=1 go test -count=1 -timeout 45m ./internal/provider/...
+
+# fuzz-short: every fuzz target (func FuzzXxx in a *_fuzz_test.go) for
+# FUZZTIME, one at a time, as go test -fuzz takes one target per run. Each
+# package's test binary is built once, instrumented (-fuzz), and run per
+# target in its directory. A failing input is written to the package's
+# testdata/fuzz/FuzzXxx: commit it with the fix.
+FUZZTIME ?= 10s
+FUZZBIN := $(CURDIR)/bin/fuzz
+fuzz-short:
+	@set -e; mkdir -p $(FUZZBIN); \
+	for pkg in $$(grep -rl --include='*_fuzz_test.go' '^func Fuzz' internal | xargs -n1 dirname | sort -u); do \
+	  bin=$(FUZZBIN)/$$(echo $$pkg | tr / _).test; \
+	  go test -c -fuzz . -o $$bin ./$$pkg; \
+	  for target in $$(cd $$pkg && $$bin -test.list '^Fuzz'); do \
+	    echo "fuzz ./$$pkg $$target ($(FUZZTIME))"; \
+	    (cd $$pkg && $$bin -test.run '^$$' -test.fuzz "^$$target\$$" -test.fuzztime $(FUZZTIME) \
+	      -test.fuzzcachedir $(FUZZBIN)/cache/$$pkg/$$target); \
+	  done; \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -6,7 +6,7 @@
 //	go run ./bench refresh    # API calls of a terraform plan over 20 collections and 40 contents
 //	go run ./bench transcribe # the recogniser against real time and one plain pocketsphinx run
 //	go run ./bench pipeline-asr # the pipeline with transcription and captions against plain commands
-//	go run ./bench load       # concurrent GETs and uploads, 10,000 idle connections: limits lifted vs defaults
+//	go run ./bench load --before REV # a clipperd binary under concurrent GETs, uploads and idle connections
 package main
 
 import (

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
@@ -87,7 +88,7 @@ func unmarshalBody(data []byte, v any) error {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te) && te.Field != "":
-			return badField(te.Field, "must be %s, not a JSON %s", goTypeName(te.Type.String()), te.Value)
+			return badField(jsonPath(te.Field), "must be %s, not a JSON %s", goTypeName(te.Type.String()), te.Value)
 		case errors.As(err, &te):
 			return badField("body", "must be %s, not a JSON %s", goTypeName(te.Type.String()), te.Value)
 		case errors.As(err, &se):
@@ -98,10 +99,26 @@ func unmarshalBody(data []byte, v any) error {
 			return badField("body", "malformed JSON: %v", err)
 		}
 	}
-	if dec.More() {
+	// More is false before a stray '}' or ']', so look for the end instead.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return badField("body", "malformed JSON: data after the top-level value")
 	}
 	return nil
+}
+
+// jsonPath is the JSON path of an UnmarshalTypeError's Field, which names
+// an embedded struct by its Go type ("PostTaskRequest.clipId"). Every JSON
+// name of the API starts in lower case, so the upper-case segments are Go's
+// and are dropped.
+func jsonPath(field string) string {
+	segs := strings.Split(field, ".")
+	kept := segs[:0]
+	for _, s := range segs {
+		if s == "" || !unicode.IsUpper(rune(s[0])) {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(kept, ".")
 }
 
 // queryInts reads optional integer query parameters, keeping the first
