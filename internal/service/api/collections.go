@@ -219,5 +219,11 @@ func emptyObjectBody(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	var obj map[string]json.RawMessage
-	return unmarshalBody(data, &obj)
+	if err := unmarshalBody(data, &obj); err != nil {
+		return err
+	}
+	if obj == nil { // the literal null
+		return badField("body", "must be a JSON object or empty, not null")
+	}
+	return nil
 }

@@ -30,6 +30,7 @@ func TestExportCollectionBody(t *testing.T) {
 		"[]":      "body: must be an object, not a JSON array",
 		`"x"`:     "body: must be an object, not a JSON string",
 		"null x":  "body: malformed JSON",
+		"null":    "body: must be a JSON object or empty, not null",
 		"{} {}":   "body: malformed JSON: data after the top-level value",
 		`{"a":}`:  "body: malformed JSON",
 		"\x00":    "body: malformed JSON",

@@ -41,7 +41,7 @@ func rangeSpec(h string) (cr contentRange, broken string) {
 	}
 	cr = contentRange{present: true, total: -1}
 	if totalStr != "*" {
-		t, err := strconv.ParseInt(totalStr, 10, 64)
+		t, err := digits(totalStr)
 		if err != nil || t < 0 {
 			return cr, "TOTAL must be a non-negative integer or *"
 		}
@@ -64,8 +64,8 @@ func chunkRange(cr contentRange, rng string) (contentRange, string) {
 		return cr, `must be "bytes FIRST-LAST/TOTAL"`
 	}
 	var err1, err2 error
-	cr.first, err1 = strconv.ParseInt(a, 10, 64)
-	cr.last, err2 = strconv.ParseInt(b, 10, 64)
+	cr.first, err1 = digits(a)
+	cr.last, err2 = digits(b)
 	switch {
 	case err1 != nil || err2 != nil || cr.first < 0:
 		return cr, "FIRST and LAST must be non-negative integers"
@@ -75,4 +75,13 @@ func chunkRange(cr contentRange, rng string) (contentRange, string) {
 		return cr, "LAST must be below TOTAL"
 	}
 	return cr, ""
+}
+
+// digits reads a decimal number of digits only: RFC 9110's byte positions
+// have no sign, which strconv.ParseInt would accept.
+func digits(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(s, 10, 64)
 }

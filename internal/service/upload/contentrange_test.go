@@ -22,7 +22,7 @@ func TestParseContentRange(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"bytes=0-99/300", "bytes 0-99", "bytes 99-0/300", "bytes 0-300/300", "bytes */*",
-		"bytes -1-5/10", "bytes a-b/10", "items 0-1/2"} {
+		"bytes -1-5/10", "bytes a-b/10", "items 0-1/2", "bytes +0-+9/+10", "bytes 0-9/+10", "bytes */+10", "bytes 0-9/1_0"} {
 		_, err := parseContentRange(in)
 		if err == nil || !strings.HasPrefix(err.Error(), "Content-Range: ") {
 			t.Errorf("parseContentRange(%q) error = %v, want one naming Content-Range", in, err)
