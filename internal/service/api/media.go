@@ -40,8 +40,40 @@ func (a *API) serveMedia(w http.ResponseWriter, r *http.Request) {
 	defer f.Close()
 	w.Header().Set("Content-Type", mediaTypes[filepath.Ext(st.Name())])
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+	http.ServeContent(&jsonContentErrors{ResponseWriter: w}, r, st.Name(), st.ModTime(), f)
 }
+
+// jsonContentErrors turns the plain-text errors http.ServeContent writes
+// itself (416 for a Range it cannot serve) into the API's JSON error body;
+// its headers, such as Content-Range: bytes */SIZE, are kept.
+type jsonContentErrors struct {
+	http.ResponseWriter
+	failed bool
+}
+
+func (j *jsonContentErrors) WriteHeader(code int) {
+	if code < 400 {
+		j.ResponseWriter.WriteHeader(code)
+		return
+	}
+	j.failed = true
+	msg := "Range: cannot be served from this file"
+	if code != http.StatusRequestedRangeNotSatisfiable {
+		msg = http.StatusText(code)
+	}
+	writeError(j.ResponseWriter, code, http.StatusText(code), msg)
+}
+
+// Write drops ServeContent's own text after a JSON error.
+func (j *jsonContentErrors) Write(b []byte) (int, error) {
+	if j.failed {
+		return len(b), nil
+	}
+	return j.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (j *jsonContentErrors) Unwrap() http.ResponseWriter { return j.ResponseWriter }
 
 // checkMediaLink refuses (403) an unsigned, altered or expired address, and
 // a public one of a project that is no longer public.

@@ -3,8 +3,10 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +188,32 @@ func TestMediaAddressesOfPublicProjects(t *testing.T) {
 	}
 	if status, body := f.fetch(public); status != http.StatusForbidden || !strings.Contains(body, "no longer public") {
 		t.Errorf("public address of a project made DEFAULT: %d %s, want 403", status, body)
+	}
+}
+
+// TestMediaRangeErrorsAreJSON: a Range the file cannot satisfy is a 416 with
+// the API's JSON error body (http.ServeContent writes plain text) and the
+// file's size in Content-Range; a satisfiable one is a 206 of those bytes.
+func TestMediaRangeErrorsAreJSON(t *testing.T) {
+	f := newMediaFixture(t)
+	addr := strings.TrimPrefix(f.clip().URIForExport, "http://clipperd.test")
+	get := func(rng string) *httptest.ResponseRecorder {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, addr, nil)
+		req.Header.Set("Range", rng)
+		rec := httptest.NewRecorder()
+		f.h.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := get("bytes=9999-")
+	var body apitypes.ErrorBody
+	if rec.Code != http.StatusRequestedRangeNotSatisfiable || json.Unmarshal(rec.Body.Bytes(), &body) != nil ||
+		body.ErrorMessage == nil || !strings.Contains(*body.ErrorMessage, "Range") {
+		t.Errorf("Range past the end: %d %q, want a JSON 416 naming Range", rec.Code, rec.Body)
+	}
+	if got, want := rec.Header().Get("Content-Range"), fmt.Sprintf("bytes */%d", len("bytes of c1.mp4")); got != want {
+		t.Errorf("Content-Range %q, want %q", got, want)
+	}
+	if rec := get("bytes=0-4"); rec.Code != http.StatusPartialContent || rec.Body.String() != "bytes" {
+		t.Errorf("bytes=0-4: %d %q, want 206 \"bytes\"", rec.Code, rec.Body)
 	}
 }
