@@ -112,6 +112,9 @@ func startClipperd(ctx context.Context, dataDir string, limits quota.Limits) (*s
 		APIKey:              accAPIKey,
 		AllowPrivateImports: true,
 		Limits:              limits,
+		// Every parallel test's Terraform runs and clients come from
+		// 127.0.0.1: together they pass a per-address cap meant for one client.
+		MaxConnsPerIP: -1,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting clipperd: %w", err)

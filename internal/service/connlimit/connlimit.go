@@ -11,8 +11,9 @@ import (
 )
 
 // DefaultMaxPerAddr is the cap when none is given: far above what a
-// browser (6) or the provider (a few per Terraform run) opens to one host.
-const DefaultMaxPerAddr = 64
+// browser (6) or one Terraform run opens to one host, with room for several
+// runs from one machine (a parallel acceptance-test run holds about 100).
+const DefaultMaxPerAddr = 256
 
 // Listener accepts at most max open connections from each client IP
 // address. Over the cap it closes a new connection at once, before reading
