@@ -87,10 +87,13 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 	videoURL := plan.VideoURL.ValueString()
 	if !plan.SourceFile.IsNull() {
 		file := plan.SourceFile.ValueString()
+		if resp.Diagnostics.Append(checkSourceFile(file)...); resp.Diagnostics.HasError() {
+			return
+		}
 		tflog.Info(ctx, "Uploading source file", map[string]any{"source_file": file})
 		uploadID, err := c.UploadFile(ctx, file)
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "Unable to upload source_file",
+			resp.Diagnostics.AddAttributeError(pathSourceFile, "Unable to upload source_file",
 				fmt.Sprintf("Uploading %s failed: %s", file, err))
 			return
 		}
