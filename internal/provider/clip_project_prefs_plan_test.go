@@ -88,4 +88,3 @@ func planValueOf(config types.Object) types.Object {
 	}
 	return config
 }
-

@@ -106,6 +106,7 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 		attrs[name] = a
 	}
 	return schema.Schema{
+		Version: clipProjectSchemaVersion,
 		MarkdownDescription: "A clipping project: the service imports a long-form video, curates highlights and renders " +
 			"them as short clips. Only `visibility` can change in place; any other change creates a new project. " +
 			"The service has no delete endpoint, so destroying only forgets the project (it expires at `storage_expire_at`).",
