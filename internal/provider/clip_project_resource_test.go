@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -91,7 +92,6 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("clip_count"), knownvalue.Int64Func(atLeastOne)),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("visibility"), knownvalue.StringExact("DEFAULT")),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("source_platform"), knownvalue.StringExact(apitypes.PlatformUploaded)),
-					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("model"), knownvalue.StringExact(apitypes.ModelClipBasic)),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("org_id"), knownvalue.StringExact("org-dev")),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("error"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("storage_expire_at"), knownvalue.NotNull()),
@@ -123,8 +123,9 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 				ResourceName:      projectAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				// Only what the service cannot report back.
-				ImportStateVerifyIgnore: []string{"source_file", "source_hash", "wait_for_completion", "timeouts"},
+				// Only what the service cannot report back; import names the
+				// upload in video_url instead of source_file.
+				ImportStateVerifyIgnore: []string{"source_file", "source_hash", "wait_for_completion", "timeouts", "video_url"},
 			},
 			{
 				Config: lifecycleConfig(env, "PUBLIC"),
@@ -164,6 +165,45 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 				PlanOnly: true,
 			},
 			{
+				// terraform plan -generate-config-out: the configuration
+				// generated for the imported upload names it in video_url,
+				// and plans nothing but the import.
+				Config:          lifecycleConfig(env, "PUBLIC"),
+				ResourceName:    projectAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				GenerateConfig:  true,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("clipper_clip_project.generated", plancheck.ResourceActionNoop),
+						plancheck.ExpectKnownValue("clipper_clip_project.generated", tfjsonpath.New("video_url"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
+						plancheck.ExpectKnownValue("clipper_clip_project.generated", tfjsonpath.New("source_file"), knownvalue.Null()),
+					},
+				},
+			},
+			{
+				// The same file spelled differently, with the same
+				// source_hash: the hash decides, nothing is replaced.
+				Config: withArg(t, lifecycleConfig(env, "PUBLIC"), "source_file       = "+quote(env.Video), "source_file = "+quote(respelled(env.Video))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(projectAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("source_file"), knownvalue.StringExact(respelled(env.Video))),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(projectAddr, tfjsonpath.New("project_id"))},
+			},
+			// Every argument but visibility replaces the project.
+			replaceStep(t, env, "video_url", "source_file       = "+quote(respelled(env.Video)), `video_url = "https://example.com/other.mp4"`),
+			replaceStep(t, env, "source_hash", "filesha256("+quote(env.Video)+")", `"another content"`),
+			replaceStep(t, env, "title", `"Acceptance talk"`, `"Another talk"`),
+			replaceStep(t, env, "brand_template_id", `"preset-fancy-Karaoke"`, `"preset-fancy-Mozi"`),
+			replaceStep(t, env, "source_lang", `source_lang       = "en"`, `source_lang = "de"`),
+			replaceStep(t, env, "curation", `genre          = "Podcast"`, `genre = "Gaming"`),
+			replaceStep(t, env, "render", `layout_aspect_ratio = "portrait"`, `layout_aspect_ratio = "square"`),
+			replaceStep(t, env, "conclusion_actions", `"acceptance@example.com"`, `"other@example.com"`),
+			{
 				// Removing the resource destroys it: it leaves the state.
 				Config: env.providerBlock(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -194,6 +234,45 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// respelled is path spelled differently: through its directory's parent.
+func respelled(path string) string {
+	dir := filepath.Dir(path)
+	return dir + "/../" + filepath.Base(dir) + "/" + filepath.Base(path)
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// withArg is config with old replaced by replacement; old must occur.
+func withArg(t *testing.T, config, old, replacement string) string {
+	t.Helper()
+	if !strings.Contains(config, old) {
+		t.Fatalf("configuration lacks %q", old)
+	}
+	return strings.Replace(config, old, replacement, 1)
+}
+
+// replaceStep plans the lifecycle configuration (respelled source_file, so
+// that only arg differs from the state) with old replaced, and expects the
+// project to be replaced.
+func replaceStep(t *testing.T, env accEnv, arg, old, replacement string) resource.TestStep {
+	base := withArg(t, lifecycleConfig(env, "PUBLIC"), "source_file       = "+quote(env.Video), "source_file       = "+quote(respelled(env.Video)))
+	config := withArg(t, base, old, replacement)
+	if arg == "video_url" {
+		config = withArg(t, config, "source_hash       = filesha256("+quote(env.Video)+")", "")
+	}
+	return resource.TestStep{
+		Config:             config,
+		PlanOnly:           true,
+		ExpectNonEmptyPlan: true,
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(projectAddr, plancheck.ResourceActionReplace),
+				expectReplacedBy(projectAddr, arg),
+			},
+		},
+	}
 }
 
 func atLeastOne(v int64) error {
