@@ -177,7 +177,7 @@ resource "clipper_clip_project" "defaults" {
 			},
 			{
 				// Deleted out of band: Read removes it, the plan creates it.
-				PreConfig: func() { counter.gone.Store(&createdID) },
+				PreConfig:          func() { counter.gone.Store(&createdID) },
 				Config:             spelledOut,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
