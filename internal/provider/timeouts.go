@@ -32,15 +32,21 @@ func withTimeout(ctx context.Context, timeout func(context.Context, time.Duratio
 const defaultDataSourceReadTimeout = 5 * time.Minute
 
 // dataSourceTimeoutsAttribute is the timeouts argument of the data sources
-// that read once (the social copy data source, which waits, has its own).
+// that read once.
 func dataSourceTimeoutsAttribute(ctx context.Context) dsschema.Attribute {
+	return describedReadTimeouts(ctx, fmt.Sprintf("`read` bounds the whole read, retries included, as a duration string "+
+		"such as `30s` or `2m`; default `%dm`.", int(defaultDataSourceReadTimeout.Minutes())))
+}
+
+// describedReadTimeouts is a data source's timeouts argument (read only) with
+// a description for the docs.
+func describedReadTimeouts(ctx context.Context, desc string) dsschema.Attribute {
 	a := dstimeouts.Attributes(ctx)
 	nested, ok := a.(dsschema.SingleNestedAttribute)
 	if !ok {
 		return a
 	}
-	nested.MarkdownDescription = fmt.Sprintf("`read` bounds the whole read, retries included, as a duration string "+
-		"such as `30s` or `2m`; default `%dm`.", int(defaultDataSourceReadTimeout.Minutes()))
+	nested.MarkdownDescription = desc
 	return nested
 }
 

@@ -41,6 +41,27 @@ func strOrNull(s string) types.String {
 	return types.StringValue(s)
 }
 
+// requiresReplace runs m on the update of attribute name from state to
+// config (the plan is the configuration) and reports whether it replaces.
+func requiresReplace(t *testing.T, m planmodifier.String, name string, state, config tftypes.Value, stateValue, configValue types.String) bool {
+	t.Helper()
+	req := planmodifier.StringRequest{
+		Path:        path.Root(name),
+		State:       tfsdk.State{Schema: sourceSchema, Raw: state},
+		Plan:        tfsdk.Plan{Schema: sourceSchema, Raw: config},
+		Config:      tfsdk.Config{Schema: sourceSchema, Raw: config},
+		StateValue:  stateValue,
+		PlanValue:   configValue,
+		ConfigValue: configValue,
+	}
+	resp := &planmodifier.StringResponse{PlanValue: req.PlanValue}
+	m.PlanModifyString(context.Background(), req, resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	return resp.RequiresReplace
+}
+
 func TestSourceFileRequiresReplace(t *testing.T) {
 	for _, tc := range []struct {
 		name                  string
@@ -55,22 +76,11 @@ func TestSourceFileRequiresReplace(t *testing.T) {
 		{"an imported project gets its path", "", "", "/a/talk.mp4", "h1", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req := planmodifier.StringRequest{
-				Path:        path.Root("source_file"),
-				State:       tfsdk.State{Schema: sourceSchema, Raw: sourceValues("", tc.stateFile, tc.stateHash, "UPLOADED")},
-				Plan:        tfsdk.Plan{Schema: sourceSchema, Raw: sourceValues("", tc.configFile, tc.configHsh, "UPLOADED")},
-				Config:      tfsdk.Config{Schema: sourceSchema, Raw: sourceValues("", tc.configFile, tc.configHsh, "")},
-				StateValue:  strOrNull(tc.stateFile),
-				PlanValue:   strOrNull(tc.configFile),
-				ConfigValue: strOrNull(tc.configFile),
-			}
-			resp := &planmodifier.StringResponse{PlanValue: req.PlanValue}
-			SourceFileRequiresReplace().PlanModifyString(context.Background(), req, resp)
-			if resp.Diagnostics.HasError() {
-				t.Fatal(resp.Diagnostics)
-			}
-			if resp.RequiresReplace != tc.want {
-				t.Fatalf("RequiresReplace = %t, want %t", resp.RequiresReplace, tc.want)
+			got := requiresReplace(t, SourceFileRequiresReplace(), "source_file",
+				sourceValues("", tc.stateFile, tc.stateHash, "UPLOADED"), sourceValues("", tc.configFile, tc.configHsh, ""),
+				strOrNull(tc.stateFile), strOrNull(tc.configFile))
+			if got != tc.want {
+				t.Fatalf("RequiresReplace = %t, want %t", got, tc.want)
 			}
 		})
 	}
@@ -88,22 +98,11 @@ func TestVideoURLRequiresReplace(t *testing.T) {
 		{"a link gives way to source_file", "https://a.example/v.mp4", "YTDLP_LINK", "", "/a/talk.mp4", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req := planmodifier.StringRequest{
-				Path:        path.Root("video_url"),
-				State:       tfsdk.State{Schema: sourceSchema, Raw: sourceValues(tc.stateURL, "", "", tc.platform)},
-				Plan:        tfsdk.Plan{Schema: sourceSchema, Raw: sourceValues(tc.configURL, tc.configFile, "", tc.platform)},
-				Config:      tfsdk.Config{Schema: sourceSchema, Raw: sourceValues(tc.configURL, tc.configFile, "", "")},
-				StateValue:  strOrNull(tc.stateURL),
-				PlanValue:   strOrNull(tc.configURL),
-				ConfigValue: strOrNull(tc.configURL),
-			}
-			resp := &planmodifier.StringResponse{PlanValue: req.PlanValue}
-			VideoURLRequiresReplace().PlanModifyString(context.Background(), req, resp)
-			if resp.Diagnostics.HasError() {
-				t.Fatal(resp.Diagnostics)
-			}
-			if resp.RequiresReplace != tc.want {
-				t.Fatalf("RequiresReplace = %t, want %t", resp.RequiresReplace, tc.want)
+			got := requiresReplace(t, VideoURLRequiresReplace(), "video_url",
+				sourceValues(tc.stateURL, "", "", tc.platform), sourceValues(tc.configURL, tc.configFile, "", ""),
+				strOrNull(tc.stateURL), strOrNull(tc.configURL))
+			if got != tc.want {
+				t.Fatalf("RequiresReplace = %t, want %t", got, tc.want)
 			}
 		})
 	}
