@@ -194,15 +194,21 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(projectAddr, tfjsonpath.New("project_id"))},
 			},
-			// Every argument but visibility replaces the project.
-			replaceStep(t, env, "video_url", "source_file       = "+quote(respelled(env.Video)), `video_url = "https://example.com/other.mp4"`),
-			replaceStep(t, env, "source_hash", "filesha256("+quote(env.Video)+")", `"another content"`),
-			replaceStep(t, env, "title", `"Acceptance talk"`, `"Another talk"`),
-			replaceStep(t, env, "brand_template_id", `"preset-fancy-Karaoke"`, `"preset-fancy-Mozi"`),
-			replaceStep(t, env, "source_lang", `source_lang       = "en"`, `source_lang = "de"`),
-			replaceStep(t, env, "curation", `genre          = "Podcast"`, `genre = "Gaming"`),
-			replaceStep(t, env, "render", `layout_aspect_ratio = "portrait"`, `layout_aspect_ratio = "square"`),
-			replaceStep(t, env, "conclusion_actions", `"acceptance@example.com"`, `"other@example.com"`),
+			// Every argument but visibility replaces the project: each one
+			// changed is named among the causes of the replacement.
+			replaceStep(t, env, map[string][2]string{
+				"source_hash":        {"filesha256(" + quote(env.Video) + ")", `"another content"`},
+				"title":              {`"Acceptance talk"`, `"Another talk"`},
+				"brand_template_id":  {`"preset-fancy-Karaoke"`, `"preset-fancy-Mozi"`},
+				"source_lang":        {`source_lang       = "en"`, `source_lang = "de"`},
+				"curation":           {`genre          = "Podcast"`, `genre = "Gaming"`},
+				"render":             {`layout_aspect_ratio = "portrait"`, `layout_aspect_ratio = "square"`},
+				"conclusion_actions": {`"acceptance@example.com"`, `"other@example.com"`},
+			}),
+			replaceStep(t, env, map[string][2]string{
+				"video_url": {"source_hash       = filesha256(" + quote(env.Video) + ")", `video_url = "https://example.com/other.mp4"`},
+				// source_file (without source_hash) is in TestAccClipProject_sourceAtApply.
+			}),
 			{
 				// Removing the resource destroys it: it leaves the state.
 				Config: env.providerBlock(),
@@ -254,24 +260,24 @@ func withArg(t *testing.T, config, old, replacement string) string {
 }
 
 // replaceStep plans the lifecycle configuration (respelled source_file, so
-// that only arg differs from the state) with old replaced, and expects the
-// project to be replaced.
-func replaceStep(t *testing.T, env accEnv, arg, old, replacement string) resource.TestStep {
-	base := withArg(t, lifecycleConfig(env, "PUBLIC"), "source_file       = "+quote(env.Video), "source_file       = "+quote(respelled(env.Video)))
-	config := withArg(t, base, old, replacement)
-	if arg == "video_url" {
-		config = withArg(t, config, "source_hash       = filesha256("+quote(env.Video)+")", "")
+// that it matches the state) with each argument's old text replaced, and
+// expects the project to be replaced because of each of those arguments.
+// Replacing source_hash by video_url also drops source_file.
+func replaceStep(t *testing.T, env accEnv, changes map[string][2]string) resource.TestStep {
+	config := withArg(t, lifecycleConfig(env, "PUBLIC"), "source_file       = "+quote(env.Video), "source_file       = "+quote(respelled(env.Video)))
+	checks := []plancheck.PlanCheck{plancheck.ExpectResourceAction(projectAddr, plancheck.ResourceActionReplace)}
+	for arg, change := range changes {
+		config = withArg(t, config, change[0], change[1])
+		if arg == "video_url" {
+			config = withArg(t, config, "source_file       = "+quote(respelled(env.Video)), "")
+		}
+		checks = append(checks, expectReplacedBy(projectAddr, arg))
 	}
 	return resource.TestStep{
 		Config:             config,
 		PlanOnly:           true,
 		ExpectNonEmptyPlan: true,
-		ConfigPlanChecks: resource.ConfigPlanChecks{
-			PostApplyPostRefresh: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(projectAddr, plancheck.ResourceActionReplace),
-				expectReplacedBy(projectAddr, arg),
-			},
-		},
+		ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPostRefresh: checks},
 	}
 }
 
