@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -16,6 +17,11 @@ var (
 	_ datasource.DataSource              = &BrandTemplatesDataSource{}
 	_ datasource.DataSourceWithConfigure = &BrandTemplatesDataSource{}
 )
+
+// brandTemplateTypes are the values of a brand template's type: the presets
+// every account has and the account's own templates. Any other filter would
+// silently list nothing.
+var brandTemplateTypes = []string{"preset", "custom"}
 
 // BrandTemplatesDataSource lists the brand templates the account can use:
 // the presets and its own.
@@ -34,19 +40,20 @@ func (d *BrandTemplatesDataSource) Metadata(_ context.Context, req datasource.Me
 }
 
 // Schema describes the data source.
-func (d *BrandTemplatesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *BrandTemplatesDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Brand templates usable as `brand_template_id` of a `clipper_clip_project`: the ten presets " +
 			"(`preset-fancy-Karaoke`, ...) and the account's own templates.",
 		Attributes: map[string]schema.Attribute{
+			"timeouts": dataSourceTimeoutsAttribute(ctx),
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`mine`, or `mine/<type>` when filtered by `type`.",
 				Computed:            true,
 			},
 			"type": schema.StringAttribute{
-				MarkdownDescription: "Only list templates of this type, e.g. `preset` or `custom`.",
+				MarkdownDescription: "Only list templates of this type: `preset` or `custom`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{stringvalidator.OneOf(brandTemplateTypes...)},
 			},
 			"templates": schema.ListNestedAttribute{
 				MarkdownDescription: "The templates.",
@@ -76,9 +83,14 @@ func (d *BrandTemplatesDataSource) Read(ctx context.Context, req datasource.Read
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timeout, ok := withTimeout(ctx, cfg.Timeouts.Read, defaultDataSourceReadTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer cancel()
 	templates, err := d.data.Client.ListBrandTemplates(ctx)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to list brand templates", err.Error())
+		resp.Diagnostics.Append(readFailure("Unable to list brand templates", timeout, err))
 		return
 	}
 	cfg.ID, cfg.Templates = filterMine(cfg.Type, templates,
@@ -87,6 +99,7 @@ func (d *BrandTemplatesDataSource) Read(ctx context.Context, req datasource.Read
 }
 
 type brandTemplatesModel struct {
+	Timeouts  timeouts.Value       `tfsdk:"timeouts"`
 	ID        types.String         `tfsdk:"id"`
 	Type      types.String         `tfsdk:"type"`
 	Templates []brandTemplateModel `tfsdk:"templates"`

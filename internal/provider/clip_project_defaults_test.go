@@ -21,10 +21,12 @@ import (
 )
 
 // clipListCounter sits between the provider and the shared clipperd and
-// counts the requests that list a project's clips.
+// counts the requests that list a project's clips. A project named by gone
+// answers 404, as one deleted out of band would.
 type clipListCounter struct {
 	URL   string
 	lists atomic.Int64
+	gone  atomic.Pointer[string]
 }
 
 func newClipListCounter(t *testing.T, target string) *clipListCounter {
@@ -39,6 +41,12 @@ func newClipListCounter(t *testing.T, target string) *clipListCounter {
 		if r.URL.Path == "/api/exportable-clips" {
 			c.lists.Add(1)
 		}
+		if gone := c.gone.Load(); gone != nil && r.URL.Path == "/api/clip-projects/"+*gone {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"errorName":"Not Found","errorMessage":"project not found"}`))
+			return
+		}
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
@@ -47,9 +55,12 @@ func newClipListCounter(t *testing.T, target string) *clipListCounter {
 }
 
 // TestAccClipProject_defaults creates a project from a link without
-// brand_template_id: the template the service applied is recorded without a
-// diff, before and after import, and refreshing the COMPLETE project does
-// not list its clips again.
+// brand_template_id, curation or render: the template the service applied is
+// recorded without a diff, before and after import, and refreshing the
+// COMPLETE project does not list its clips again. Spelling the defaults out
+// (curation = { model = "ClipBasic" }, render = {}) is the same project,
+// applied or imported. Deleted out of band, it leaves the state and the plan
+// creates it again.
 func TestAccClipProject_defaults(t *testing.T) {
 	env := testAccSetup(t)
 	// The test video over HTTP, as a public MP4 link (clipperd is told to
@@ -66,8 +77,16 @@ resource "clipper_clip_project" "defaults" {
   video_url = %q
 }
 `, videoURL)
+	spelledOut := proxied.providerBlock() + fmt.Sprintf(`
+resource "clipper_clip_project" "defaults" {
+  video_url = %q
+  curation  = { model = "ClipBasic" }
+  render    = {}
+}
+`, videoURL)
 	const addr = "clipper_clip_project.defaults"
 	var listsAfterCreate int64
+	var createdID string
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders(),
@@ -87,7 +106,8 @@ resource "clipper_clip_project" "defaults" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("source_platform"), knownvalue.StringExact(apitypes.PlatformYtdlpLink)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("clip_count"), knownvalue.Int64Func(atLeastOne)),
 				},
-				Check: func(*terraform.State) error {
+				Check: func(s *terraform.State) error {
+					createdID = s.RootModule().Resources[addr].Primary.ID
 					listsAfterCreate = counter.lists.Load()
 					if listsAfterCreate == 0 {
 						return fmt.Errorf("create did not count the clips")
@@ -127,6 +147,42 @@ resource "clipper_clip_project" "defaults" {
 						plancheck.ExpectKnownValue(addr, tfjsonpath.New("brand_template_id"), knownvalue.StringExact("preset-fancy-Simple")),
 						plancheck.ExpectKnownValue(addr, tfjsonpath.New("video_url"), knownvalue.StringExact(videoURL)),
 					},
+				},
+			},
+			{
+				// The defaults spelled out plan no change, let alone a replacement.
+				Config: spelledOut,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				ResourceName:      addr,
+				ImportState:       true,
+				ImportStateVerify: true,
+			},
+			{
+				// terraform state rm, import, plan with the defaults spelled
+				// out: nothing but the import.
+				Config:          spelledOut,
+				ResourceName:    addr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("curation").AtMapKey("model"), knownvalue.StringExact(apitypes.ModelClipBasic)),
+					},
+				},
+			},
+			{
+				// Deleted out of band: Read removes it, the plan creates it.
+				PreConfig:          func() { counter.gone.Store(&createdID) },
+				Config:             spelledOut,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
 				},
 			},
 		},

@@ -37,8 +37,6 @@ type clipProjectModel struct {
 	ProjectID             types.String `tfsdk:"project_id"`
 	UserID                types.String `tfsdk:"user_id"`
 	OrgID                 types.String `tfsdk:"org_id"`
-	IsDeleted             types.Bool   `tfsdk:"is_deleted"`
-	IsPurged              types.Bool   `tfsdk:"is_purged"`
 	Stage                 types.String `tfsdk:"stage"`
 	SourcePlatform        types.String `tfsdk:"source_platform"`
 	SourceID              types.String `tfsdk:"source_id"`
@@ -54,7 +52,6 @@ type clipProjectModel struct {
 	Permissions           types.List   `tfsdk:"permissions"`
 	PromptRecommendations types.List   `tfsdk:"prompt_recommendations"`
 	SourceURI             types.String `tfsdk:"source_uri"`
-	Model                 types.String `tfsdk:"model"`
 	Error                 types.String `tfsdk:"error"`
 	StallCount            types.Int64  `tfsdk:"stall_count"`
 	WorkerURL             types.String `tfsdk:"worker_url"`
@@ -127,8 +124,6 @@ func (m *clipProjectModel) setReported(p *apitypes.Project) {
 	m.ProjectID = types.StringValue(p.ProjectID)
 	m.UserID = types.StringValue(p.UserID)
 	m.OrgID = types.StringValue(p.OrgID)
-	m.IsDeleted = types.BoolValue(p.IsDeleted)
-	m.IsPurged = types.BoolValue(p.IsPurged)
 	m.Stage = types.StringValue(string(p.Stage))
 	m.SourcePlatform = types.StringValue(p.SourcePlatform)
 	m.SourceID = types.StringValue(p.SourceID)
@@ -145,7 +140,6 @@ func (m *clipProjectModel) setReported(p *apitypes.Project) {
 	m.Permissions = stringList(p.Permissions)
 	m.PromptRecommendations = stringList(p.PromptRecommendations)
 	m.SourceURI = types.StringPointerValue(p.SourceURI)
-	m.Model = types.StringPointerValue(p.Model)
 	m.Error = types.StringPointerValue(p.Error)
 	m.StallCount = types.Int64PointerValue(p.StallCount)
 	m.WorkerURL = types.StringPointerValue(p.WorkerURL)
@@ -208,10 +202,13 @@ func (m *clipProjectModel) readArguments(ctx context.Context, p *apitypes.Projec
 	}
 
 	if importing {
-		// A project created without curation reads back with the default
-		// model filled in; that is no configuration to import.
-		if isDefaultCuration(p.CurationPref) {
-			server.Curation = types.ObjectNull(curationType.AttrTypes)
+		// Preferences the service does not report are the defaults-only
+		// objects a create without them stores (see samePrefs).
+		if server.Curation.IsNull() {
+			server.Curation = emptyCuration()
+		}
+		if server.Render.IsNull() {
+			server.Render = emptyRender()
 		}
 		m.Title, m.BrandTemplateID, m.SourceLang = server.Title, server.BrandTemplateID, server.SourceLang
 		m.Curation, m.Render, m.ConclusionActions = server.Curation, server.Render, server.ConclusionActions
@@ -227,23 +224,19 @@ func (m *clipProjectModel) readArguments(ctx context.Context, p *apitypes.Projec
 	return diags
 }
 
-// isDefaultCuration reports whether c holds nothing but the default model.
-func isDefaultCuration(c *apitypes.CurationPref) bool {
-	if c == nil {
-		return true
-	}
-	rest := *c
-	if rest.Model == apitypes.ModelClipBasic {
-		rest.Model = ""
-	}
-	return reflect.DeepEqual(rest, apitypes.CurationPref{})
-}
-
 // importedVideoURL recovers video_url for an imported project: the source
-// address when the video came from a link. Uploaded files have no address to
-// recover; their configuration uses source_file, which import cannot fill.
+// address when the video came from a link, the upload id (source_id) when it
+// was uploaded, since video_url takes an upload id too. Import cannot know the
+// path of an uploaded file, so a configuration generated from the import
+// (`terraform plan -generate-config-out`) names the upload it came from.
 func importedVideoURL(p *apitypes.Project) types.String {
-	if p.SourcePlatform == apitypes.PlatformUploaded || p.SourceURI == nil || rules.HTTPURL(*p.SourceURI) != nil {
+	if p.SourcePlatform == apitypes.PlatformUploaded {
+		if p.SourceID == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(p.SourceID)
+	}
+	if p.SourceURI == nil || rules.HTTPURL(*p.SourceURI) != nil {
 		return types.StringNull()
 	}
 	return types.StringValue(*p.SourceURI)

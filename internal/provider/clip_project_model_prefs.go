@@ -34,11 +34,44 @@ func curationFromAPI(in *apitypes.CurationPref) (types.Object, error) {
 }
 
 func renderToAPI(obj types.Object) (*apitypes.RenderPref, error) {
-	return prefsToAPI[apitypes.RenderPref](obj, nestQuickstart)
+	return prefsToAPI[apitypes.RenderPref](obj, func(m map[string]any) {
+		nestQuickstart(m)
+		eachOverlay(m, nestOverlayFile)
+	})
 }
 
 func renderFromAPI(in *apitypes.RenderPref) (types.Object, error) {
-	return prefsFromAPI(renderType, in, flattenQuickstart)
+	return prefsFromAPI(renderType, in, func(m map[string]any) {
+		flattenQuickstart(m)
+		eachOverlay(m, flattenOverlayFile)
+	})
+}
+
+// eachOverlay applies f to every item of screenOverlays.
+func eachOverlay(m map[string]any, f func(map[string]any)) {
+	items, _ := m["screenOverlays"].([]any)
+	for _, it := range items {
+		if o, ok := it.(map[string]any); ok {
+			f(o)
+		}
+	}
+}
+
+// A screen overlay's file_id is the id of its stored-file object; the rest
+// of that object is storage metadata the service fills in and a user cannot
+// know, so it is neither sent nor kept.
+func nestOverlayFile(o map[string]any) {
+	if v, ok := o["fileId"]; ok {
+		delete(o, "fileId")
+		o["object"] = map[string]any{"id": v}
+	}
+}
+
+func flattenOverlayFile(o map[string]any) {
+	if obj, ok := o["object"].(map[string]any); ok {
+		o["fileId"] = obj["id"]
+	}
+	delete(o, "object")
 }
 
 // remove_filler_words is the one render argument that is not a snake_case

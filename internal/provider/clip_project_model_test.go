@@ -131,8 +131,9 @@ func TestImportReproducesConfiguration(t *testing.T) {
 		t.Fatal(diagText(diags))
 	}
 	assertArgumentsEqual(t, want, imported)
-	if !imported.VideoURL.IsNull() {
-		t.Errorf("video_url of an uploaded project = %s, want null", imported.VideoURL)
+	// The project's upload, which video_url can name in place of source_file.
+	if imported.VideoURL.ValueString() != p.SourceID {
+		t.Errorf("video_url of an uploaded project = %s, want its upload id %q", imported.VideoURL, p.SourceID)
 	}
 }
 
@@ -206,8 +207,8 @@ func TestSetReportedNullsAndLists(t *testing.T) {
 	if m.Labels.IsNull() || len(m.Labels.Elements()) != 0 {
 		t.Errorf("labels = %s, want an empty list", m.Labels)
 	}
-	if !m.SourceURI.IsNull() || !m.WorkerURL.IsNull() || !m.RefundStatus.IsNull() || !m.Model.IsNull() {
-		t.Errorf("absent nullable fields should be null: %s %s %s %s", m.SourceURI, m.WorkerURL, m.RefundStatus, m.Model)
+	if !m.SourceURI.IsNull() || !m.WorkerURL.IsNull() || !m.RefundStatus.IsNull() {
+		t.Errorf("absent nullable fields should be null: %s %s %s", m.SourceURI, m.WorkerURL, m.RefundStatus)
 	}
 	if m.StallCount.ValueInt64() != 2 || m.Error.ValueString() != "probe failed" {
 		t.Errorf("stall_count/error = %s/%s", m.StallCount, m.Error)
@@ -224,27 +225,31 @@ func TestImportedVideoURL(t *testing.T) {
 	if got := importedVideoURL(link); got.ValueString() != "https://example.com/talk.mp4" {
 		t.Errorf("link project video_url = %s", got)
 	}
-	upload := &apitypes.Project{SourcePlatform: apitypes.PlatformUploaded, SourceURI: ptr("https://storage.example.com/x")}
-	if got := importedVideoURL(upload); !got.IsNull() {
-		t.Errorf("uploaded project video_url = %s, want null", got)
+	// An uploaded project names its upload: video_url takes an upload id.
+	upload := &apitypes.Project{SourcePlatform: apitypes.PlatformUploaded, SourceID: "upl_7", SourceURI: ptr("https://storage.example.com/x")}
+	if got := importedVideoURL(upload); got.ValueString() != "upl_7" {
+		t.Errorf("uploaded project video_url = %s, want its upload id upl_7", got)
 	}
 }
 
-func TestImportDropsTheDefaultCuration(t *testing.T) {
+// TestImportStoresDefaultsOnlyPreferences: a project created without
+// curation or render imports them as the defaults-only objects a create
+// without them stores, so that no spelling of "nothing" plans a replacement.
+func TestImportStoresDefaultsOnlyPreferences(t *testing.T) {
 	ctx := context.Background()
 	var m clipProjectModel
 	p := &apitypes.Project{CurationPref: &apitypes.CurationPref{Model: apitypes.ModelClipBasic}}
 	if diags := m.readArguments(ctx, p, true); diags.HasError() {
 		t.Fatal(diagText(diags))
 	}
-	if !m.Curation.IsNull() {
-		t.Fatalf("curation = %s, want null for a project created without curation", m.Curation)
+	if !m.Curation.Equal(emptyCuration()) || !m.Render.Equal(emptyRender()) {
+		t.Fatalf("curation = %s, render = %s; want the defaults-only objects", m.Curation, m.Render)
 	}
 	p.CurationPref.Genre = "Podcast"
 	if diags := m.readArguments(ctx, p, true); diags.HasError() {
 		t.Fatal(diagText(diags))
 	}
-	if m.Curation.IsNull() {
-		t.Fatal("a curation with a genre must be imported")
+	if genre, _ := m.Curation.Attributes()["genre"].(types.String); genre.ValueString() != "Podcast" {
+		t.Fatalf("curation = %s: the genre must be imported", m.Curation)
 	}
 }

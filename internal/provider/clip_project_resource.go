@@ -87,10 +87,13 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 	videoURL := plan.VideoURL.ValueString()
 	if !plan.SourceFile.IsNull() {
 		file := plan.SourceFile.ValueString()
+		if resp.Diagnostics.Append(checkSourceFile(file)...); resp.Diagnostics.HasError() {
+			return
+		}
 		tflog.Info(ctx, "Uploading source file", map[string]any{"source_file": file})
 		uploadID, err := c.UploadFile(ctx, file)
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "Unable to upload source_file",
+			resp.Diagnostics.AddAttributeError(pathSourceFile, "Unable to upload source_file",
 				fmt.Sprintf("Uploading %s failed: %s", file, err))
 			return
 		}
@@ -196,6 +199,9 @@ func (r *ClipProjectResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	if !countKnown {
 		resp.Diagnostics.Append(r.countClips(ctx, &state, project)...)
+	}
+	if project.Stage == apitypes.StageStalled {
+		resp.Diagnostics.Append(stalledWarning(project))
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -337,6 +343,26 @@ func (r *ClipProjectResource) waitOptions(ctx context.Context, id string) client
 		tflog.Info(ctx, "Clip project stage changed", fields)
 	}
 	return opts
+}
+
+// stalledWarning is Read's answer to a STALLED project, which a create that
+// did not wait (wait_for_completion = false) leaves in state untainted: the
+// plan shows no change, so without it the stall would go unnoticed. It is a
+// warning, not a planned replacement: the service may retry the project and
+// move it on, and a new project would cost credits again.
+func stalledWarning(p *apitypes.Project) diag.Diagnostic {
+	reason := "no reason given"
+	if p.Error != nil && *p.Error != "" {
+		reason = *p.Error
+	}
+	stalls := int64(0)
+	if p.StallCount != nil {
+		stalls = *p.StallCount
+	}
+	return diag.NewWarningDiagnostic("Clip project stalled",
+		fmt.Sprintf("Project %s is STALLED on the service (stall_count %d): %s. The service may retry it; "+
+			"to start over with a new project instead, run terraform apply -replace with this resource's address.",
+			p.ID, stalls, reason))
 }
 
 // waitFailure explains why waiting for a project ended without COMPLETE.

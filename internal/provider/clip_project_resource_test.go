@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -91,7 +92,6 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("clip_count"), knownvalue.Int64Func(atLeastOne)),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("visibility"), knownvalue.StringExact("DEFAULT")),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("source_platform"), knownvalue.StringExact(apitypes.PlatformUploaded)),
-					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("model"), knownvalue.StringExact(apitypes.ModelClipBasic)),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("org_id"), knownvalue.StringExact("org-dev")),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("error"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(projectAddr, tfjsonpath.New("storage_expire_at"), knownvalue.NotNull()),
@@ -123,8 +123,9 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 				ResourceName:      projectAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				// Only what the service cannot report back.
-				ImportStateVerifyIgnore: []string{"source_file", "source_hash", "wait_for_completion", "timeouts"},
+				// Only what the service cannot report back; import names the
+				// upload in video_url instead of source_file.
+				ImportStateVerifyIgnore: []string{"source_file", "source_hash", "wait_for_completion", "timeouts", "video_url"},
 			},
 			{
 				Config: lifecycleConfig(env, "PUBLIC"),
@@ -164,6 +165,51 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 				PlanOnly: true,
 			},
 			{
+				// terraform plan -generate-config-out: the configuration
+				// generated for the imported upload names it in video_url,
+				// and plans nothing but the import.
+				Config:          lifecycleConfig(env, "PUBLIC"),
+				ResourceName:    projectAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				GenerateConfig:  true,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("clipper_clip_project.generated", plancheck.ResourceActionNoop),
+						plancheck.ExpectKnownValue("clipper_clip_project.generated", tfjsonpath.New("video_url"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
+						plancheck.ExpectKnownValue("clipper_clip_project.generated", tfjsonpath.New("source_file"), knownvalue.Null()),
+					},
+				},
+			},
+			{
+				// The same file spelled differently, with the same
+				// source_hash: the hash decides, nothing is replaced.
+				Config: withArg(t, lifecycleConfig(env, "PUBLIC"), "source_file       = "+quote(env.Video), "source_file = "+quote(respelled(env.Video))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(projectAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(projectAddr, tfjsonpath.New("source_file"), knownvalue.StringExact(respelled(env.Video))),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(projectAddr, tfjsonpath.New("project_id"))},
+			},
+			// Every argument but visibility replaces the project: each one
+			// changed is named among the causes of the replacement.
+			replaceStep(t, env, map[string][2]string{
+				"source_hash":        {"filesha256(" + quote(env.Video) + ")", `"another content"`},
+				"title":              {`"Acceptance talk"`, `"Another talk"`},
+				"brand_template_id":  {`"preset-fancy-Karaoke"`, `"preset-fancy-Mozi"`},
+				"source_lang":        {`source_lang       = "en"`, `source_lang = "de"`},
+				"curation":           {`genre          = "Podcast"`, `genre = "Gaming"`},
+				"render":             {`layout_aspect_ratio = "portrait"`, `layout_aspect_ratio = "square"`},
+				"conclusion_actions": {`"acceptance@example.com"`, `"other@example.com"`},
+			}),
+			replaceStep(t, env, map[string][2]string{
+				"video_url": {"source_hash       = filesha256(" + quote(env.Video) + ")", `video_url = "https://example.com/other.mp4"`},
+				// source_file (without source_hash) is in TestAccClipProject_sourceAtApply.
+			}),
+			{
 				// Removing the resource destroys it: it leaves the state.
 				Config: env.providerBlock(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -194,6 +240,45 @@ func TestAccClipProject_lifecycle(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// respelled is path spelled differently: through its directory's parent.
+func respelled(path string) string {
+	dir := filepath.Dir(path)
+	return dir + "/../" + filepath.Base(dir) + "/" + filepath.Base(path)
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// withArg is config with old replaced by replacement; old must occur.
+func withArg(t *testing.T, config, old, replacement string) string {
+	t.Helper()
+	if !strings.Contains(config, old) {
+		t.Fatalf("configuration lacks %q", old)
+	}
+	return strings.Replace(config, old, replacement, 1)
+}
+
+// replaceStep plans the lifecycle configuration (respelled source_file, so
+// that it matches the state) with each argument's old text replaced, and
+// expects the project to be replaced because of each of those arguments.
+// Replacing source_hash by video_url also drops source_file.
+func replaceStep(t *testing.T, env accEnv, changes map[string][2]string) resource.TestStep {
+	config := withArg(t, lifecycleConfig(env, "PUBLIC"), "source_file       = "+quote(env.Video), "source_file       = "+quote(respelled(env.Video)))
+	checks := []plancheck.PlanCheck{plancheck.ExpectResourceAction(projectAddr, plancheck.ResourceActionReplace)}
+	for arg, change := range changes {
+		config = withArg(t, config, change[0], change[1])
+		if arg == "video_url" {
+			config = withArg(t, config, "source_file       = "+quote(respelled(env.Video)), "")
+		}
+		checks = append(checks, expectReplacedBy(projectAddr, arg))
+	}
+	return resource.TestStep{
+		Config:             config,
+		PlanOnly:           true,
+		ExpectNonEmptyPlan: true,
+		ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPostRefresh: checks},
+	}
 }
 
 func atLeastOne(v int64) error {

@@ -3,11 +3,18 @@ package provider
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
@@ -101,5 +108,48 @@ func TestFillUnknownKeepsPlannedValues(t *testing.T) {
 	}
 	if plan.Title.ValueString() != "My talk" || plan.Render.IsNull() {
 		t.Errorf("arguments changed: title %s, render %s", plan.Title, plan.Render)
+	}
+}
+
+// TestReadWarnsWhileStalled: a project that stalled after a create that did
+// not wait is read with a warning that names its error, every refresh.
+func TestReadWarnsWhileStalled(t *testing.T) {
+	ctx := t.Context()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/clip-projects/p1" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"p1","projectId":"p1","stage":"STALLED","error":"IMPORT failed: not a video","stallCount":2,
+			"sourcePlatform":"UPLOADED","visibility":"DEFAULT","curationPref":{"model":"ClipBasic"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(client.Config{BaseURL: srv.URL, APIKey: "k", RequestsPerMinute: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ClipProjectResource{data: &providerData{Client: c}}
+	s := clipProjectSchema(ctx)
+	state := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
+	for name, v := range map[string]string{"id": "p1", "project_id": "p1", "stage": "QUEUED", "source_file": "/videos/talk.mp4"} {
+		if diags := state.SetAttribute(ctx, path.Root(name), v); diags.HasError() {
+			t.Fatal(diagText(diags))
+		}
+	}
+	resp := &resource.ReadResponse{State: state}
+	r.Read(ctx, resource.ReadRequest{State: state}, resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(diagText(resp.Diagnostics))
+	}
+	warnings := resp.Diagnostics.Warnings()
+	if len(warnings) != 1 || warnings[0].Summary() != "Clip project stalled" ||
+		!strings.Contains(warnings[0].Detail(), "IMPORT failed: not a video") || !strings.Contains(warnings[0].Detail(), "stall_count 2") {
+		t.Fatalf("warnings = %v, want one naming the project's error", warnings)
+	}
+	var stage types.String
+	resp.State.GetAttribute(ctx, path.Root("stage"), &stage)
+	if stage.ValueString() != string(apitypes.StageStalled) {
+		t.Fatalf("stage in state = %s, want STALLED", stage)
 	}
 }

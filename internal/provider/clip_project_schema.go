@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -34,17 +33,21 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 	attrs := map[string]schema.Attribute{
 		"video_url": schema.StringAttribute{
 			MarkdownDescription: "Public address of the source video (YouTube, Vimeo, Google Drive, a public MP4 link...) or " +
-				"an upload id from an earlier upload. Exactly one of `video_url` and `source_file` is required.",
+				"an upload id from an earlier upload. Exactly one of `video_url` and `source_file` is required. Import records " +
+				"an uploaded project's upload id here; replacing it with `source_file` does not replace the project.",
 			Optional:      true,
 			Validators:    []validator.String{validators.VideoURL()},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			PlanModifiers: []planmodifier.String{planmodifiers.VideoURLRequiresReplace()},
 		},
 		"source_file": schema.StringAttribute{
 			MarkdownDescription: "Path of a local video file, uploaded through the service's upload flow when the project " +
-				"is created. Exactly one of `video_url` and `source_file` is required. Not read back from the service.",
+				"is created. Exactly one of `video_url` and `source_file` is required. Not read back from the service. " +
+				"The file is read when the project is created, never at validate or plan time, so it may be produced " +
+				"during the same apply. A different path replaces the project unless `source_hash` is set: then only " +
+				"a different hash does.",
 			Optional:      true,
-			Validators:    []validator.String{validators.LocalFile()},
-			PlanModifiers: []planmodifier.String{planmodifiers.RequiresReplaceUnlessImported()},
+			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			PlanModifiers: []planmodifier.String{planmodifiers.SourceFileRequiresReplace()},
 		},
 		"source_hash": schema.StringAttribute{
 			MarkdownDescription: "Any value that changes when the content of `source_file` changes, typically " +
@@ -88,8 +91,8 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 			Default:    stringdefault.StaticString(apitypes.VisibilityDefault),
 			Validators: []validator.String{stringvalidator.OneOf(apitypes.Visibilities...)},
 		},
-		"curation":           curationAttribute(),
-		"render":             renderAttribute(),
+		"curation":           prefsArgument(curationAttribute(), samePrefs{empty: emptyCuration(), wire: curationWire}),
+		"render":             prefsArgument(renderAttribute(), samePrefs{empty: emptyRender(), wire: renderWire}),
 		"conclusion_actions": conclusionActionsAttribute(),
 		"wait_for_completion": schema.BoolAttribute{
 			MarkdownDescription: "Wait until the project reaches `COMPLETE` (or `STALLED`) when it is created. Defaults to `true`. " +
@@ -104,6 +107,7 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 		attrs[name] = a
 	}
 	return schema.Schema{
+		Version: clipProjectSchemaVersion,
 		MarkdownDescription: "A clipping project: the service imports a long-form video, curates highlights and renders " +
 			"them as short clips. Only `visibility` can change in place; any other change creates a new project. " +
 			"The service has no delete endpoint, so destroying only forgets the project (it expires at `storage_expire_at`).",
@@ -116,7 +120,6 @@ func curationAttribute() schema.SingleNestedAttribute {
 		MarkdownDescription: "Curation preferences (`curationPref`): how highlights are chosen.",
 		Optional:            true,
 		Validators:          []validator.Object{validators.CurationModel()},
-		PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 		Attributes: map[string]schema.Attribute{
 			"model": schema.StringAttribute{
 				MarkdownDescription: "`ClipBasic` (talking-head videos, the default) or `ClipAnything` (any video type).",
@@ -174,6 +177,18 @@ func curationAttribute() schema.SingleNestedAttribute {
 			},
 		},
 	}
+}
+
+// prefsArgument makes a preferences object (curation, render) an argument of
+// the resource: computed, so that a null configuration can plan the
+// defaults-only object, and planned by samePrefs, which replaces the project
+// only when what it sends changes. (Not part of curationAttribute and
+// renderAttribute, whose types the codec takes before samePrefs can exist.)
+func prefsArgument(a schema.SingleNestedAttribute, plan samePrefs) schema.SingleNestedAttribute {
+	a.Computed = true
+	a.PlanModifiers = []planmodifier.Object{plan}
+	a.MarkdownDescription += " Omitting it and writing only defaults (`{}`) are the same project: neither replaces the other."
+	return a
 }
 
 func conclusionActionsAttribute() schema.ListNestedAttribute {

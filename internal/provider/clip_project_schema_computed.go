@@ -12,7 +12,7 @@ import (
 // projectComputedAttributes are the Project fields the service reports. So
 // that an in-place visibility change plans only updated_at as "known after
 // apply" (and keeps what depends on the project known at plan time):
-//   - values fixed at creation always keep their state value (model once reported);
+//   - values fixed at creation always keep their state value;
 //   - the values the pipeline moves keep it once the project is COMPLETE
 //     (planmodifiers.UseStateWhenComplete), the stage after which they no longer change;
 //   - updated_at changes with every update and is left unknown.
@@ -29,24 +29,19 @@ func projectComputedAttributes() map[string]schema.Attribute {
 		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.StringType,
 			PlanModifiers: []planmodifier.List{whenComplete}}
 	}
-	boolean := func(desc string) schema.BoolAttribute {
-		return schema.BoolAttribute{MarkdownDescription: desc, Computed: true, PlanModifiers: []planmodifier.Bool{whenComplete}}
-	}
 	integer := func(desc string) schema.Int64Attribute {
 		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true, PlanModifiers: []planmodifier.Int64{whenComplete}}
 	}
 	return map[string]schema.Attribute{
-		"id":              str("Project identifier (same as `project_id`).", fixed...),
-		"project_id":      str("Project identifier.", fixed...),
-		"user_id":         str("Owner user identifier.", fixed...),
-		"org_id":          str("Organization identifier.", fixed...),
-		"created_at":      str("Creation time (RFC 3339).", fixed...),
-		"source_platform": str("Where the video came from: `YOUTUBE`, `UPLOADED`, `YTDLP_LINK`, `GDRIVE`, `ZOOM` or `STREAM_YARD`.", fixed...),
-		"source_id":       str("Identifier of the video on the source platform.", fixed...),
-		"source_uri":      str("Address of the imported source, when the service reports one.", fixed...),
-		"product_tier":    str("Product tier the project was processed under.", fixed...),
-		"model": str("Curation model the project runs with: `ClipBasic` or `ClipAnything`.",
-			stringplanmodifier.UseNonNullStateForUnknown()),
+		"id":                     str("Project identifier (same as `project_id`).", fixed...),
+		"project_id":             str("Project identifier.", fixed...),
+		"user_id":                str("Owner user identifier.", fixed...),
+		"org_id":                 str("Organization identifier.", fixed...),
+		"created_at":             str("Creation time (RFC 3339).", fixed...),
+		"source_platform":        str("Where the video came from: `YOUTUBE`, `UPLOADED`, `YTDLP_LINK`, `GDRIVE`, `ZOOM` or `STREAM_YARD`.", fixed...),
+		"source_id":              str("Identifier of the video on the source platform.", fixed...),
+		"source_uri":             str("Address of the imported source, when the service reports one.", fixed...),
+		"product_tier":           str("Product tier the project was processed under.", fixed...),
 		"updated_at":             str("Last update time (RFC 3339)."),
 		"stage":                  moving("Pipeline stage: `PENDING`, `QUEUED`, `IMPORT`, `CURATE`, `REFINE`, `RENDER`, `UPLOAD`, `COMPLETE` or `STALLED`."),
 		"storage_status":         moving("Storage status of the project's files."),
@@ -59,8 +54,6 @@ func projectComputedAttributes() map[string]schema.Attribute {
 		"labels":                 strList("Labels of the project."),
 		"permissions":            strList("What the API key may do with the project, e.g. `PROJECT_VIEW`, `PROJECT_EDIT`, `PROJECT_SHARE`."),
 		"prompt_recommendations": strList("Prompts the service suggests for this video."),
-		"is_deleted":             boolean("Whether the project was deleted."),
-		"is_purged":              boolean("Whether the project's files were purged."),
 		"storage_size":           integer("Bytes of storage used by the project."),
 		"stall_count":            integer("How many times the project stalled, when reported."),
 		"clip_count":             integer("Number of exportable clips of the project; 0 until it is `COMPLETE`."),

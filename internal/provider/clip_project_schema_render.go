@@ -4,8 +4,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -89,10 +87,9 @@ func renderAttribute() schema.SingleNestedAttribute {
 		"screen_overlay_file_id": optionalString("Stored file id of the screen overlay (`screenOverlayFileId`)."),
 		"screen_overlays":        screenOverlaysAttribute(),
 		"selected_transitions": schema.ListAttribute{
-			MarkdownDescription: "Transitions to use between scenes.",
+			MarkdownDescription: "Transitions to use between scenes. An empty list is the same as none.",
 			Optional:            true,
 			ElementType:         types.StringType,
-			Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
 		},
 	}
 	for name, desc := range renderToggles {
@@ -101,7 +98,6 @@ func renderAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "Render preferences (`renderPref`): layout, captions, font and overlays of the clips.",
 		Optional:            true,
-		PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 		Attributes:          attrs,
 	}
 }
@@ -121,10 +117,9 @@ func fontAttribute() schema.SingleNestedAttribute {
 			"text_decoration": optionalString("Text decoration, e.g. `underline`."),
 			"family":          optionalString("Font family."),
 			"style": schema.ListAttribute{
-				MarkdownDescription: "Styles, e.g. `bold`, `italic`.",
+				MarkdownDescription: "Styles, e.g. `bold`, `italic`. An empty list is the same as none.",
 				Optional:            true,
 				ElementType:         types.StringType,
-				Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
 			},
 			"stroke": schema.SingleNestedAttribute{
 				MarkdownDescription: "Text outline.",
@@ -151,28 +146,19 @@ func fontAttribute() schema.SingleNestedAttribute {
 	}
 }
 
-// storedFileFields are the stored-file metadata of a screen overlay's `object`.
-var storedFileFields = []string{
-	"id", "kind", "name", "display_name", "self_link", "media_link", "bucket", "metageneration", "storage_class",
-	"md5_hash", "etag", "crc32c", "content_type", "size", "updated", "time_created", "generation",
-	"time_storage_class_updated",
-}
-
 func screenOverlaysAttribute() schema.ListNestedAttribute {
-	object := map[string]schema.Attribute{}
-	for _, name := range storedFileFields {
-		object[name] = optionalString("Stored-file metadata `" + snakeToCamel(name) + "`.")
-	}
 	return schema.ListNestedAttribute{
 		MarkdownDescription: "Overlays drawn over the clips (`screenOverlays`).",
 		Optional:            true,
 		Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
-				"object": schema.SingleNestedAttribute{
-					MarkdownDescription: "The stored file shown by the overlay.",
-					Optional:            true,
-					Attributes:          object,
+				"file_id": schema.StringAttribute{
+					MarkdownDescription: "The image shown by the overlay: the id of a file in the account's storage, such as " +
+						"an upload id from the upload flow (`object.id` of the stored file; the service fills in the " +
+						"rest of the file's metadata).",
+					Required:   true,
+					Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"style": optionalString("Overlay style."),
 				"rect":  rectAttribute("Placement rectangle of the overlay."),

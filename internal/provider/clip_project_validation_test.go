@@ -77,8 +77,8 @@ resource "clipper_clip_project" "bad" {
 			regexp.MustCompile(`(?s)Exactly\s+one\s+of\s+these\s+attributes\s+must\s+be\s+configured:\s+\[video_url,source_file\]`)},
 		{"no source", project(`title = "nothing to clip"`),
 			regexp.MustCompile(`(?s)Exactly\s+one\s+of\s+these\s+attributes\s+must\s+be\s+configured`)},
-		{"missing source file", project(`source_file = "/nonexistent/talk.mp4"`),
-			errorText("source_file: must be the path of an existing file")},
+		{"screen overlay without its file", withVideo(`render = { screen_overlays = [{ style = "corner" }] }`),
+			regexp.MustCompile(`(?s)attribute\s+"file_id"\s+is\s+required`)},
 		{"source_hash without source_file", withVideo(`source_hash = "abc"`),
 			regexp.MustCompile(`(?s)source_file.*must\s+be\s+specified\s+when.*source_hash`)},
 	}
@@ -90,12 +90,20 @@ resource "clipper_clip_project" "bad" {
 			ExpectError: tc.want,
 		})
 	}
-	// The spec's ratio form w:h allows decimal sides, as clipperd always did.
-	steps = append(steps, resource.TestStep{
-		Config:             "# decimal ratio\n" + withVideo(`render = { fit_layout_crop_ratio = "1.5:1" }`),
-		PlanOnly:           true,
-		ExpectNonEmptyPlan: true,
-	})
+	for _, valid := range []string{
+		// The spec's ratio form w:h allows decimal sides, as clipperd always did.
+		withVideo(`render = { fit_layout_crop_ratio = "1.5:1" }`),
+		// Empty lists are the same as none.
+		withVideo(`render = {
+  selected_transitions = []
+  font                 = { style = [] }
+}`),
+		// source_file is read at create, not at plan: a checkout without the
+		// media, or a file the apply produces, plans.
+		project(`source_file = "/nonexistent/talk.mp4"`),
+	} {
+		steps = append(steps, resource.TestStep{Config: valid, PlanOnly: true, ExpectNonEmptyPlan: true})
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders(),
 		Steps:                    steps,

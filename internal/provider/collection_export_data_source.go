@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -35,14 +36,15 @@ func (d *CollectionExportDataSource) Metadata(_ context.Context, req datasource.
 }
 
 // Schema describes the data source.
-func (d *CollectionExportDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *CollectionExportDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Exports a collection (`POST /api/collections/{id}/export`): the download address of each of its clips.",
 		Attributes: map[string]schema.Attribute{
-			"id": str("The `collection_id`."),
+			"timeouts": dataSourceTimeoutsAttribute(ctx),
+			"id":       str("The `collection_id`."),
 			"collection_id": schema.StringAttribute{
 				MarkdownDescription: "Id of the collection to export, such as `clipper_collection.<name>.id`.",
 				Required:            true,
@@ -74,6 +76,11 @@ func (d *CollectionExportDataSource) Read(ctx context.Context, req datasource.Re
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timeout, ok := withTimeout(ctx, cfg.Timeouts.Read, defaultDataSourceReadTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer cancel()
 	id := cfg.CollectionID.ValueString()
 	exported, err := d.data.Client.ExportCollection(ctx, id)
 	if client.IsNotFound(err) {
@@ -82,7 +89,7 @@ func (d *CollectionExportDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to export collection", err.Error())
+		resp.Diagnostics.Append(readFailure("Unable to export collection", timeout, err))
 		return
 	}
 	cfg.ID = types.StringValue(id)
@@ -97,6 +104,7 @@ func (d *CollectionExportDataSource) Read(ctx context.Context, req datasource.Re
 }
 
 type collectionExportModel struct {
+	Timeouts     timeouts.Value         `tfsdk:"timeouts"`
 	ID           types.String           `tfsdk:"id"`
 	CollectionID types.String           `tfsdk:"collection_id"`
 	Contents     []exportedContentModel `tfsdk:"contents"`

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -33,7 +34,7 @@ func (d *CollectionsDataSource) Metadata(_ context.Context, req datasource.Metad
 }
 
 // Schema describes the data source.
-func (d *CollectionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *CollectionsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 	}
@@ -42,7 +43,8 @@ func (d *CollectionsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			"Without `content_id` it reads the account's collection listing that the `clipper_collection` resources " +
 			"of the run share.",
 		Attributes: map[string]schema.Attribute{
-			"id": str("`mine`, or `mine/<content_id>` when filtered by `content_id`."),
+			"timeouts": dataSourceTimeoutsAttribute(ctx),
+			"id":       str("`mine`, or `mine/<content_id>` when filtered by `content_id`."),
 			"content_id": schema.StringAttribute{
 				MarkdownDescription: "Only list the collections holding this clip: its composite id `{projectId}.{curationId}`, " +
 					"the `id` of an item of `clipper_exportable_clips`.",
@@ -78,6 +80,11 @@ func (d *CollectionsDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timeout, ok := withTimeout(ctx, cfg.Timeouts.Read, defaultDataSourceReadTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer cancel()
 	id := "mine"
 	var list []apitypes.Collection
 	var err error
@@ -88,7 +95,7 @@ func (d *CollectionsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		list, err = d.data.Client.ListCollections(ctx, cfg.ContentID.ValueString())
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to list collections", err.Error())
+		resp.Diagnostics.Append(readFailure("Unable to list collections", timeout, err))
 		return
 	}
 	cfg.ID = types.StringValue(id)
@@ -105,6 +112,7 @@ func (d *CollectionsDataSource) Read(ctx context.Context, req datasource.ReadReq
 }
 
 type collectionsModel struct {
+	Timeouts    timeouts.Value        `tfsdk:"timeouts"`
 	ID          types.String          `tfsdk:"id"`
 	ContentID   types.String          `tfsdk:"content_id"`
 	Collections []collectionItemModel `tfsdk:"collections"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -39,14 +40,15 @@ func (d *ExportableClipsDataSource) Metadata(_ context.Context, req datasource.M
 }
 
 // Schema describes the data source.
-func (d *ExportableClipsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *ExportableClipsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Exportable clips of a project or of a collection, every page of them.",
 		Attributes: map[string]schema.Attribute{
-			"id": str("The `project_id` or `collection_id` the clips were listed by."),
+			"timeouts": dataSourceTimeoutsAttribute(ctx),
+			"id":       str("The `project_id` or `collection_id` the clips were listed by."),
 			"project_id": schema.StringAttribute{
 				MarkdownDescription: "List the clips of this project. Exactly one of `project_id` and `collection_id` is required.",
 				Optional:            true,
@@ -120,10 +122,15 @@ func (d *ExportableClipsDataSource) Read(ctx context.Context, req datasource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timeout, ok := withTimeout(ctx, cfg.Timeouts.Read, defaultDataSourceReadTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer cancel()
 	filter := client.ClipFilter{ProjectID: cfg.ProjectID.ValueString(), CollectionID: cfg.CollectionID.ValueString()}
 	clips, err := d.data.Client.ListExportableClips(ctx, filter)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to list exportable clips", err.Error())
+		resp.Diagnostics.Append(readFailure("Unable to list exportable clips", timeout, err))
 		return
 	}
 	cfg.ID = types.StringValue(filter.ProjectID + filter.CollectionID)
@@ -140,6 +147,7 @@ func (d *ExportableClipsDataSource) Read(ctx context.Context, req datasource.Rea
 }
 
 type exportableClipsModel struct {
+	Timeouts     timeouts.Value        `tfsdk:"timeouts"`
 	ID           types.String          `tfsdk:"id"`
 	ProjectID    types.String          `tfsdk:"project_id"`
 	CollectionID types.String          `tfsdk:"collection_id"`

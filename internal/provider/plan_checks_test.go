@@ -67,3 +67,31 @@ func anyTrue(v any) bool {
 	}
 	return false
 }
+
+// expectReplacedBy checks that the planned replacement of addr names the
+// top-level argument arg among its causes (replace_paths).
+func expectReplacedBy(addr, arg string) plancheck.PlanCheck {
+	return replacedByCheck{addr: addr, arg: arg}
+}
+
+type replacedByCheck struct{ addr, arg string }
+
+func (c replacedByCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		var causes []any
+		for _, p := range rc.Change.ReplacePaths {
+			if steps, ok := p.([]any); ok && len(steps) > 0 {
+				causes = append(causes, steps[0])
+				if steps[0] == c.arg {
+					return
+				}
+			}
+		}
+		resp.Error = fmt.Errorf("%s: replaced because of %v, want %s among them", c.addr, causes, c.arg)
+		return
+	}
+	resp.Error = fmt.Errorf("%s: no planned change", c.addr)
+}

@@ -21,10 +21,10 @@ import (
 // not match a wire field is an error, not a silently dropped setting.
 
 // prefsToAPI converts a Terraform object into an apitypes struct T; a null or
-// unknown object gives nil. rename adjusts the JSON object before decoding,
+// unknown object, or one whose attributes are all null, gives nil. rename adjusts the JSON object before decoding,
 // for the few attributes whose shape differs from the wire (may be nil).
 func prefsToAPI[T any](obj types.Object, rename func(map[string]any)) (*T, error) {
-	if obj.IsNull() || obj.IsUnknown() {
+	if obj.IsNull() || obj.IsUnknown() || allNull(obj) {
 		return nil, nil
 	}
 	raw, _ := valueToJSON(obj)

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -33,14 +34,15 @@ func (d *SocialAccountsDataSource) Metadata(_ context.Context, req datasource.Me
 }
 
 // Schema describes the data source.
-func (d *SocialAccountsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *SocialAccountsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Social accounts connected for publishing clips; the list may be empty.",
 		Attributes: map[string]schema.Attribute{
-			"id": str("`mine`, or `mine/<platform>` when filtered by `platform`."),
+			"timeouts": dataSourceTimeoutsAttribute(ctx),
+			"id":       str("`mine`, or `mine/<platform>` when filtered by `platform`."),
 			"platform": schema.StringAttribute{
 				MarkdownDescription: "Only list accounts of this platform: `YOUTUBE`, `TIKTOK_BUSINESS`, `FACEBOOK_PAGE`, " +
 					"`INSTAGRAM_BUSINESS`, `LINKEDIN` or `TWITTER`.",
@@ -78,9 +80,14 @@ func (d *SocialAccountsDataSource) Read(ctx context.Context, req datasource.Read
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timeout, ok := withTimeout(ctx, cfg.Timeouts.Read, defaultDataSourceReadTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer cancel()
 	accounts, err := d.data.Client.ListSocialAccounts(ctx)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to list social accounts", err.Error())
+		resp.Diagnostics.Append(readFailure("Unable to list social accounts", timeout, err))
 		return
 	}
 	cfg.ID, cfg.Accounts = filterMine(cfg.Platform, accounts,
@@ -89,6 +96,7 @@ func (d *SocialAccountsDataSource) Read(ctx context.Context, req datasource.Read
 }
 
 type socialAccountsModel struct {
+	Timeouts timeouts.Value       `tfsdk:"timeouts"`
 	ID       types.String         `tfsdk:"id"`
 	Platform types.String         `tfsdk:"platform"`
 	Accounts []socialAccountModel `tfsdk:"accounts"`

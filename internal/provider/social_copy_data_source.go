@@ -97,14 +97,8 @@ func (d *SocialCopyDataSource) Schema(ctx context.Context, _ datasource.SchemaRe
 
 // copyTimeoutsAttribute is the timeouts argument with a description for the docs.
 func copyTimeoutsAttribute(ctx context.Context) schema.Attribute {
-	a := timeouts.Attributes(ctx)
-	nested, ok := a.(schema.SingleNestedAttribute)
-	if !ok {
-		return a
-	}
-	nested.MarkdownDescription = fmt.Sprintf("`read` bounds starting the copy job and waiting for it to complete, as a "+
-		"duration string such as `30s` or `2m`; default `%dm`.", int(defaultCopyJobTimeout.Minutes()))
-	return nested
+	return describedReadTimeouts(ctx, fmt.Sprintf("`read` bounds starting the copy job and waiting for it to complete, as a "+
+		"duration string such as `30s` or `2m`; default `%dm`.", int(defaultCopyJobTimeout.Minutes())))
 }
 
 // Configure receives the provider's client.

@@ -2,9 +2,14 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
+	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 )
 
 // withTimeout bounds ctx by the timeout the configuration's timeouts block
@@ -19,4 +24,38 @@ func withTimeout(ctx context.Context, timeout func(context.Context, time.Duratio
 	}
 	bounded, cancel := context.WithTimeout(ctx, d)
 	return bounded, cancel, d, true
+}
+
+// defaultDataSourceReadTimeout bounds a data source's read when its timeouts
+// block does not: every request the read makes, retries and waits for the
+// rate limit included.
+const defaultDataSourceReadTimeout = 5 * time.Minute
+
+// dataSourceTimeoutsAttribute is the timeouts argument of the data sources
+// that read once.
+func dataSourceTimeoutsAttribute(ctx context.Context) dsschema.Attribute {
+	return describedReadTimeouts(ctx, fmt.Sprintf("`read` bounds the whole read, retries included, as a duration string "+
+		"such as `30s` or `2m`; default `%dm`.", int(defaultDataSourceReadTimeout.Minutes())))
+}
+
+// describedReadTimeouts is a data source's timeouts argument (read only) with
+// a description for the docs.
+func describedReadTimeouts(ctx context.Context, desc string) dsschema.Attribute {
+	a := dstimeouts.Attributes(ctx)
+	nested, ok := a.(dsschema.SingleNestedAttribute)
+	if !ok {
+		return a
+	}
+	nested.MarkdownDescription = desc
+	return nested
+}
+
+// readFailure is the error of a data source read; one cut short by its
+// timeout says which argument bounds it.
+func readFailure(summary string, timeout time.Duration, err error) diag.Diagnostic {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return diag.NewAttributeErrorDiagnostic(path.Root("timeouts").AtName("read"), summary,
+			fmt.Sprintf("timeouts.read: the service did not answer within %s (%s). Raise timeouts.read to wait longer.", timeout, err))
+	}
+	return diag.NewErrorDiagnostic(summary, err.Error())
 }

@@ -1,5 +1,10 @@
 data "clipper_exportable_clips" "talk" {
   project_id = clipper_clip_project.talk.id
+
+  # Give up on a service that does not answer within two minutes.
+  timeouts = {
+    read = "2m"
+  }
 }
 
 output "clip_downloads" {

@@ -66,3 +66,27 @@ resource "clipper_clip_project" "stream" {
     layout_aspect_ratio = "landscape"
   }
 }
+
+# A recording produced by the same apply: source_file is read when the
+# project is created, not at plan time. Without waiting, a stall shows as a
+# warning on later refreshes.
+resource "terraform_data" "cut" {
+  input = "${path.module}/build/intro.mp4"
+  provisioner "local-exec" {
+    command = "ffmpeg -y -i ${path.module}/raw.mp4 -t 600 -c copy ${self.input}"
+  }
+}
+
+resource "clipper_clip_project" "intro" {
+  source_file         = terraform_data.cut.output
+  wait_for_completion = false
+
+  render = {
+    screen_overlays = [
+      {
+        file_id = "upl_logo_123"
+        style   = "corner"
+      },
+    ]
+  }
+}
