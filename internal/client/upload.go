@@ -73,6 +73,7 @@ func (c *Client) UploadFile(ctx context.Context, path string) (string, error) {
 	if err := c.putFile(ctx, session, f, st.Size()); err != nil {
 		return "", fmt.Errorf("upload %s: %w", path, err)
 	}
+	c.pace.uploaded(link.UploadID, st.Size())
 	c.debug(ctx, "clipper upload complete", map[string]any{"upload_id": link.UploadID, "bytes": st.Size()})
 	return link.UploadID, nil
 }
