@@ -82,7 +82,7 @@ func (cc *clipCache) list(ctx context.Context, id string, fetch func(context.Con
 		}
 		// The reader that fetched may have been cancelled or timed out; that
 		// says nothing about this reader's request, which tries itself.
-		if e.err == nil || !(errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+		if !cancelled(e.err) {
 			return clone(e.clips), e.err
 		}
 	}
@@ -174,6 +174,11 @@ func censorEnded(status string) bool {
 		return true
 	}
 	return false
+}
+
+// cancelled reports whether err is a context's end rather than an answer.
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // clone copies a listing's slice, so one reader's changes cannot reach the

@@ -21,15 +21,16 @@ const DefaultMaxConcurrentProjects = 4
 // its own projects in flight (refused), and the refused create waits for one
 // of them to end (or its backoff) before it is sent again.
 type slotPool struct {
-	mu      sync.Mutex
-	limit   int                 // slots this process may use: configured, or learned from a refusal
-	plan    int                 // the configured cap, which a learned limit never exceeds
-	held    map[string]*holding // projects created here and not seen to end, by id
+	mu    sync.Mutex
+	limit int                 // slots this process may use: configured, or learned from a refusal
+	plan  int                 // the configured cap, which a learned limit never exceeds
+	held  map[string]*holding // projects created here and not seen to end, by id
 	// others are projects of other processes seen in flight here: seeing
 	// one end frees a slot of the service's cap too.
-	others map[string]bool
-	pending int                 // creates that hold a slot but have no project id yet
-	seq     int                 // holdings ever bound, to order them
+	others  map[string]bool
+	pending int // creates that hold a slot but have no project id yet
+	seq     int // holdings ever bound, to order them
+	waiting int // creates waiting in acquireSlot now
 	// changed is closed and replaced whenever a slot frees, waking every
 	// create waiting in acquire to look again.
 	changed chan struct{}
@@ -76,6 +77,18 @@ func (s *slotPool) tryAcquire() (*slot, <-chan struct{}, string) {
 		return &slot{pool: s}, nil, ""
 	}
 	return nil, s.changed, s.oldestUnwatched()
+}
+
+// waiter counts a create waiting in acquireSlot until done is called.
+func (s *slotPool) waiter() (done func()) {
+	s.mu.Lock()
+	s.waiting++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.waiting--
+		s.mu.Unlock()
+	}
 }
 
 func (s *slotPool) oldestUnwatched() string {
@@ -209,6 +222,10 @@ func (s *slotPool) watch(id string) (unwatch func()) {
 // say), it asks the service about the oldest of them every capBase, since
 // otherwise nobody would see it end.
 func (c *Client) acquireSlot(ctx context.Context) (*slot, error) {
+	if sl, _, _ := c.slots.tryAcquire(); sl != nil {
+		return sl, nil
+	}
+	defer c.slots.waiter()()
 	for {
 		sl, changed, unwatched := c.slots.tryAcquire()
 		if sl != nil {
