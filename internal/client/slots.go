@@ -267,3 +267,12 @@ func (c *Client) slotsDescription() string {
 	defer c.slots.mu.Unlock()
 	return fmt.Sprintf("%d concurrent-project slots (all held by projects still in flight)", c.slots.limit)
 }
+
+// MaxConcurrentProjects is the concurrent-project cap creates of this
+// process wait under: the configured one, or lower once a refusal taught
+// that other processes' projects hold some of it.
+func (c *Client) MaxConcurrentProjects() int {
+	c.slots.mu.Lock()
+	defer c.slots.mu.Unlock()
+	return c.slots.limit
+}
