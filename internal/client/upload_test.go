@@ -447,3 +447,24 @@ func TestUploadStartRetriedOnlyWhenNotSent(t *testing.T) {
 		})
 	}
 }
+
+// Each PUT ends with the storage syncing the file, so a file of tens of MiB
+// goes in one PUT at the default chunk size, not one per 16 MiB.
+func TestUploadSendsAMediumFileInOnePut(t *testing.T) {
+	store := newFakeStorage(t)
+	storage := httptest.NewServer(store)
+	defer storage.Close()
+	api := uploadAPI(t, storage.URL)
+	defer api.Close()
+	c := newTestClient(t, api.URL, nil)
+	path, want := randomFile(t, 40<<20)
+	if _, err := c.UploadFile(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	if got := store.digest(); got != want {
+		t.Fatal("stored bytes differ from the file")
+	}
+	if store.puts != 1 {
+		t.Fatalf("puts %d, want 1", store.puts)
+	}
+}
