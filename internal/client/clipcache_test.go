@@ -56,6 +56,19 @@ func (cs *clipService) set(f func(*clipService)) {
 	f(cs)
 }
 
+// clipTest serves cs and returns a client that has seen project p1 in
+// cs's stage.
+func clipTest(t *testing.T, cs *clipService) *Client {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(cs.serve))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, nil)
+	if _, err := c.GetProject(t.Context(), "p1"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func listP1(t *testing.T, c *Client) []apitypes.ExportableClip {
 	t.Helper()
 	clips, err := c.ListExportableClips(t.Context(), ClipFilter{ProjectID: "p1"})
@@ -111,12 +124,7 @@ func TestCompleteProjectIsListedOncePerProcess(t *testing.T) {
 // A project not seen COMPLETE is listed every time: its clips may change.
 func TestProjectInFlightIsNotCached(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageRender}
-	srv := httptest.NewServer(http.HandlerFunc(cs.serve))
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
-	if _, err := c.GetProject(t.Context(), "p1"); err != nil {
-		t.Fatal(err)
-	}
+	c := clipTest(t, cs)
 	listP1(t, c)
 	listP1(t, c)
 	if n := cs.count(); n != 2 {
@@ -128,13 +136,8 @@ func TestProjectInFlightIsNotCached(t *testing.T) {
 // until the job is seen to end, which drops it again.
 func TestCensorJobInvalidatesTheListing(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorProcessing}
-	srv := httptest.NewServer(http.HandlerFunc(cs.serve))
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
+	c := clipTest(t, cs)
 	ctx := t.Context()
-	if _, err := c.GetProject(ctx, "p1"); err != nil {
-		t.Fatal(err)
-	}
 	listP1(t, c)
 	if _, err := c.CreateCensorJob(ctx, apitypes.CensorJobRequest{ProjectID: "p1", ClipID: "c1"}); err != nil {
 		t.Fatal(err)
@@ -158,12 +161,7 @@ func TestCensorJobInvalidatesTheListing(t *testing.T) {
 // The end of a censor job this process did not create drops every listing.
 func TestForeignCensorJobEndDropsListings(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorConcluded}
-	srv := httptest.NewServer(http.HandlerFunc(cs.serve))
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
-	if _, err := c.GetProject(t.Context(), "p1"); err != nil {
-		t.Fatal(err)
-	}
+	c := clipTest(t, cs)
 	listP1(t, c)
 	if _, err := c.GetCensorJob(context.Background(), "cj-other"); err != nil {
 		t.Fatal(err)

@@ -103,24 +103,23 @@ func (s *slotPool) oldestUnwatched() string {
 
 // hold binds the slot to the project the service accepted.
 func (sl *slot) hold(id string) {
-	s := sl.pool
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sl.done {
-		return
-	}
-	sl.done = true
-	s.pending--
-	if _, dup := s.held[id]; dup {
-		s.wakeLocked() // the same id twice: one slot is enough
-		return
-	}
-	s.seq++
-	s.held[id] = &holding{order: s.seq}
+	sl.end(func(s *slotPool) {
+		if _, dup := s.held[id]; dup {
+			s.wakeLocked() // the same id twice: one slot is enough
+			return
+		}
+		s.seq++
+		s.held[id] = &holding{order: s.seq}
+	})
 }
 
 // free gives the slot back without a project: the create failed.
 func (sl *slot) free() {
+	sl.end(func(s *slotPool) { s.wakeLocked() })
+}
+
+// end turns the pending slot into what then says, once.
+func (sl *slot) end(then func(s *slotPool)) {
 	s := sl.pool
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,7 +128,7 @@ func (sl *slot) free() {
 	}
 	sl.done = true
 	s.pending--
-	s.wakeLocked()
+	then(s)
 }
 
 // inFlight records a project seen in flight. One this process did not
