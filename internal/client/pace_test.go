@@ -69,7 +69,7 @@ func TestNextPollPlans(t *testing.T) {
 		t.Fatalf("scout plan %v %v", d, wake)
 	}
 	d, wake := c.nextPoll(b, created)
-	if d != 30*time.Second || wake == nil {
+	if d != maxPacedWait || wake == nil {
 		t.Fatalf("non-scout plan %v %v", d, wake)
 	}
 	// A project seen COMPLETE after 20s is news.

@@ -69,7 +69,7 @@ const maxPacedWait = 5 * time.Minute
 //     due since the last poll; an eighth of the typical time (at least the
 //     floor) when a poll after it was due found it still running.
 //   - Without one, the scout polls on the plain backoff; the others wait
-//     for a prediction (or MaxPollInterval).
+//     for a prediction, or for the scout's wait to end.
 //
 // The caller has just created or read the project, so even the first look
 // waits: news cannot have happened yet.
@@ -88,7 +88,9 @@ func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan 
 	if w.last == nil || c.pace.claimScout(w.id) {
 		return w.interval, nil
 	}
-	return w.ceiling, c.pace.next()
+	// The scout's wait always ends (COMPLETE, STALLED, an error, ctx) and
+	// then wakes this one; the timer is only a backstop.
+	return maxPacedWait, c.pace.next()
 }
 
 func isClosed(ch <-chan struct{}) bool {
