@@ -63,13 +63,18 @@ func TestNextPollPlans(t *testing.T) {
 	created := t0
 	a := newProjectWait("a", WaitOptions{PollInterval: opts.PollInterval, MaxPollInterval: opts.MaxPollInterval, Known: seen("a", apitypes.StageQueued, created, created)})
 	b := newProjectWait("b", WaitOptions{PollInterval: opts.PollInterval, MaxPollInterval: opts.MaxPollInterval, Known: seen("b", apitypes.StageQueued, created, created)})
+	// The create answers arrived at created, by this test's clock.
+	for _, w := range []*projectWait{a, b} {
+		w.anchored = false
+		w.anchor(w.last, created)
+	}
 
 	// Nothing learned: a scouts on the plain backoff, b waits for news.
 	if d, wake := c.nextPoll(a, created); d != 5*time.Second || wake != nil {
 		t.Fatalf("scout plan %v %v", d, wake)
 	}
 	d, wake := c.nextPoll(b, created)
-	if d != maxPacedWait || wake == nil {
+	if d != pacedCeilings*30*time.Second || wake == nil {
 		t.Fatalf("non-scout plan %v %v", d, wake)
 	}
 	// A project seen COMPLETE after 20s is news.
@@ -80,6 +85,14 @@ func TestNextPollPlans(t *testing.T) {
 	// Predicted: b polls when due.
 	if d, wake := c.nextPoll(b, created.Add(2*time.Second)); d != 18*time.Second || wake != nil {
 		t.Fatalf("paced plan %v", d)
+	}
+	// The service's clock an hour ahead of this one: the same plan.
+	skewed := newProjectWait("s", WaitOptions{PollInterval: opts.PollInterval, MaxPollInterval: opts.MaxPollInterval,
+		Known: seen("s", apitypes.StageQueued, created.Add(time.Hour), created.Add(time.Hour))})
+	skewed.anchored = false
+	skewed.anchor(skewed.last, created)
+	if d, _ := c.nextPoll(skewed, created.Add(2*time.Second)); d != 18*time.Second {
+		t.Fatalf("plan with a skewed service clock %v, want 18s", d)
 	}
 	// Due since the last poll: look now (the floor).
 	if d, _ := c.nextPoll(b, created.Add(25*time.Second)); d != time.Second {

@@ -59,9 +59,10 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	}
 }
 
-// maxPacedWait bounds a predicted wait, so a model misled by one slow project
-// still looks again within minutes.
-const maxPacedWait = 5 * time.Minute
+// pacedCeilings bounds a predicted wait to this many MaxPollIntervals, so a
+// model misled by slower projects (another source, another load) still looks
+// again soon: two minutes at the default 30 s.
+const pacedCeilings = 4
 
 // nextPoll is how long w waits before its next poll, and a channel that,
 // when closed first, means the wait should be planned again instead.
@@ -74,11 +75,13 @@ const maxPacedWait = 5 * time.Minute
 // The caller has just created or read the project, so even the first look
 // waits: news cannot have happened yet.
 func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan struct{}) {
+	longest := pacedCeilings * w.ceiling
 	if w.last != nil {
 		if due, ok := c.pace.due(w.last); ok {
+			due = due.Add(w.offset) // the service's clock to this one's
 			switch {
 			case due.After(now):
-				return min(max(due.Sub(now), w.floor), maxPacedWait), nil
+				return min(max(due.Sub(now), w.floor), longest), nil
 			case w.polledAt.Before(due):
 				return w.floor, nil
 			}
@@ -90,7 +93,7 @@ func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan 
 	}
 	// The scout's wait always ends (COMPLETE, STALLED, an error, ctx) and
 	// then wakes this one; the timer is only a backstop.
-	return maxPacedWait, c.pace.next()
+	return longest, c.pace.next()
 }
 
 func isClosed(ch <-chan struct{}) bool {
@@ -114,6 +117,12 @@ type projectWait struct {
 	interval       time.Duration // before the next unpaced poll
 	last           *apitypes.Project
 	polledAt       time.Time // when last was read by this wait
+	// offset maps the service's timestamps to this machine's clock: this
+	// clock when the first answer arrived, less the latest stamp in it (the
+	// create answer's createdAt is the service's now). Predictions then
+	// hold whatever the skew between the two clocks.
+	offset   time.Duration
+	anchored bool
 	lastStage      apitypes.Stage
 	onStageChange  func(p *apitypes.Project)
 }
@@ -133,14 +142,36 @@ func newProjectWait(id string, opts WaitOptions) *projectWait {
 	}
 	if w.last != nil {
 		w.lastStage = w.last.Stage
+		w.anchor(w.last, time.Now())
 	}
 	return w
+}
+
+// anchor sets w's clock offset from the first answer it has, received at at.
+func (w *projectWait) anchor(p *apitypes.Project, at time.Time) {
+	if w.anchored {
+		return
+	}
+	created, ok1 := parseStamp(p.CreatedAt)
+	updated, ok2 := parseStamp(p.UpdatedAt)
+	if !ok1 && !ok2 {
+		return
+	}
+	w.offset, w.anchored = at.Sub(latest(created, updated)), true
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // saw records a polled project: a new stage resets the interval and is
 // reported; the same stage again stretches the interval by half.
 func (w *projectWait) saw(p *apitypes.Project, at time.Time) {
 	w.last, w.polledAt = p, at
+	w.anchor(p, at)
 	if p.Stage == w.lastStage {
 		w.interval = min(w.interval+w.interval/2, w.ceiling)
 		return
