@@ -121,10 +121,10 @@ type projectWait struct {
 	// clock when the first answer arrived, less the latest stamp in it (the
 	// create answer's createdAt is the service's now). Predictions then
 	// hold whatever the skew between the two clocks.
-	offset   time.Duration
-	anchored bool
-	lastStage      apitypes.Stage
-	onStageChange  func(p *apitypes.Project)
+	offset        time.Duration
+	anchored      bool
+	lastStage     apitypes.Stage
+	onStageChange func(p *apitypes.Project)
 }
 
 func newProjectWait(id string, opts WaitOptions) *projectWait {
