@@ -32,13 +32,13 @@ func TestPaceDueFromLearnedStageTimes(t *testing.T) {
 		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(reach.done)))
 	}
 	created := t0.Add(time.Minute)
-	// Just created: due after the mean time to COMPLETE (20s) plus its spread (4s).
-	if due, ok := m.due(seen("new", apitypes.StageQueued, created, created)); !ok || !due.Equal(created.Add(24*time.Second)) {
-		t.Fatalf("due %v %v, want created+24s", due, ok)
+	// Just created: due after the mean time to COMPLETE (20s) plus a quarter of its spread (4s).
+	if due, ok := m.due(seen("new", apitypes.StageQueued, created, created)); !ok || !due.Equal(created.Add(21*time.Second)) {
+		t.Fatalf("due %v %v, want created+21s", due, ok)
 	}
-	// Seen entering RENDER late (at 10s): the rest takes RENDER to COMPLETE (15s) plus the spread.
-	if due, _ := m.due(seen("new", apitypes.StageRender, created, created.Add(10*time.Second))); !due.Equal(created.Add(29 * time.Second)) {
-		t.Fatalf("due from RENDER %v, want created+29s", due.Sub(created))
+	// Seen entering RENDER late (at 10s): the rest takes RENDER to COMPLETE (15s) plus the margin.
+	if due, _ := m.due(seen("new", apitypes.StageRender, created, created.Add(10*time.Second))); !due.Equal(created.Add(26 * time.Second)) {
+		t.Fatalf("due from RENDER %v, want created+26s", due.Sub(created))
 	}
 }
 
