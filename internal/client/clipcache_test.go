@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -67,6 +66,14 @@ func clipTest(t *testing.T, cs *clipService) *Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// readCensor reads censor job id's status, as a censor job resource does.
+func readCensor(t *testing.T, c *Client, id string) {
+	t.Helper()
+	if _, err := c.GetCensorJob(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func listP1(t *testing.T, c *Client) []apitypes.ExportableClip {
@@ -143,14 +150,10 @@ func TestCensorJobInvalidatesTheListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	listP1(t, c) // the job runs: listed anew, not kept
-	if _, err := c.GetCensorJob(ctx, "cj1"); err != nil {
-		t.Fatal(err)
-	}
+	readCensor(t, c, "cj1")
 	listP1(t, c)
 	cs.set(func(cs *clipService) { cs.censor = apitypes.CensorConcluded })
-	if _, err := c.GetCensorJob(ctx, "cj1"); err != nil {
-		t.Fatal(err)
-	}
+	readCensor(t, c, "cj1")
 	listP1(t, c) // the censored clip: listed once more, then kept
 	listP1(t, c)
 	if n := cs.count(); n != 4 {
@@ -163,13 +166,9 @@ func TestForeignCensorJobEndDropsListings(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorConcluded}
 	c := clipTest(t, cs)
 	listP1(t, c)
-	if _, err := c.GetCensorJob(context.Background(), "cj-other"); err != nil {
-		t.Fatal(err)
-	}
+	readCensor(t, c, "cj-other")
 	listP1(t, c)
-	if _, err := c.GetCensorJob(context.Background(), "cj-other"); err != nil { // once per job
-		t.Fatal(err)
-	}
+	readCensor(t, c, "cj-other") // once per job
 	listP1(t, c)
 	if n := cs.count(); n != 2 {
 		t.Fatalf("listings %d, want 2", n)
