@@ -2,7 +2,8 @@
 // Markdown for BENCHMARKS.md. Run from the repository root:
 //
 //	go run ./bench pipeline   # analysis pass vs plain decode; pipeline vs plain ffmpeg commands
-//	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits
+//	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits (--projects 20)
+//	go run ./bench upload     # a 2 GiB source_file upload against curl -T to the same server
 //	go run ./bench refresh    # API calls of a terraform plan over 20 collections and 40 contents
 //	go run ./bench transcribe # the recogniser against real time and one plain pocketsphinx run
 //	go run ./bench pipeline-asr # the pipeline with transcription and captions against plain commands
@@ -18,7 +19,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe|load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe|upload|load [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -37,8 +38,12 @@ func main() {
 		err = runPipelineASR(ctx, os.Args[2:])
 	case "load":
 		err = runLoad(ctx, os.Args[2:])
+	case "upload":
+		err = runUpload(ctx, os.Args[2:])
+	case "upload-child": // the provider's side of upload, in its own process
+		err = runUploadChild(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh, transcribe or load)", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh, transcribe, upload or load)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

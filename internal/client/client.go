@@ -23,17 +23,27 @@ const (
 	DefaultBaseURL           = "http://127.0.0.1:8787"
 	DefaultRequestsPerMinute = 30
 	DefaultUserAgent         = "terraform-provider-clipper/dev"
+	// DefaultReadTimeout bounds each attempt of a GET: a server that accepts
+	// the connection but never answers must not hold a read for the whole
+	// of the caller's timeout. Reads are small and quick; an attempt that
+	// times out is retried like any network error.
+	DefaultReadTimeout = 30 * time.Second
 )
 
 // Config configures a Client.
 type Config struct {
-	BaseURL           string       // default "http://127.0.0.1:8787"; trailing slash tolerated
-	APIKey            string       // required: New fails with a clear error when empty
-	OrgID             string       // optional; sent as header x-svc-org-id on every request
-	RequestsPerMinute int          // default 30
-	UserAgent         string       // default "terraform-provider-clipper/dev"
-	HTTPClient        *http.Client // optional
-	Logger            Logger       // optional; nil = no logging
+	BaseURL           string // default "http://127.0.0.1:8787"; trailing slash tolerated
+	APIKey            string // required: New fails with a clear error when empty
+	OrgID             string // optional; sent as header x-svc-org-id on every request
+	RequestsPerMinute int    // default 30
+	// MaxConcurrentProjects is the organization's cap on projects in flight
+	// (default 4, the Pro Beta and Max plans; 50 on Business). Creates wait
+	// for a free slot in this process instead of being refused.
+	MaxConcurrentProjects int
+	ReadTimeout           time.Duration // per attempt of a GET; default 30s
+	UserAgent             string        // default "terraform-provider-clipper/dev"
+	HTTPClient            *http.Client  // optional
+	Logger                Logger        // optional; nil = no logging
 }
 
 // Logger receives request/response logs; the provider adapts it to tflog. The
@@ -64,14 +74,20 @@ type Client struct {
 	http      *http.Client
 	log       Logger
 	limiter   *sharedLimiter
+	slots     *slotPool  // the organization's concurrent-project slots in this process
+	clips     *clipCache // listings of COMPLETE projects, shared in this process
+	pace      *paceModel // what waits learned about processing times
 	policy    retryPolicy
-	chunkSize int64 // upload chunk size in bytes
+	chunkSize int64         // upload chunk size in bytes
+	readLimit time.Duration // per attempt of a GET
 
 	requests, retries, limited, concurrent atomic.Int64
 }
 
 // New checks cfg, applies defaults and returns a Client. Clients created with
-// the same BaseURL and APIKey share one rate limiter.
+// the same BaseURL and APIKey share one rate limiter; with the same OrgID
+// too, they share the concurrent-project slots, the clip listings of
+// COMPLETE projects and the processing times learned.
 func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.APIKey) == "" {
 		return nil, errors.New("client config: api_key must not be empty")
@@ -98,6 +114,20 @@ func New(cfg Config) (*Client, error) {
 	if rpm < 0 {
 		return nil, fmt.Errorf("client config: requests_per_minute must be positive, got %d", rpm)
 	}
+	maxConcurrent := cfg.MaxConcurrentProjects
+	if maxConcurrent == 0 {
+		maxConcurrent = DefaultMaxConcurrentProjects
+	}
+	if maxConcurrent < 0 {
+		return nil, fmt.Errorf("client config: max_concurrent_projects must be positive, got %d", maxConcurrent)
+	}
+	readLimit := cfg.ReadTimeout
+	if readLimit == 0 {
+		readLimit = DefaultReadTimeout
+	}
+	if readLimit < 0 {
+		return nil, fmt.Errorf("client config: read timeout must be positive, got %s", readLimit)
+	}
 	ua := cfg.UserAgent
 	if ua == "" {
 		ua = DefaultUserAgent
@@ -106,6 +136,7 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
+	org := orgStateFor(base, cfg.APIKey, cfg.OrgID, maxConcurrent)
 	return &Client{
 		baseURL:   base,
 		baseHost:  u.Scheme + "://" + u.Host,
@@ -115,8 +146,12 @@ func New(cfg Config) (*Client, error) {
 		http:      hc,
 		log:       cfg.Logger,
 		limiter:   limiterFor(base, cfg.APIKey, rpm),
+		slots:     org.slots,
+		clips:     org.clips,
+		pace:      org.pace,
 		policy:    defaultRetryPolicy,
 		chunkSize: defaultChunkSize,
+		readLimit: readLimit,
 	}, nil
 }
 

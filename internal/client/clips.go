@@ -64,12 +64,23 @@ func (c *Client) ListExportableClipsPage(ctx context.Context, f ClipFilter, page
 }
 
 // ListExportableClips follows every page; a page shorter than PageSize is the
-// last.
+// last. A project's listing is read once per process when this process has
+// seen the project COMPLETE (see clipCache); every caller gets its own copy.
 func (c *Client) ListExportableClips(ctx context.Context, f ClipFilter) ([]apitypes.ExportableClip, error) {
 	_, size, err := f.query(1)
 	if err != nil {
 		return nil, err
 	}
+	if f.ProjectID != "" {
+		return c.clips.list(ctx, f.ProjectID, func(ctx context.Context) ([]apitypes.ExportableClip, error) {
+			return c.listAllClips(ctx, f, size)
+		})
+	}
+	return c.listAllClips(ctx, f, size)
+}
+
+// listAllClips reads every page of f from the service.
+func (c *Client) listAllClips(ctx context.Context, f ClipFilter, size int) ([]apitypes.ExportableClip, error) {
 	var all []apitypes.ExportableClip
 	prevFirst := ""
 	for page := 1; ; page++ {

@@ -16,10 +16,15 @@ func (c *Client) CreateCensorJob(ctx context.Context, req apitypes.CensorJobRequ
 	if err := requireID("censor job clipId", req.ClipID); err != nil {
 		return nil, err
 	}
+	// The job rewrites the clip: no listing of the project is kept from
+	// now until the job is seen to end.
+	c.clips.censorStarting(req.ProjectID)
 	var job apitypes.CensorJob
 	if err := c.call(ctx, apiCall{method: http.MethodPost, path: "/api/censor-jobs", body: req, out: &job}); err != nil {
+		c.clips.censorFailed(req.ProjectID)
 		return nil, err
 	}
+	c.clips.censorCreated(req.ProjectID, job.JobID)
 	return &job, nil
 }
 
@@ -32,5 +37,6 @@ func (c *Client) GetCensorJob(ctx context.Context, id string) (*apitypes.CensorJ
 	if err := c.call(ctx, apiCall{method: http.MethodGet, path: "/api/censor-jobs/" + url.PathEscape(id), out: &st}); err != nil {
 		return nil, err
 	}
+	c.clips.censorStatus(id, st.Status)
 	return &st, nil
 }

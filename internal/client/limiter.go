@@ -32,12 +32,6 @@ type sharedLimiter struct {
 	sent  []time.Time // admission times within the window, oldest first
 	until time.Time   // no request before this instant (set from a 429 Retry-After)
 	now   func() time.Time
-	// slotWaiters are creates refused by the concurrent cap, oldest first.
-	// When a wait in this process sees a project of the key finish, the
-	// oldest is woken to try again at once instead of sleeping out its
-	// backoff; one per finished project, so a freed slot does not send every
-	// waiter at the service only for all but one to be refused again.
-	slotWaiters []chan struct{}
 }
 
 var (
@@ -117,35 +111,5 @@ func (l *sharedLimiter) pause(d time.Duration) {
 	defer l.mu.Unlock()
 	if t := l.now().Add(d); t.After(l.until) {
 		l.until = t
-	}
-}
-
-// waitForSlot registers a create refused by the concurrent cap; the channel
-// is closed when a project of the key is seen to finish and this create is
-// the oldest waiting. cancel must be called when the wait ends either way.
-func (l *sharedLimiter) waitForSlot() (wake <-chan struct{}, cancel func()) {
-	ch := make(chan struct{})
-	l.mu.Lock()
-	l.slotWaiters = append(l.slotWaiters, ch)
-	l.mu.Unlock()
-	return ch, func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for i, w := range l.slotWaiters {
-			if w == ch {
-				l.slotWaiters = append(l.slotWaiters[:i], l.slotWaiters[i+1:]...)
-				return
-			}
-		}
-	}
-}
-
-// notifyFreed wakes the oldest create waiting for a concurrent-project slot.
-func (l *sharedLimiter) notifyFreed() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.slotWaiters) > 0 {
-		close(l.slotWaiters[0])
-		l.slotWaiters = l.slotWaiters[1:]
 	}
 }

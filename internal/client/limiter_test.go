@@ -111,34 +111,3 @@ func TestLowerRateWins(t *testing.T) {
 		t.Fatalf("shared limit %d, want the lower 61", got)
 	}
 }
-
-func (l *sharedLimiter) hasSlotWaiters() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.slotWaiters) > 0
-}
-
-// One finished project wakes one waiting create, the oldest.
-func TestNotifyFreedWakesOldestWaiterOnly(t *testing.T) {
-	l := &sharedLimiter{size: 1, now: time.Now}
-	first, cancelFirst := l.waitForSlot()
-	second, cancelSecond := l.waitForSlot()
-	defer cancelFirst()
-	defer cancelSecond()
-	l.notifyFreed()
-	select {
-	case <-first:
-	default:
-		t.Fatal("the oldest waiter was not woken")
-	}
-	select {
-	case <-second:
-		t.Fatal("a second waiter was woken by one freed slot")
-	default:
-	}
-	cancelSecond()
-	l.notifyFreed() // nobody waits: nothing to wake, nothing remembered
-	if l.hasSlotWaiters() {
-		t.Fatal("a cancelled waiter is still registered")
-	}
-}

@@ -116,7 +116,15 @@ func (c *Client) attempt(ctx context.Context, pc *preparedCall, n int) (reply, e
 	if pc.payload != nil {
 		body = bytes.NewReader(pc.payload)
 	}
-	req, err := http.NewRequestWithContext(ctx, pc.method, pc.target, body)
+	reqCtx := ctx
+	if pc.method == http.MethodGet {
+		// The attempt's own deadline: a read that outlasts it fails like a
+		// network error (retried), while ctx still bounds the whole call.
+		var cancel context.CancelFunc
+		reqCtx, cancel = context.WithTimeout(ctx, c.readLimit)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(reqCtx, pc.method, pc.target, body)
 	if err != nil {
 		return reply{}, fmt.Errorf("%s %s: building request: %w", pc.method, pc.path, err)
 	}
@@ -185,9 +193,11 @@ func (c *Client) holdOff(ctx context.Context, pc *preparedCall, d decision, t ta
 		c.debug(ctx, "clipper "+d.reason+"; retrying", map[string]any{
 			"method": pc.method, "path": pc.logPath, "refusals": t.capRefusals, "wait_ms": wait.Milliseconds(),
 		})
-		// Retry after the backoff, or as soon as this process sees one of
-		// the key's projects finish, whichever comes first.
-		wake, cancelWait := c.limiter.waitForSlot()
+		// The service's cap is fuller than this process knew (projects of
+		// other processes): the pool learns so, and the create is sent again
+		// after the backoff, or as soon as this process sees one of its
+		// projects finish, whichever comes first.
+		wake, cancelWait := c.slots.refused()
 		defer cancelWait()
 		return sleepOrWake(ctx, wait, wake)
 	}

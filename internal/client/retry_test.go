@@ -387,7 +387,7 @@ func TestConcurrentCapRetryWakesWhenAProjectFinishes(t *testing.T) {
 		_, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
 		created <- err
 	}()
-	for !c.limiter.hasSlotWaiters() { // the create has been refused once and now waits
+	for !c.slots.hasRefusedWaiters() { // the create has been refused once and now waits
 		time.Sleep(time.Millisecond)
 	}
 	running.Store(false)

@@ -16,8 +16,11 @@ import (
 )
 
 // defaultChunkSize is the size of one upload PUT. Each chunk is streamed from
-// disk, so it bounds how much is sent again after a failure, not memory.
-const defaultChunkSize = 16 << 20
+// disk, so it does not bound memory; and a storage that keeps what a broken
+// PUT delivered (clipperd syncs every 64 MiB) needs nothing sent again. Every
+// PUT ends with the storage syncing the file to disk, so small chunks cost
+// throughput: at 16 MiB uploads of 256 and 512 MiB ran at 0.4x and 0.7x curl.
+const defaultChunkSize = 1 << 30
 
 // CreateUploadLink asks for an upload address for a local file
 // (POST /api/upload-links, usecase LocalUpload).
@@ -73,6 +76,7 @@ func (c *Client) UploadFile(ctx context.Context, path string) (string, error) {
 	if err := c.putFile(ctx, session, f, st.Size()); err != nil {
 		return "", fmt.Errorf("upload %s: %w", path, err)
 	}
+	c.pace.uploaded(link.UploadID, st.Size())
 	c.debug(ctx, "clipper upload complete", map[string]any{"upload_id": link.UploadID, "bytes": st.Size()})
 	return link.UploadID, nil
 }

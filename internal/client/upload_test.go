@@ -175,16 +175,20 @@ func randomFile(t *testing.T, size int) (string, string) {
 	return path, hex.EncodeToString(sum[:])
 }
 
-func TestUploadFileInChunks(t *testing.T) {
+// uploadRandom uploads a random file of size bytes in chunks of chunk bytes
+// (0: the default) to a fake storage, checks what it stored, and returns it.
+func uploadRandom(t *testing.T, chunk int64, size int) *fakeStorage {
+	t.Helper()
 	store := newFakeStorage(t)
 	storage := httptest.NewServer(store)
-	defer storage.Close()
+	t.Cleanup(storage.Close)
 	api := uploadAPI(t, storage.URL)
-	defer api.Close()
+	t.Cleanup(api.Close)
 	c := newTestClient(t, api.URL, nil)
-	c.chunkSize = 64 << 10
-	path, want := randomFile(t, 300_000)
-
+	if chunk > 0 {
+		c.chunkSize = chunk
+	}
+	path, want := randomFile(t, size)
 	id, err := c.UploadFile(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +199,11 @@ func TestUploadFileInChunks(t *testing.T) {
 	if got := store.digest(); got != want {
 		t.Fatal("stored bytes differ from the file")
 	}
+	return store
+}
+
+func TestUploadFileInChunks(t *testing.T) {
+	store := uploadRandom(t, 64<<10, 300_000)
 	if store.starts != 1 || store.puts != 5 || store.queries != 0 {
 		t.Fatalf("starts %d puts %d queries %d", store.starts, store.puts, store.queries)
 	}
@@ -445,5 +454,13 @@ func TestUploadStartRetriedOnlyWhenNotSent(t *testing.T) {
 				t.Fatalf("sent %d session starts, want %d", sent, tc.starts)
 			}
 		})
+	}
+}
+
+// Each PUT ends with the storage syncing the file, so a file of tens of MiB
+// goes in one PUT at the default chunk size, not one per 16 MiB.
+func TestUploadSendsAMediumFileInOnePut(t *testing.T) {
+	if store := uploadRandom(t, 0, 40<<20); store.puts != 1 {
+		t.Fatalf("puts %d, want 1", store.puts)
 	}
 }

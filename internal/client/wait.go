@@ -23,36 +23,88 @@ type WaitOptions struct {
 // *StalledError), or ctx is done (returns the last project seen and an error wrapping ctx.Err()
 // that names the last stage). isDeleted/isPurged projects end the wait with an error too.
 //
-// The first poll comes one interval after the call. The interval grows by
-// half after each poll without a stage change, up to
-// MaxPollInterval, and drops back to PollInterval when the stage moves, since a
-// moving pipeline is likely to move again soon.
+// Polls are spaced by when the project should be done, as learned in this
+// process from the projects seen so far (paceModel): one poll when it is due,
+// and a few more when it runs late. Before anything has been learned one wait
+// of the process polls on the plain backoff (the first poll one PollInterval
+// after the call, growing by half without a stage change up to
+// MaxPollInterval) and the others wait for what it learns. Every poll goes
+// through the process's one rate limiter.
 func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions) (*apitypes.Project, error) {
 	if err := requireID("project id", id); err != nil {
 		return nil, err
 	}
 	w := newProjectWait(id, opts)
-	// The caller has just created or read the project: the first look waits
-	// one interval too, instead of spending a request on news that cannot
-	// have happened yet.
-	if err := sleep(ctx, w.first); err != nil {
-		return w.last, w.interrupted(err)
+	if w.last == nil || !freesSlot(w.last) {
+		c.slots.inFlight(id) // a wait is for a project in flight: its end frees a slot
 	}
+	defer c.slots.watch(id)()
+	defer c.pace.dropScout(id)
 	for {
+		d, wake := c.nextPoll(w, time.Now())
+		if err := sleepOrWake(ctx, d, wake); err != nil {
+			return w.last, w.interrupted(err)
+		}
+		if isClosed(wake) {
+			continue // a prediction may have changed: plan again
+		}
 		p, err := c.GetProject(ctx, id)
 		if err != nil {
 			return w.last, w.pollFailed(ctx, err)
 		}
-		w.saw(p)
-		if freesSlot(p) {
-			c.limiter.notifyFreed() // the project no longer holds a concurrent slot
-		}
+		w.saw(p, time.Now())
 		if over, err := waitOver(id, p); over {
 			return p, err
 		}
-		if err := sleep(ctx, w.interval); err != nil {
-			return w.last, fmt.Errorf("waiting for project %s: still in stage %s: %w", id, stageName(w.lastStage), err)
+	}
+}
+
+// pacedCeilings bounds a predicted wait to this many MaxPollIntervals, so a
+// model misled by slower projects (another source, another load) still looks
+// again soon: two minutes at the default 30 s.
+const pacedCeilings = 4
+
+// nextPoll is how long w waits before its next poll, and a channel that,
+// when closed first, means the wait should be planned again instead.
+//   - With a prediction: until the project is due; at once when it became
+//     due since the last poll; an eighth of the typical time (at least the
+//     floor) when a poll after it was due found it still running.
+//   - Without one, the scout polls on the plain backoff; the others wait
+//     for a prediction, or for the scout's wait to end.
+//
+// The caller has just created or read the project, so even the first look
+// waits: news cannot have happened yet.
+func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan struct{}) {
+	longest := pacedCeilings * w.ceiling
+	if w.last != nil {
+		if due, ok := c.pace.due(w.last); ok {
+			due = due.Add(w.offset) // the service's clock to this one's
+			switch {
+			case due.After(now):
+				return min(max(due.Sub(now), w.floor), longest), nil
+			case w.polledAt.Before(due):
+				return w.floor, nil
+			}
+			return min(max(c.pace.typical(w.last)/8, w.floor), w.ceiling), nil
 		}
+	}
+	if w.last == nil || c.pace.claimScout(w.id) {
+		return w.interval, nil
+	}
+	// The scout's wait always ends (COMPLETE, STALLED, an error, ctx) and
+	// then wakes this one; the timer is only a backstop.
+	return longest, c.pace.next()
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -61,10 +113,18 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 type projectWait struct {
 	id             string
 	first, ceiling time.Duration // the PollInterval and MaxPollInterval in force
-	interval       time.Duration // before the next poll
+	floor          time.Duration // shortest paced wait: at most a second
+	interval       time.Duration // before the next unpaced poll
 	last           *apitypes.Project
-	lastStage      apitypes.Stage
-	onStageChange  func(p *apitypes.Project)
+	polledAt       time.Time // when last was read by this wait
+	// offset maps the service's timestamps to this machine's clock: this
+	// clock when the first answer arrived, less the latest stamp in it (the
+	// create answer's createdAt is the service's now). Predictions then
+	// hold whatever the skew between the two clocks.
+	offset        time.Duration
+	anchored      bool
+	lastStage     apitypes.Stage
+	onStageChange func(p *apitypes.Project)
 }
 
 func newProjectWait(id string, opts WaitOptions) *projectWait {
@@ -77,19 +137,41 @@ func newProjectWait(id string, opts WaitOptions) *projectWait {
 		ceiling = 30 * time.Second
 	}
 	w := &projectWait{
-		id: id, first: first, ceiling: max(ceiling, first), interval: first,
+		id: id, first: first, ceiling: max(ceiling, first), interval: first, floor: min(first, time.Second),
 		last: opts.Known, onStageChange: opts.OnStageChange,
 	}
 	if w.last != nil {
 		w.lastStage = w.last.Stage
+		w.anchor(w.last, time.Now())
 	}
 	return w
 }
 
+// anchor sets w's clock offset from the first answer it has, received at at.
+func (w *projectWait) anchor(p *apitypes.Project, at time.Time) {
+	if w.anchored {
+		return
+	}
+	created, ok1 := parseStamp(p.CreatedAt)
+	updated, ok2 := parseStamp(p.UpdatedAt)
+	if !ok1 && !ok2 {
+		return
+	}
+	w.offset, w.anchored = at.Sub(latest(created, updated)), true
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // saw records a polled project: a new stage resets the interval and is
 // reported; the same stage again stretches the interval by half.
-func (w *projectWait) saw(p *apitypes.Project) {
-	w.last = p
+func (w *projectWait) saw(p *apitypes.Project, at time.Time) {
+	w.last, w.polledAt = p, at
+	w.anchor(p, at)
 	if p.Stage == w.lastStage {
 		w.interval = min(w.interval+w.interval/2, w.ceiling)
 		return
@@ -115,7 +197,7 @@ func (w *projectWait) pollFailed(ctx context.Context, err error) error {
 	return fmt.Errorf("waiting for project %s: %w", w.id, err)
 }
 
-// freesSlot reports whether p no longer counts against the concurrent cap.
+// freesSlot reports whether p no longer holds a slot of the concurrent cap.
 func freesSlot(p *apitypes.Project) bool {
 	return p.IsDeleted || p.IsPurged || p.Stage.Terminal()
 }

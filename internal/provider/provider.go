@@ -36,6 +36,7 @@ const (
 const (
 	defaultBaseURL           = client.DefaultBaseURL
 	defaultRequestsPerMinute = client.DefaultRequestsPerMinute
+	defaultMaxConcurrent     = client.DefaultMaxConcurrentProjects
 )
 
 var _ provider.Provider = &ClipperProvider{}
@@ -56,6 +57,7 @@ type ClipperProviderModel struct {
 	BaseURL           types.String `tfsdk:"base_url"`
 	OrgID             types.String `tfsdk:"org_id"`
 	RequestsPerMinute types.Int64  `tfsdk:"requests_per_minute"`
+	MaxConcurrent     types.Int64  `tfsdk:"max_concurrent_projects"`
 }
 
 // providerData is what Configure hands to every resource and data source.
@@ -109,6 +111,14 @@ func (p *ClipperProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
+			"max_concurrent_projects": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("The organization's cap on projects in flight. Defaults to `%d` "+
+					"(Pro Beta and Max plans); set `50` on a Business plan. A `clipper_clip_project` create waits in "+
+					"the provider for one of its projects to finish instead of being refused by the service; a refusal "+
+					"caused by projects of other runs lowers the cap this run uses.", defaultMaxConcurrent),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
 		},
 	}
 }
@@ -124,12 +134,13 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 	// An unknown value cannot be resolved until apply; say so instead of
 	// silently falling back to an environment variable.
 	unknown := map[string]bool{
-		"api_key":             cfg.APIKey.IsUnknown(),
-		"base_url":            cfg.BaseURL.IsUnknown(),
-		"org_id":              cfg.OrgID.IsUnknown(),
-		"requests_per_minute": cfg.RequestsPerMinute.IsUnknown(),
+		"api_key":                 cfg.APIKey.IsUnknown(),
+		"base_url":                cfg.BaseURL.IsUnknown(),
+		"org_id":                  cfg.OrgID.IsUnknown(),
+		"requests_per_minute":     cfg.RequestsPerMinute.IsUnknown(),
+		"max_concurrent_projects": cfg.MaxConcurrent.IsUnknown(),
 	}
-	for _, name := range []string{"api_key", "base_url", "org_id", "requests_per_minute"} {
+	for _, name := range []string{"api_key", "base_url", "org_id", "requests_per_minute", "max_concurrent_projects"} {
 		if unknown[name] {
 			resp.Diagnostics.AddAttributeError(path.Root(name), "Unknown clipper provider argument",
 				fmt.Sprintf("The provider cannot create the API client because %s is not known until apply. "+
@@ -143,10 +154,8 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 	apiKey := firstNonEmpty(cfg.APIKey.ValueString(), os.Getenv(envAPIKey))
 	baseURL := firstNonEmpty(cfg.BaseURL.ValueString(), os.Getenv(envBaseURL), defaultBaseURL)
 	orgID := firstNonEmpty(cfg.OrgID.ValueString(), os.Getenv(envOrgID))
-	rpm := defaultRequestsPerMinute
-	if !cfg.RequestsPerMinute.IsNull() {
-		rpm = int(cfg.RequestsPerMinute.ValueInt64())
-	}
+	rpm := intOr(cfg.RequestsPerMinute, defaultRequestsPerMinute)
+	maxConcurrent := intOr(cfg.MaxConcurrent, defaultMaxConcurrent)
 
 	if apiKey == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing clipper API key",
@@ -160,12 +169,13 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 	tflog.Debug(ctx, "Creating clipper API client")
 
 	c, err := client.New(client.Config{
-		BaseURL:           baseURL,
-		APIKey:            apiKey,
-		OrgID:             orgID,
-		RequestsPerMinute: rpm,
-		UserAgent:         "terraform-provider-clipper/" + p.version,
-		Logger:            tflogAdapter{apiKey: apiKey},
+		BaseURL:               baseURL,
+		APIKey:                apiKey,
+		OrgID:                 orgID,
+		RequestsPerMinute:     rpm,
+		MaxConcurrentProjects: maxConcurrent,
+		UserAgent:             "terraform-provider-clipper/" + p.version,
+		Logger:                tflogAdapter{apiKey: apiKey},
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create clipper API client", err.Error())
@@ -175,7 +185,15 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 	data := &providerData{Client: c, Wait: p.wait, Collections: newCollectionCache(c)}
 	resp.ResourceData = data
 	resp.DataSourceData = data
-	tflog.Info(ctx, "Configured clipper API client", map[string]any{"requests_per_minute": rpm})
+	tflog.Info(ctx, "Configured clipper API client", map[string]any{"requests_per_minute": rpm, "max_concurrent_projects": maxConcurrent})
+}
+
+// intOr is v's value, or def when v is not set.
+func intOr(v types.Int64, def int) int {
+	if v.IsNull() {
+		return def
+	}
+	return int(v.ValueInt64())
 }
 
 // Resources lists the resources of the provider.

@@ -7,11 +7,17 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 )
 
 // TestSchemasAreValid runs the framework's own checks on every schema
@@ -83,6 +89,37 @@ func TestConfigureReadsTheEnvironment(t *testing.T) {
 	if resp.DataSourceData != resp.ResourceData {
 		t.Fatal("resources and data sources should share one client")
 	}
+}
+
+// max_concurrent_projects reaches the client, whose creates wait under it;
+// unset, the client's default (4) applies; below 1 is rejected at validate time.
+func TestConfigurePassesMaxConcurrentProjects(t *testing.T) {
+	t.Setenv(envAPIKey, "env-key-"+t.Name())
+	t.Setenv(envBaseURL, "http://127.0.0.1:1")
+	resp := configure(t, map[string]tftypes.Value{"max_concurrent_projects": tftypes.NewValue(tftypes.Number, 50)})
+	checkDiags(t, resp.Diagnostics, "")
+	rd, ok := resp.ResourceData.(*providerData)
+	if !ok || rd.Client.MaxConcurrentProjects() != 50 {
+		t.Fatalf("client cap = %d, want 50", rd.Client.MaxConcurrentProjects())
+	}
+
+	t.Setenv(envAPIKey, "env-key-default-"+t.Name())
+	resp = configure(t, nil)
+	checkDiags(t, resp.Diagnostics, "")
+	if rd, _ := resp.ResourceData.(*providerData); rd.Client.MaxConcurrentProjects() != client.DefaultMaxConcurrentProjects {
+		t.Fatalf("default client cap = %d", rd.Client.MaxConcurrentProjects())
+	}
+
+	var ps provider.SchemaResponse
+	New("test")().Schema(context.Background(), provider.SchemaRequest{}, &ps)
+	attr, ok := ps.Schema.Attributes["max_concurrent_projects"].(schema.Int64Attribute)
+	if !ok || len(attr.Validators) == 0 {
+		t.Fatal("max_concurrent_projects has no validator")
+	}
+	var vr validator.Int64Response
+	attr.Validators[0].ValidateInt64(context.Background(), validator.Int64Request{
+		Path: path.Root("max_concurrent_projects"), ConfigValue: types.Int64Value(0)}, &vr)
+	checkDiags(t, vr.Diagnostics, "at least 1")
 }
 
 func TestConfigureRejectsUnknownValues(t *testing.T) {

@@ -1,0 +1,191 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// clipCache holds the clip listing of each COMPLETE project, read once per
+// process: a COMPLETE project's clips no longer change, so the
+// clip_project resource counting them and every data source listing them
+// share one listing (single-flight: concurrent readers wait for the one
+// request in progress).
+//
+// A censor job rewrites its clip's files: creating one drops the project's
+// listing and keeps the project out of the cache until the job is seen to
+// end, which drops the listing again.
+type clipCache struct {
+	mu       sync.Mutex
+	complete map[string]bool           // projects seen COMPLETE
+	entries  map[string]*clipListing   // by project id
+	censors  map[string]string         // censor jobs created here and not seen to end: job id -> project id
+	busy     map[string]int            // censor jobs in flight per project
+	ended    map[string]bool           // censor jobs of other processes already seen ended
+	pending  map[*clipListing]struct{} // listings in progress, so an invalidation reaches them
+}
+
+// clipListing is one project's listing, in progress until done is closed.
+type clipListing struct {
+	done  chan struct{}
+	clips []apitypes.ExportableClip
+	err   error
+	stale bool // invalidated while in progress: answered to its readers, not kept
+}
+
+func newClipCache() *clipCache {
+	return &clipCache{
+		complete: map[string]bool{}, entries: map[string]*clipListing{},
+		censors: map[string]string{}, busy: map[string]int{}, ended: map[string]bool{},
+		pending: map[*clipListing]struct{}{},
+	}
+}
+
+// saw records a project's stage: COMPLETE makes its listing cacheable; any
+// other stage (a project the service retries, say) drops what is held.
+func (cc *clipCache) saw(p *apitypes.Project) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if p.Stage == apitypes.StageComplete && !p.IsDeleted && !p.IsPurged {
+		cc.complete[p.ID] = true
+		return
+	}
+	delete(cc.complete, p.ID)
+	cc.dropLocked(p.ID)
+}
+
+// list returns project id's clips: the cached listing when the project is
+// COMPLETE and no censor job of it is in flight, fetched once; otherwise
+// fetch's answer, uncached.
+func (cc *clipCache) list(ctx context.Context, id string, fetch func(context.Context) ([]apitypes.ExportableClip, error)) ([]apitypes.ExportableClip, error) {
+	for {
+		cc.mu.Lock()
+		if !cc.complete[id] || cc.busy[id] > 0 {
+			cc.mu.Unlock()
+			return fetch(ctx)
+		}
+		e, ok := cc.entries[id]
+		if !ok {
+			e = &clipListing{done: make(chan struct{})}
+			cc.entries[id] = e
+			cc.pending[e] = struct{}{}
+			cc.mu.Unlock()
+			return cc.fill(ctx, id, e, fetch)
+		}
+		cc.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-e.done:
+		}
+		// The reader that fetched may have been cancelled or timed out; that
+		// says nothing about this reader's request, which tries itself.
+		if !cancelled(e.err) {
+			return clone(e.clips), e.err
+		}
+	}
+}
+
+// fill fetches e as the one reader that does; a failed or invalidated
+// listing is not kept.
+func (cc *clipCache) fill(ctx context.Context, id string, e *clipListing, fetch func(context.Context) ([]apitypes.ExportableClip, error)) ([]apitypes.ExportableClip, error) {
+	clips, err := fetch(ctx)
+	cc.mu.Lock()
+	e.clips, e.err = clips, err
+	delete(cc.pending, e)
+	if (err != nil || e.stale) && cc.entries[id] == e {
+		delete(cc.entries, id)
+	}
+	close(e.done)
+	cc.mu.Unlock()
+	return clone(clips), err
+}
+
+// dropLocked forgets project id's listing, including one in progress.
+func (cc *clipCache) dropLocked(id string) {
+	if e, ok := cc.entries[id]; ok {
+		if _, inProgress := cc.pending[e]; inProgress {
+			e.stale = true
+		}
+		delete(cc.entries, id)
+	}
+}
+
+// censorStarting keeps project id out of the cache while a censor job is
+// being created; censorCreated or censorFailed follows.
+func (cc *clipCache) censorStarting(projectID string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.busy[projectID]++
+	cc.dropLocked(projectID)
+}
+
+// censorCreated records the job of a censorStarting call.
+func (cc *clipCache) censorCreated(projectID, jobID string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.censors[jobID] = projectID
+}
+
+// censorFailed undoes censorStarting when the job was not created.
+func (cc *clipCache) censorFailed(projectID string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.endBusyLocked(projectID)
+}
+
+// censorStatus learns from a censor job's status: a job that ended
+// (concluded or failed) drops its project's listing. A job this process did
+// not create names no project: its end drops every listing, once per job.
+func (cc *clipCache) censorStatus(jobID, status string) {
+	if !censorEnded(status) {
+		return
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if projectID, ok := cc.censors[jobID]; ok {
+		delete(cc.censors, jobID)
+		cc.endBusyLocked(projectID)
+		cc.dropLocked(projectID)
+		return
+	}
+	if cc.ended[jobID] {
+		return
+	}
+	cc.ended[jobID] = true
+	for id := range cc.entries {
+		cc.dropLocked(id)
+	}
+}
+
+func (cc *clipCache) endBusyLocked(projectID string) {
+	if cc.busy[projectID]--; cc.busy[projectID] <= 0 {
+		delete(cc.busy, projectID)
+	}
+}
+
+// censorEnded reports whether a censor job in status will change its clip
+// no more.
+func censorEnded(status string) bool {
+	switch status {
+	case apitypes.CensorConcluded, apitypes.CensorFailed:
+		return true
+	}
+	return false
+}
+
+// cancelled reports whether err is a context's end rather than an answer.
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// clone copies a listing's slice, so one reader's changes cannot reach the
+// others.
+func clone(clips []apitypes.ExportableClip) []apitypes.ExportableClip {
+	if clips == nil {
+		return nil
+	}
+	return append([]apitypes.ExportableClip(nil), clips...)
+}

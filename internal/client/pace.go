@@ -1,0 +1,199 @@
+package client
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// paceModel learns, in this process, how long projects take to reach each
+// stage, so a wait polls when its project should be done instead of on a
+// fixed interval. Every answer about a project tells the stage it is in and
+// when it entered it (updatedAt, stamped by the service at each stage
+// change), so the time from createdAt to entering the stage is one exact
+// sample, even when polls skip stages. Samples are kept per byte of the
+// source when its size is known (an upload of this process), since
+// processing time grows with the source's length, and as plain seconds
+// otherwise.
+//
+// Until a first project has been seen COMPLETE there is nothing to predict
+// from: one wait (the scout) polls on the plain backoff and the others wait
+// for what it learns, so a batch started together spends a few polls, not a
+// few per project.
+type paceModel struct {
+	mu sync.Mutex
+	// reach holds, per stage, samples of the time from creation to entering it.
+	reach map[apitypes.Stage]*samples
+	// sourceBytes are the sizes of this process's uploads, by uploadId
+	// (a project's sourceId).
+	sourceBytes map[string]int64
+	scout       string        // project id of the wait polling without a model; "" when none
+	changed     chan struct{} // closed and replaced when a prediction may have changed
+}
+
+// samples are observations of one quantity, plain and per source byte.
+type samples struct {
+	plain, perByte stat
+}
+
+// stat is a running mean and mean absolute deviation, enough to say when a
+// project should be done and how late it may reasonably be.
+type stat struct {
+	n        int
+	sum, dev float64 // sum of values; sum of |value - mean at the time|
+}
+
+func (s *stat) add(v float64) {
+	if s.n > 0 {
+		s.dev += math.Abs(v - s.mean())
+	}
+	s.n++
+	s.sum += v
+}
+
+func (s *stat) mean() float64 { return s.sum / float64(s.n) }
+
+// spread is the mean absolute deviation seen so far (0 with one sample).
+func (s *stat) spread() float64 {
+	if s.n < 2 {
+		return 0
+	}
+	return s.dev / float64(s.n-1)
+}
+
+func newPaceModel() *paceModel {
+	return &paceModel{
+		reach:       map[apitypes.Stage]*samples{},
+		sourceBytes: map[string]int64{},
+		changed:     make(chan struct{}),
+	}
+}
+
+// uploaded records the size of an upload, so projects made from it are
+// predicted from their source's length.
+func (m *paceModel) uploaded(uploadID string, size int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sourceBytes[uploadID] = size
+}
+
+// observe learns from one answer about project p: the time from its creation
+// to entering its current stage.
+func (m *paceModel) observe(p *apitypes.Project) {
+	created, ok1 := parseStamp(p.CreatedAt)
+	entered, ok2 := parseStamp(p.UpdatedAt)
+	if !ok1 || !ok2 || !p.Stage.Known() || p.Stage == apitypes.StageStalled || entered.Before(created) {
+		return
+	}
+	secs := entered.Sub(created).Seconds()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.reach[p.Stage]
+	if s == nil {
+		s = &samples{}
+		m.reach[p.Stage] = s
+	}
+	s.plain.add(secs)
+	if b := m.sourceBytes[p.SourceID]; b > 0 {
+		s.perByte.add(secs / float64(b))
+	}
+	if p.Stage == apitypes.StageComplete {
+		m.wakeLocked()
+	}
+}
+
+// expected returns how long after creation project p should reach stage,
+// and the margin to allow for lateness; ok is false without samples.
+func (m *paceModel) expected(p *apitypes.Project, stage apitypes.Stage) (at, margin time.Duration, ok bool) {
+	s := m.reach[stage]
+	if s == nil {
+		return 0, 0, false
+	}
+	if b := m.sourceBytes[p.SourceID]; b > 0 && s.perByte.n > 0 {
+		return seconds(s.perByte.mean() * float64(b)), seconds(s.perByte.spread() * float64(b) / marginShare), true
+	}
+	if s.plain.n == 0 {
+		return 0, 0, false
+	}
+	return seconds(s.plain.mean()), seconds(s.plain.spread() / marginShare), true
+}
+
+// marginShare: a poll lands a quarter of the samples' spread after the mean.
+// The whole spread made every poll of the 20-project benchmark land long
+// after most projects had finished (one slow project widens it); a poll that
+// comes too early costs one more poll, an eighth of the typical time later.
+const marginShare = 4
+
+// due predicts when project p, as last seen, should be COMPLETE: the
+// samples' time from entering its stage to completion after the moment it
+// entered it, plus their spread, so a poll rather lands just after than just
+// before. ok is false when nothing has been learned yet.
+func (m *paceModel) due(p *apitypes.Project) (time.Time, bool) {
+	created, ok := parseStamp(p.CreatedAt)
+	if !ok {
+		return time.Time{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	done, margin, ok := m.expected(p, apitypes.StageComplete)
+	if !ok {
+		return time.Time{}, false
+	}
+	due := created.Add(done + margin)
+	if entered, ok := parseStamp(p.UpdatedAt); ok && p.Stage != apitypes.StageQueued {
+		if reach, _, ok := m.expected(p, p.Stage); ok && done > reach {
+			due = entered.Add(done - reach + margin)
+		}
+	}
+	return due, true
+}
+
+// typical is the expected time from creation to COMPLETE of project p, or 0.
+func (m *paceModel) typical(p *apitypes.Project) time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, _, _ := m.expected(p, apitypes.StageComplete)
+	return d
+}
+
+// claimScout makes the wait of project id the scout when there is none.
+func (m *paceModel) claimScout(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.scout == "" {
+		m.scout = id
+	}
+	return m.scout == id
+}
+
+// dropScout ends id's scouting (its wait is over) and wakes the other waits,
+// one of which takes over if there is still nothing to predict from.
+func (m *paceModel) dropScout(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.scout == id {
+		m.scout = ""
+		m.wakeLocked()
+	}
+}
+
+// next returns the channel closed when a prediction may have changed.
+func (m *paceModel) next() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.changed
+}
+
+func (m *paceModel) wakeLocked() {
+	close(m.changed)
+	m.changed = make(chan struct{})
+}
+
+func parseStamp(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }

@@ -1,0 +1,146 @@
+package client
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+var t0 = time.Date(2026, 11, 23, 4, 0, 0, 0, time.UTC)
+
+func stamp(t time.Time) string { return t.Format(time.RFC3339Nano) }
+
+// seen is a project created at created, in stage since entered.
+func seen(id string, stage apitypes.Stage, created, entered time.Time) *apitypes.Project {
+	return &apitypes.Project{ID: id, SourceID: "up_" + id, Stage: stage, CreatedAt: stamp(created), UpdatedAt: stamp(entered)}
+}
+
+func TestPaceDueFromLearnedStageTimes(t *testing.T) {
+	m := newPaceModel()
+	if _, ok := m.due(seen("new", apitypes.StageQueued, t0, t0)); ok {
+		t.Fatal("a prediction before anything was learned")
+	}
+	// Two projects: RENDER reached after 4s and 6s, COMPLETE after 18s and 22s.
+	for i, reach := range []struct{ render, done time.Duration }{{4 * time.Second, 18 * time.Second}, {6 * time.Second, 22 * time.Second}} {
+		id := string(rune('a' + i))
+		m.observe(seen(id, apitypes.StageRender, t0, t0.Add(reach.render)))
+		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(reach.done)))
+	}
+	created := t0.Add(time.Minute)
+	// Just created: due after the mean time to COMPLETE (20s) plus a quarter of its spread (4s).
+	if due, ok := m.due(seen("new", apitypes.StageQueued, created, created)); !ok || !due.Equal(created.Add(21*time.Second)) {
+		t.Fatalf("due %v %v, want created+21s", due, ok)
+	}
+	// Seen entering RENDER late (at 10s): the rest takes RENDER to COMPLETE (15s) plus the margin.
+	if due, _ := m.due(seen("new", apitypes.StageRender, created, created.Add(10*time.Second))); !due.Equal(created.Add(26 * time.Second)) {
+		t.Fatalf("due from RENDER %v, want created+26s", due.Sub(created))
+	}
+}
+
+// A source's length scales the prediction when the process uploaded it.
+func TestPaceScalesBySourceSize(t *testing.T) {
+	m := newPaceModel()
+	m.uploaded("up_a", 1000)
+	m.uploaded("up_b", 3000)
+	m.observe(seen("a", apitypes.StageComplete, t0, t0.Add(10*time.Second)))
+	if due, _ := m.due(seen("b", apitypes.StageQueued, t0, t0)); !due.Equal(t0.Add(30 * time.Second)) {
+		t.Fatalf("due %v, want 30s for three times the bytes", due.Sub(t0))
+	}
+	// A source of unknown size: the plain mean.
+	if due, _ := m.due(seen("c", apitypes.StageQueued, t0, t0)); !due.Equal(t0.Add(10 * time.Second)) {
+		t.Fatalf("due %v, want 10s", due.Sub(t0))
+	}
+}
+
+func TestNextPollPlans(t *testing.T) {
+	c := newTestClient(t, "http://svc.test", nil)
+	opts := WaitOptions{PollInterval: 5 * time.Second, MaxPollInterval: 30 * time.Second}
+	created := t0
+	a := newProjectWait("a", WaitOptions{PollInterval: opts.PollInterval, MaxPollInterval: opts.MaxPollInterval, Known: seen("a", apitypes.StageQueued, created, created)})
+	b := newProjectWait("b", WaitOptions{PollInterval: opts.PollInterval, MaxPollInterval: opts.MaxPollInterval, Known: seen("b", apitypes.StageQueued, created, created)})
+	// The create answers arrived at created, by this test's clock.
+	for _, w := range []*projectWait{a, b} {
+		w.anchored = false
+		w.anchor(w.last, created)
+	}
+
+	// Nothing learned: a scouts on the plain backoff, b waits for news.
+	if d, wake := c.nextPoll(a, created); d != 5*time.Second || wake != nil {
+		t.Fatalf("scout plan %v %v", d, wake)
+	}
+	d, wake := c.nextPoll(b, created)
+	if d != pacedCeilings*30*time.Second || wake == nil {
+		t.Fatalf("non-scout plan %v %v", d, wake)
+	}
+	// A project seen COMPLETE after 20s is news.
+	c.observe(seen("x", apitypes.StageComplete, created.Add(-time.Minute), created.Add(-40*time.Second)))
+	if !isClosed(wake) {
+		t.Fatal("learning a completion did not wake the waiting plan")
+	}
+	// Predicted: b polls when due.
+	if d, wake := c.nextPoll(b, created.Add(2*time.Second)); d != 18*time.Second || wake != nil {
+		t.Fatalf("paced plan %v", d)
+	}
+	// The service's clock an hour ahead of this one: the same plan.
+	skewed := newProjectWait("s", WaitOptions{PollInterval: opts.PollInterval, MaxPollInterval: opts.MaxPollInterval,
+		Known: seen("s", apitypes.StageQueued, created.Add(time.Hour), created.Add(time.Hour))})
+	skewed.anchored = false
+	skewed.anchor(skewed.last, created)
+	if d, _ := c.nextPoll(skewed, created.Add(2*time.Second)); d != 18*time.Second {
+		t.Fatalf("plan with a skewed service clock %v, want 18s", d)
+	}
+	// Due since the last poll: look now (the floor).
+	if d, _ := c.nextPoll(b, created.Add(25*time.Second)); d != time.Second {
+		t.Fatalf("due plan %v, want the 1s floor", d)
+	}
+	// A poll after it was due found it running: look again after an eighth of the typical time.
+	b.saw(seen("b", apitypes.StageQueued, created, created), created.Add(21*time.Second))
+	if d, _ := c.nextPoll(b, created.Add(21*time.Second)); d != 2500*time.Millisecond {
+		t.Fatalf("late plan %v, want 20s/8", d)
+	}
+}
+
+// Projects of a batch after the first are polled once, when they are done:
+// the first wait learns how long a project takes.
+func TestWaitPollsOnceWhenPredicted(t *testing.T) {
+	const took = 40 * time.Millisecond
+	var (
+		mu      sync.Mutex
+		created = map[string]time.Time{}
+		polls   = map[string]int{}
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		id := strings.TrimPrefix(r.URL.Path, "/api/clip-projects/")
+		polls[id]++
+		start := created[id]
+		p := seen(id, apitypes.StageRender, start, start)
+		if done := start.Add(took); !time.Now().Before(done) {
+			p = seen(id, apitypes.StageComplete, start, done)
+		}
+		writeJSON(w, 200, p)
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, nil)
+	opts := WaitOptions{PollInterval: 5 * time.Millisecond, MaxPollInterval: time.Second}
+	for _, id := range []string{"first", "second", "third"} {
+		mu.Lock()
+		created[id] = time.Now()
+		opts.Known = seen(id, apitypes.StageQueued, created[id], created[id])
+		mu.Unlock()
+		if _, err := c.WaitForProject(t.Context(), id, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if polls["first"] < 2 || polls["second"] != 1 || polls["third"] != 1 {
+		t.Fatalf("polls %v, want several for the first and one for each after", polls)
+	}
+}
