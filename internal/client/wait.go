@@ -89,11 +89,26 @@ func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan 
 		}
 	}
 	if w.last == nil || c.pace.claimScout(w.id) {
-		return w.interval, nil
+		return w.unpaced(now), nil
 	}
 	// The scout's wait always ends (COMPLETE, STALLED, an error, ctx) and
 	// then wakes this one; the timer is only a backstop.
 	return longest, c.pace.next()
+}
+
+// unpaced is the plain backoff's interval, at most a third of the project's
+// age (but not under the first interval): the scout's finish times the
+// whole first wave, so it is found late by at most a third of its run.
+func (w *projectWait) unpaced(now time.Time) time.Duration {
+	if w.last == nil || !w.anchored {
+		return w.interval
+	}
+	created, ok := parseStamp(w.last.CreatedAt)
+	if !ok {
+		return w.interval
+	}
+	age := now.Sub(created.Add(w.offset))
+	return min(w.interval, max(w.first, age/3))
 }
 
 func isClosed(ch <-chan struct{}) bool {

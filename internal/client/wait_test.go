@@ -117,3 +117,35 @@ func TestWaitEndingBeforeFirstPollReportsKnownStage(t *testing.T) {
 		t.Fatalf("sent %d requests before the first interval", c.Stats().Requests)
 	}
 }
+
+// TestUnpacedPollsWithinAThirdOfTheAge: the plain backoff stretches by half
+// per unchanged look, but a project that has run 15 s is looked at again
+// within 5 s, and one that has run 90 s within 30 s; a young project keeps
+// the first interval, and without a timestamp the backoff stands.
+func TestUnpacedPollsWithinAThirdOfTheAge(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	created := func(ago time.Duration) *apitypes.Project {
+		return &apitypes.Project{ID: "p1", Stage: apitypes.StageRender, CreatedAt: now.Add(-ago).Format(time.RFC3339Nano)}
+	}
+	cases := []struct {
+		name     string
+		p        *apitypes.Project
+		interval time.Duration
+		want     time.Duration
+	}{
+		{"15 s old, backoff at 11.25 s", created(15 * time.Second), 11250 * time.Millisecond, 5 * time.Second},
+		{"90 s old, backoff at 30 s", created(90 * time.Second), 30 * time.Second, 30 * time.Second},
+		{"60 s old, backoff at 30 s", created(60 * time.Second), 30 * time.Second, 20 * time.Second},
+		{"3 s old: never under the first interval", created(3 * time.Second), 7500 * time.Millisecond, 5 * time.Second},
+		{"backoff already shorter", created(60 * time.Second), 5 * time.Second, 5 * time.Second},
+		{"no timestamp", &apitypes.Project{ID: "p1", Stage: apitypes.StageRender}, 11250 * time.Millisecond, 11250 * time.Millisecond},
+	}
+	for _, c := range cases {
+		w := newProjectWait("p1", WaitOptions{Known: c.p})
+		w.offset = 0 // the service's clock is this one's
+		w.interval = c.interval
+		if got := w.unpaced(now); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
