@@ -77,36 +77,50 @@ func (k *keyWindow) list() []time.Time {
 }
 
 // window is key's window, made (and filled from the saved one) when the
-// key is not tracked. A saved window that cannot be read counts as empty:
-// the limit is a courtesy to the server, not worth refusing requests over.
+// key is not tracked. Called with l.mu held; the saved window is read with
+// the lock released, so one key's store read never holds up the others.
 func (l *keyLimiter) window(ctx context.Context, key string) *keyWindow {
 	if kw, ok := l.keys[key]; ok {
 		return kw
 	}
-	kw := &keyWindow{times: make([]time.Time, l.perMinute)}
-	l.keys[key] = kw
-	if l.saved == nil {
+	l.mu.Unlock()
+	times := l.savedTimes(ctx, key)
+	l.mu.Lock()
+	if kw, ok := l.keys[key]; ok { // another request of the key made it meanwhile
 		return kw
 	}
-	times, err := l.saved.RateWindow(ctx, key)
-	if err != nil {
-		l.log.Warn("rate limit: saved window unreadable; starting the key's window empty", "err", err)
-	}
+	kw := &keyWindow{times: make([]time.Time, l.perMinute)}
 	// The newest perMinute, in order: a lower limit after a restart keeps the latest.
 	for _, t := range times[max(0, len(times)-l.perMinute):] {
 		if kw.n == 0 || !t.Before(kw.newest()) {
 			kw.push(t)
 		}
 	}
+	l.keys[key] = kw
 	return kw
 }
 
-// save writes key's window after it changed.
-func (l *keyLimiter) save(ctx context.Context, key string, kw *keyWindow) {
+// savedTimes is key's saved window. One that cannot be read counts as
+// empty: the limit is a courtesy to the server, not worth refusing requests over.
+func (l *keyLimiter) savedTimes(ctx context.Context, key string) []time.Time {
 	if l.saved == nil {
+		return nil
+	}
+	times, err := l.saved.RateWindow(ctx, key)
+	if err != nil {
+		l.log.Warn("rate limit: saved window unreadable; starting the key's window empty", "err", err)
+	}
+	return times
+}
+
+// save writes key's window after it changed, outside l.mu. Two saves of one
+// key may land out of order; the saved window then lacks a request or two,
+// which a restart at most allows again.
+func (l *keyLimiter) save(ctx context.Context, key string, times []time.Time) {
+	if l.saved == nil || times == nil {
 		return
 	}
-	if err := l.saved.SaveRateWindow(ctx, key, kw.list()); err != nil {
+	if err := l.saved.SaveRateWindow(ctx, key, times); err != nil {
 		l.log.Warn("rate limit: window not saved; a restart may allow this minute's requests again", "err", err)
 	}
 }
@@ -140,13 +154,15 @@ func (l *keyLimiter) admit(ctx context.Context, w http.ResponseWriter, key strin
 	}
 	kw.expire(now)
 	allowed := kw.n < l.perMinute
+	var changed []time.Time
 	if allowed {
 		kw.push(now)
-		l.save(ctx, key, kw)
+		changed = kw.list()
 	}
 	remaining := l.perMinute - kw.n
 	resetAt := kw.oldest().Add(rateWindow) // kw.n >= 1 here: just pushed, or full
 	l.mu.Unlock()
+	l.save(ctx, key, changed)
 
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(l.perMinute))
