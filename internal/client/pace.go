@@ -29,6 +29,10 @@ type paceModel struct {
 	// sourceBytes are the sizes of this process's uploads, by uploadId
 	// (a project's sourceId).
 	sourceBytes map[string]int64
+	// stageSeen is the last stage this process saw of each project; only a
+	// change from an in-flight stage it saw teaches anything (an old project's
+	// updatedAt may be a later edit, not its stage's start).
+	stageSeen map[string]apitypes.Stage
 	scout       string        // project id of the wait polling without a model; "" when none
 	changed     chan struct{} // closed and replaced when a prediction may have changed
 }
@@ -67,6 +71,7 @@ func newPaceModel() *paceModel {
 	return &paceModel{
 		reach:       map[apitypes.Stage]*samples{},
 		sourceBytes: map[string]int64{},
+		stageSeen:   map[string]apitypes.Stage{},
 		changed:     make(chan struct{}),
 	}
 }
@@ -80,16 +85,22 @@ func (m *paceModel) uploaded(uploadID string, size int64) {
 }
 
 // observe learns from one answer about project p: the time from its creation
-// to entering its current stage.
+// to entering its current stage, when the process saw it in an earlier
+// stage still in flight (so updatedAt is when this stage began).
 func (m *paceModel) observe(p *apitypes.Project) {
 	created, ok1 := parseStamp(p.CreatedAt)
 	entered, ok2 := parseStamp(p.UpdatedAt)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	prev, watched := m.stageSeen[p.ID]
+	m.stageSeen[p.ID] = p.Stage
+	if !watched || prev == p.Stage || !prev.InFlight() {
+		return
+	}
 	if !ok1 || !ok2 || !p.Stage.Known() || p.Stage == apitypes.StageStalled || entered.Before(created) {
 		return
 	}
 	secs := entered.Sub(created).Seconds()
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	s := m.reach[p.Stage]
 	if s == nil {
 		s = &samples{}

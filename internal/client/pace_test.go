@@ -28,6 +28,7 @@ func TestPaceDueFromLearnedStageTimes(t *testing.T) {
 	// Two projects: RENDER reached after 4s and 6s, COMPLETE after 18s and 22s.
 	for i, reach := range []struct{ render, done time.Duration }{{4 * time.Second, 18 * time.Second}, {6 * time.Second, 22 * time.Second}} {
 		id := string(rune('a' + i))
+		m.observe(seen(id, apitypes.StageQueued, t0, t0)) // its create answer
 		m.observe(seen(id, apitypes.StageRender, t0, t0.Add(reach.render)))
 		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(reach.done)))
 	}
@@ -47,6 +48,7 @@ func TestPaceScalesBySourceSize(t *testing.T) {
 	m := newPaceModel()
 	m.uploaded("up_a", 1000)
 	m.uploaded("up_b", 3000)
+	m.observe(seen("a", apitypes.StageQueued, t0, t0))
 	m.observe(seen("a", apitypes.StageComplete, t0, t0.Add(10*time.Second)))
 	if due, _ := m.due(seen("b", apitypes.StageQueued, t0, t0)); !due.Equal(t0.Add(30 * time.Second)) {
 		t.Fatalf("due %v, want 30s for three times the bytes", due.Sub(t0))
@@ -54,6 +56,24 @@ func TestPaceScalesBySourceSize(t *testing.T) {
 	// A source of unknown size: the plain mean.
 	if due, _ := m.due(seen("c", apitypes.StageQueued, t0, t0)); !due.Equal(t0.Add(10 * time.Second)) {
 		t.Fatalf("due %v, want 10s", due.Sub(t0))
+	}
+}
+
+// Only a stage change the process watched teaches: an old COMPLETE project
+// read for the first time, or edited later (updatedAt moves, the stage does
+// not), says nothing about how long projects take.
+func TestPaceLearnsOnlyWatchedStageChanges(t *testing.T) {
+	m := newPaceModel()
+	m.observe(seen("old", apitypes.StageComplete, t0, t0.Add(72*time.Hour))) // first read: a refresh
+	m.observe(seen("old", apitypes.StageComplete, t0, t0.Add(96*time.Hour))) // a visibility change later
+	if _, ok := m.due(seen("new", apitypes.StageQueued, t0, t0)); ok {
+		t.Fatal("learned from a project it never saw in flight")
+	}
+	m.observe(seen("w", apitypes.StageQueued, t0, t0))
+	m.observe(seen("w", apitypes.StageComplete, t0, t0.Add(20*time.Second)))
+	m.observe(seen("w", apitypes.StageComplete, t0, t0.Add(48*time.Hour))) // edited afterwards
+	if due, ok := m.due(seen("new", apitypes.StageQueued, t0, t0)); !ok || !due.Equal(t0.Add(20*time.Second)) {
+		t.Fatalf("due %v %v, want created+20s from the one watched completion", due.Sub(t0), ok)
 	}
 }
 
@@ -78,6 +98,7 @@ func TestNextPollPlans(t *testing.T) {
 		t.Fatalf("non-scout plan %v %v", d, wake)
 	}
 	// A project seen COMPLETE after 20s is news.
+	c.observe(seen("x", apitypes.StageRender, created.Add(-time.Minute), created.Add(-50*time.Second)))
 	c.observe(seen("x", apitypes.StageComplete, created.Add(-time.Minute), created.Add(-40*time.Second)))
 	if !isClosed(wake) {
 		t.Fatal("learning a completion did not wake the waiting plan")
