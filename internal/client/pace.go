@@ -33,8 +33,8 @@ type paceModel struct {
 	// change from an in-flight stage it saw teaches anything (an old project's
 	// updatedAt may be a later edit, not its stage's start).
 	stageSeen map[string]apitypes.Stage
-	scout       string        // project id of the wait polling without a model; "" when none
-	changed     chan struct{} // closed and replaced when a prediction may have changed
+	scout     string        // project id of the wait polling without a model; "" when none
+	changed   chan struct{} // closed and replaced when a prediction may have changed
 }
 
 // samples are observations of one quantity, plain and per source byte.
