@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -127,7 +128,7 @@ func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string
 	}
 	up.SessionID = store.NewID("ses_")
 	up.Received, up.Total = 0, -1
-	if err := s.store.SaveUpload(ctx, up); err != nil {
+	if err := s.save(ctx, up); err != nil {
 		return "", err
 	}
 	return up.SessionID, nil
@@ -207,7 +208,7 @@ func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length in
 	if up.Total < 0 {
 		up.Total = total
 		up.Complete = up.Received == total
-		if err := s.store.SaveUpload(ctx, up); err != nil {
+		if err := s.save(ctx, up); err != nil {
 			return Status{}, err
 		}
 		if up.Complete {
@@ -338,10 +339,24 @@ func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange,
 	ctx = context.WithoutCancel(ctx)
 	got := s.receive(ctx, up, sp, claimedBody{r: req.Body, turn: turn})
 	got.takenOver = got.readErr != nil && turn.takenOver()
-	if err := s.store.SaveUpload(ctx, up); err != nil {
+	if err := s.save(ctx, up); err != nil {
 		return Status{}, err
 	}
 	return s.outcome(up, sp, got)
+}
+
+// save stores up after a request changed it. When its record is gone (the
+// janitor expired the upload while the request ran), the file the request
+// wrote is removed too, or nothing would ever list it again.
+func (s *Sessions) save(ctx context.Context, up *store.Upload) error {
+	err := s.store.SaveUpload(ctx, up)
+	if errors.Is(err, store.ErrNotFound) {
+		if rmErr := os.Remove(up.Path); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+			s.log.Warn("upload expired during a request; its file stays", "upload", up.ID, "err", rmErr)
+		}
+		return lookupError("upload", up.ID, err)
+	}
+	return err
 }
 
 // receive writes the body to disk and moves the record to what the disk

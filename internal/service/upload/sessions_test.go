@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -510,5 +511,21 @@ func TestNewerRequestTakesOver(t *testing.T) {
 				t.Errorf("after the takeover %+v, want %+v", now, c.after)
 			}
 		})
+	}
+}
+
+// TestUploadExpiredDuringAPutLeavesNoFile: when the janitor deletes an
+// upload's record while a PUT writes to it, the save finds no record; the
+// file the PUT wrote is removed with it, and the PUT answers not found.
+func TestUploadExpiredDuringAPutLeavesNoFile(t *testing.T) {
+	s, m := newTestSessions(t)
+	up := withUpload(t, s, m, held{total: -1})
+	m.failSave = store.ErrNotFound // the record went between the lookup and the save
+	_, err := s.Put(t.Context(), up.SessionID, Request{ContentRange: "bytes 0-4/10", ContentLength: 5, Body: strings.NewReader("hello")})
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("Put = %v, want ErrNotFound", err)
+	}
+	if _, err := os.Stat(up.Path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file of the expired upload stays: %v", err)
 	}
 }
