@@ -103,6 +103,14 @@ func (cc *clipCache) fill(ctx context.Context, id string, e *clipListing, fetch 
 	return clone(clips), err
 }
 
+// drop forgets project id's listing: its addresses were signed for the
+// visibility it had, which changed.
+func (cc *clipCache) drop(id string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.dropLocked(id)
+}
+
 // dropLocked forgets project id's listing, including one in progress.
 func (cc *clipCache) dropLocked(id string) {
 	if e, ok := cc.entries[id]; ok {

@@ -161,6 +161,22 @@ func TestCensorJobInvalidatesTheListing(t *testing.T) {
 	}
 }
 
+// A visibility change drops the listing: the service signs a public
+// project's addresses for longer, and a private one's public addresses stop.
+func TestVisibilityChangeDropsTheListing(t *testing.T) {
+	cs := &clipService{stage: apitypes.StageComplete}
+	c := clipTest(t, cs)
+	listP1(t, c)
+	if _, err := c.UpdateProjectVisibility(t.Context(), "p1", "PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	listP1(t, c)
+	listP1(t, c)
+	if n := cs.count(); n != 2 {
+		t.Fatalf("listings %d, want 2 (before the change, once after)", n)
+	}
+}
+
 // The end of a censor job this process did not create drops every listing.
 func TestForeignCensorJobEndDropsListings(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorConcluded}

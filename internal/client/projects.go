@@ -84,6 +84,7 @@ func (c *Client) UpdateProjectVisibility(ctx context.Context, id, visibility str
 	if err != nil {
 		return nil, err
 	}
+	c.clips.drop(id) // the service may hand out addresses of another lifetime now
 	c.observe(&p)
 	return &p, nil
 }
