@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
@@ -23,13 +24,16 @@ var metricAliases = map[string]string{
 // fontResolver caches which families fontconfig has; each family is asked once.
 type fontResolver struct {
 	mu        sync.Mutex
-	installed map[string]bool
+	installed map[string]fcAnswer
 	// has reports whether fontconfig knows the family; ok is false when it cannot
 	// be asked (no fc-list), and the family is then passed to libass unchecked.
 	has func(family string) (found, ok bool)
 }
 
-var captionFonts = &fontResolver{installed: map[string]bool{}, has: fcHasFamily}
+// fcAnswer is what fontconfig said of a family; ok is false when it could not be asked.
+type fcAnswer struct{ found, ok bool }
+
+var captionFonts = &fontResolver{installed: map[string]fcAnswer{}, has: fcHasFamily}
 
 // resolve names the family captions are drawn with: the requested family when it is
 // installed, else its metric-compatible alias when that is, else DejaVu Sans
@@ -59,13 +63,11 @@ func (r *fontResolver) lookup(family string) (found, ok bool) {
 	key := strings.ToLower(family)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if v, seen := r.installed[key]; seen {
-		return v, true
+	if a, seen := r.installed[key]; seen {
+		return a.found, a.ok
 	}
 	found, ok = r.has(family)
-	if ok {
-		r.installed[key] = found
-	}
+	r.installed[key] = fcAnswer{found, ok}
 	return found, ok
 }
 
@@ -73,7 +75,11 @@ func (r *fontResolver) lookup(family string) (found, ok bool) {
 func fcHasFamily(family string) (found, ok bool) {
 	// fontconfig patterns escape '-', ':', ',' and '\' with a backslash.
 	pattern := strings.NewReplacer(`\`, `\\`, "-", `\-`, ":", `\:`, ",", `\,`).Replace(family)
-	out, err := toolexec.Command(context.Background(), "fc-list", ":family="+pattern, "family").Output()
+	// fc-list answers in milliseconds; the bound keeps a hung one from holding
+	// every caption render behind the resolver's lock.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := toolexec.Command(ctx, "fc-list", ":family="+pattern, "family").Output()
 	if err != nil {
 		return false, false
 	}

@@ -9,7 +9,7 @@ import (
 func TestFontResolverFallsBackToAliasThenDefault(t *testing.T) {
 	installed := map[string]bool{"Lato": true, "Liberation Sans": true, "DejaVu Sans": true}
 	asked := map[string]int{}
-	r := &fontResolver{installed: map[string]bool{}, has: func(f string) (bool, bool) {
+	r := &fontResolver{installed: map[string]fcAnswer{}, has: func(f string) (bool, bool) {
 		asked[f]++
 		return installed[f], true
 	}}
@@ -35,9 +35,15 @@ func TestFontResolverFallsBackToAliasThenDefault(t *testing.T) {
 }
 
 func TestFontResolverWithoutFontconfigPassesTheFamilyOn(t *testing.T) {
-	r := &fontResolver{installed: map[string]bool{}, has: func(string) (bool, bool) { return false, false }}
-	if got := r.resolve("Montserrat"); got != "Montserrat" {
-		t.Errorf("resolve = %q, want the family unchanged when fontconfig cannot be asked", got)
+	asked := 0
+	r := &fontResolver{installed: map[string]fcAnswer{}, has: func(string) (bool, bool) { asked++; return false, false }}
+	for range 2 {
+		if got := r.resolve("Montserrat"); got != "Montserrat" {
+			t.Errorf("resolve = %q, want the family unchanged when fontconfig cannot be asked", got)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("asked %d times, want once: not being able to ask is remembered too", asked)
 	}
 }
 
