@@ -173,7 +173,9 @@ func (s *Signer) currentKey(ctx context.Context) ([]byte, error) {
 	if s.key != nil && now.Sub(s.readAt) < keyReuse && !now.Before(s.readAt) {
 		return s.key, nil
 	}
-	key, err := s.keys.MediaKey(ctx)
+	// The read serves every request waiting on s.mu: the one that happens to
+	// make it going away must not fail the others (nor itself with a 500).
+	key, err := s.keys.MediaKey(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, err
 	}

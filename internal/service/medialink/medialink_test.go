@@ -154,3 +154,24 @@ func TestNotMediaAddresses(t *testing.T) {
 		}
 	}
 }
+
+// cancelledKeys fails reads whose context is done, as a store does.
+type cancelledKeys struct{ key []byte }
+
+func (k cancelledKeys) MediaKey(ctx context.Context) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return k.key, nil
+}
+
+// TestSignOutlivesACancelledRequest: the request that happens to refresh the
+// shared key has gone away; the key is still read and the address signed.
+func TestSignOutlivesACancelledRequest(t *testing.T) {
+	s := New(cancelledKeys{key: []byte("0123456789abcdef0123456789abcdef")}, 0, 0, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := s.Sign(ctx, "http://h/media/p1/c01.mp4", false); err != nil {
+		t.Fatalf("Sign with a cancelled request: %v", err)
+	}
+}
