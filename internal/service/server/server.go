@@ -82,6 +82,9 @@ type Config struct {
 	// addresses handed out work, for projects of DEFAULT and of PUBLIC or
 	// PUBLIC_VIEW visibility; zero takes medialink's defaults (7 and 30 days).
 	MediaURLTTL, PublicMediaURLTTL time.Duration
+	// GallerySessionTTL is how long a login to the gallery (/ui/) lasts;
+	// zero takes gallery's default (12 hours).
+	GallerySessionTTL time.Duration
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
@@ -238,7 +241,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	ui, err := gallery.New(gallery.Config{Store: st, MediaLinks: s.links, PublicURL: s.url,
-		Logger: logger.With("component", "gallery"), Now: cfg.Now})
+		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now})
 	if err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
