@@ -188,10 +188,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
 	}
-	s.url = cfg.PublicURL
-	if s.url == "" {
-		s.url = "http://" + reachableAddr(ln.Addr())
-	}
+	s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
 
 	s.disp, err = outbound.New(outbound.Config{
 		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
