@@ -23,6 +23,8 @@
     var err = el.querySelector(".error") || (next && next.classList.contains("error") ? next : null);
     if (err) { err.textContent = p.error; err.hidden = !p.error; }
     el.setAttribute("data-in-flight", p.inFlight ? "true" : "false");
+    // A project page shows its clips once the project has ended.
+    if (!p.inFlight && el.hasAttribute("data-reload-when-done")) { window.location.reload(); }
   }
 
   function poll() {
