@@ -41,7 +41,7 @@ func TestProjectsNewestFirstWithTheirState(t *testing.T) {
 		t.Fatalf("rows %v, want newest first %v", ids, want)
 	}
 	for _, want := range []string{
-		`>Old talk</a>`, `<span class="clips">2</span> clips`, `<span class="credits">10</span> credits`,
+		`>Old talk</a>`, `<span class="clip-count">2</span> clips`, `<span class="credits">10</span> credits`,
 		`<p class="error">` + msg + `</p>`, `>keynote.mp4</a>`, `https://videos.example.com/talks/keynote.mp4`,
 		`data-project-id="` + running.ID + `" data-in-flight="true"`, `<progress max="100" value="71">`,
 		`<script src="/ui/static/gallery.js" defer></script>`,

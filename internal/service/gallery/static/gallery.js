@@ -14,7 +14,7 @@
       if (n) { n.textContent = text; }
     };
     set(".stage", p.stage);
-    set(".clips", String(p.clips));
+    set(".clip-count", String(p.clips));
     set(".credits", String(p.credits));
     var bar = el.querySelector("progress");
     if (bar) { bar.value = p.percent; bar.hidden = !p.inFlight; }
