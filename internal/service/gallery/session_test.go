@@ -166,10 +166,18 @@ func TestRotatingTheMediaKeyEndsSessions(t *testing.T) {
 	wantRedirect(t, e.get(t, "/ui/", c), "/ui/login")
 }
 
-func TestLoginWithASessionGoesToProjects(t *testing.T) {
+func TestLoggingInAgainReplacesTheSession(t *testing.T) {
 	e := newEnv(t)
 	c := e.login(t, e.keyA)
-	wantRedirect(t, e.get(t, "/ui/login", c), "/ui/")
+	rec := e.get(t, "/ui/login", c)
+	wantStatus(t, rec, http.StatusOK)
+	if !strings.Contains(rec.Body.String(), `<form id="login"`) {
+		t.Fatalf("no form with a session:\n%s", rec.Body)
+	}
+	b := e.login(t, e.keyB)
+	if body := e.get(t, "/ui/", b).Body.String(); !strings.Contains(body, orgB) || strings.Contains(body, orgA) {
+		t.Errorf("after logging in with org B's key the page is not org B's:\n%s", body)
+	}
 }
 
 func TestLoginAttemptsAreBoundedPerClient(t *testing.T) {
