@@ -105,10 +105,10 @@ func New(cfg Config) *Metrics {
 			Help: "Scrapes in which a metric could not be read (the store did not answer); the log says why.",
 		}),
 	}
-	for _, stage := range apitypes.Stages() {
-		if stage.InFlight() {
-			m.stages.WithLabelValues(string(stage)) // present before the first project
-		}
+	// The stages a run leaves (a waiting project's run starts from QUEUED),
+	// present before the first project.
+	for _, stage := range apitypes.StagesWhere(func(s apitypes.Stage) bool { return s == apitypes.StageQueued || s.Processing() }) {
+		m.stages.WithLabelValues(string(stage))
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.throttled, m.stages, m.actions, m.published, m.handlerErr,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

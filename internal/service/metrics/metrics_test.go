@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -140,4 +141,22 @@ func TestListenOnABusyAddress(t *testing.T) {
 	if _, err := New(Config{}).Listen(ep.Addr()); err == nil {
 		t.Fatalf("a second listener on %s: no error", ep.Addr())
 	}
+}
+
+// Before any project, the stage histogram has a series for each stage a
+// run leaves, and none for the others.
+func TestStageSeriesBeforeAnyProject(t *testing.T) {
+	s := metricstest.Get(t, "http://"+listen(t, New(Config{})).Addr()+"/metrics")
+	got := s.LabelValues("clipperd_pipeline_stage_duration_seconds", "stage")
+	want := []string{"QUEUED", "IMPORT", "CURATE", "REFINE", "RENDER", "UPLOAD"}
+	if !sameSet(got, want) {
+		t.Errorf("stage series %v, want %v", got, want)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
