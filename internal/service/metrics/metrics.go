@@ -74,32 +74,23 @@ func New(cfg Config) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		log: log,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "http_requests_total",
-			Help: "HTTP requests answered on the public listener, by route (the pattern that took the request, \"other\" when none did) and status code.",
-		}, []string{"route", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "http_request_duration_seconds",
-			Help:    "Time from a request's arrival to the end of its answer, by route.",
-			Buckets: requestBuckets,
-		}, []string{"route"}),
-		throttled: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "throttled_requests_total",
-			Help: "Requests answered 429, by reason: rate (the per-key rate limit) or concurrent (an organization's projects in flight).",
-		}, []string{"reason"}),
-		stages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "pipeline_stage_duration_seconds",
-			Help:    "Time projects spent in a stage, observed when a run moves them on or stalls them (QUEUED: the wait for a worker).",
-			Buckets: stageBuckets,
-		}, []string{"stage"}),
-		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "action_delivery_attempts_total",
-			Help: "Attempts at delivering conclusion actions, by kind (webhook, email) and outcome (delivered, will_retry, gave_up).",
-		}, []string{"kind", "outcome"}),
-		published: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "publish_attempts_total",
-			Help: "Attempts at publishing posts, by destination kind (dir, webhook) and outcome (delivered, will_retry, gave_up).",
-		}, []string{"destination", "outcome"}),
+		requests: counterVec("http_requests_total",
+			"HTTP requests answered on the public listener, by route (the pattern that took the request, \"other\" when none did) and status code.",
+			"route", "code"),
+		latency: histogramVec("http_request_duration_seconds",
+			"Time from a request's arrival to the end of its answer, by route.", requestBuckets, "route"),
+		throttled: counterVec("throttled_requests_total",
+			"Requests answered 429, by reason: rate (the per-key rate limit) or concurrent (an organization's projects in flight).",
+			"reason"),
+		stages: histogramVec("pipeline_stage_duration_seconds",
+			"Time projects spent in a stage, observed when a run moves them on or stalls them (QUEUED: the wait for a worker).",
+			stageBuckets, "stage"),
+		actions: counterVec("action_delivery_attempts_total",
+			"Attempts at delivering conclusion actions, by kind (webhook, email) and outcome (delivered, will_retry, gave_up).",
+			"kind", "outcome"),
+		published: counterVec("publish_attempts_total",
+			"Attempts at publishing posts, by destination kind (dir, webhook) and outcome (delivered, will_retry, gave_up).",
+			"destination", "outcome"),
 		handlerErr: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "metrics_scrape_errors_total",
 			Help: "Scrapes in which a metric could not be read (the store did not answer); the log says why.",
@@ -116,6 +107,14 @@ func New(cfg Config) *Metrics {
 		m.reg.MustRegister(newStatsCollector(cfg.Stats))
 	}
 	return m
+}
+
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
+}
+
+func histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets}, labels)
 }
 
 // Handler serves the registry in the Prometheus text format (or OpenMetrics
