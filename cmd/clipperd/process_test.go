@@ -48,7 +48,7 @@ func freeAddr(t *testing.T) string {
 // startProcess runs `clipperd serve` and waits for /healthz.
 func startProcess(t *testing.T, bin, addr, dir, key string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--data", dir, "--rate-limit", "600")
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--data", dir, "--rate-limit", "600", "--metrics-listen", "off")
 	cmd.Env = append(os.Environ(), "CLIPPERD_API_KEY="+key)
 	logFile, err := os.OpenFile(filepath.Join(dir, "..", filepath.Base(dir)+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -72,7 +73,18 @@ type Config struct {
 	// MediaLinks signs the media addresses handed out and checks those
 	// requested; nil = one over Store with the default lifetimes.
 	MediaLinks *medialink.Signer
+	// OnThrottled is called with the reason of every 429 answered,
+	// ThrottledRate or ThrottledConcurrent (the server counts them); nil =
+	// nothing.
+	OnThrottled func(reason string)
 }
+
+// The reasons OnThrottled reports: the per-key rate limit, and the cap on
+// an organization's projects in flight (the X-Cap-Reason of its 429).
+const (
+	ThrottledRate       = "rate"
+	ThrottledConcurrent = apitypes.CapReasonConcurrent
+)
 
 // RequiredTools are the programs clipperd cannot clip without, which
 // /healthz requires on PATH: ffprobe reads every source, ffmpeg renders
@@ -98,6 +110,7 @@ type API struct {
 	links          *medialink.Signer
 
 	postCreated, scheduleCreated func()
+	throttled                    func(reason string)
 	allowPrivateWebhooks         bool
 }
 
@@ -164,6 +177,9 @@ func newAPI(cfg Config) *API {
 			*hook = func() {}
 		}
 	}
+	if cfg.OnThrottled == nil {
+		cfg.OnThrottled = func(string) {}
+	}
 	limiter := newKeyLimiter(cfg.RateLimit)
 	if cfg.Now != nil {
 		limiter.now = cfg.Now
@@ -197,6 +213,7 @@ func newAPI(cfg Config) *API {
 
 		postCreated:     cfg.OnPostCreated,
 		scheduleCreated: cfg.OnScheduleCreated,
+		throttled:       cfg.OnThrottled,
 
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}

@@ -80,6 +80,7 @@ func (a *API) authenticate(r *http.Request) (store.Key, error) {
 func (a *API) limited(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !a.limiter.admit(context.WithoutCancel(r.Context()), w, caller(r).Key, a.limiter.now()) {
+			a.throttled(ThrottledRate)
 			a.fail(w, r, errRateLimited)
 			return
 		}

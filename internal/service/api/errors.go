@@ -117,6 +117,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var capErr *quota.MonthlyCapError
 	switch {
 	case errors.Is(err, store.ErrConcurrentCap):
+		a.throttled(ThrottledConcurrent)
 		w.Header().Set(apitypes.HeaderCapReason, apitypes.CapReasonConcurrent)
 		w.Header().Set("Retry-After", strconv.Itoa(capRetryAfter))
 		writeError(w, http.StatusTooManyRequests, errTooMany,

@@ -40,7 +40,20 @@ type Config struct {
 	// gets before it is marked failed. Defaults: DeliveryRetry.
 	RetryBase, RetryMax time.Duration
 	MaxAttempts         int
+
+	// OnAttempt is called after each attempt at a delivery with its kind
+	// (WEBHOOK or EMAIL) and outcome (OutcomeDelivered, OutcomeWillRetry,
+	// OutcomeGaveUp); nil = nothing. An attempt cut short by Stop is none.
+	OnAttempt func(kind, outcome string)
 }
+
+// The outcomes of an attempt at a delivery, as Config.OnAttempt reports
+// them; the publish worker reports its posts' the same way.
+const (
+	OutcomeDelivered = "delivered"
+	OutcomeWillRetry = "will_retry"
+	OutcomeGaveUp    = "gave_up"
+)
 
 // Dispatcher sends pending deliveries.
 type Dispatcher struct {
@@ -75,6 +88,9 @@ func New(cfg Config) (*Dispatcher, error) {
 	cfg.HTTPClient = WebhookClient(cfg.HTTPClient, cfg.AllowPrivateWebhooks)
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 5 * time.Second
+	}
+	if cfg.OnAttempt == nil {
+		cfg.OnAttempt = func(string, string) {}
 	}
 	retry := backoff.Retry{Base: cfg.RetryBase, Max: cfg.RetryMax, Attempts: cfg.MaxAttempts}.Or(DeliveryRetry)
 	return &Dispatcher{cfg: cfg, log: cfg.Logger, retry: retry}, nil
@@ -157,13 +173,16 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
 	case err == nil:
 		dl.Status, dl.LastError = store.DeliveryDone, ""
 		d.log.Info("delivery sent", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts)
+		d.cfg.OnAttempt(dl.Kind, OutcomeDelivered)
 	case giveUp:
 		dl.Status, dl.LastError = store.DeliveryFailed, err.Error()
 		d.log.Warn("delivery failed, giving up", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "err", err)
+		d.cfg.OnAttempt(dl.Kind, OutcomeGaveUp)
 	default:
 		dl.LastError = err.Error()
 		dl.NextAt = d.cfg.Store.Now().Add(wait)
 		d.log.Warn("delivery failed, will retry", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "next", dl.NextAt, "err", err)
+		d.cfg.OnAttempt(dl.Kind, OutcomeWillRetry)
 	}
 	if err := d.cfg.Store.SaveDeliveryAttempt(context.WithoutCancel(ctx), dl); err != nil {
 		d.log.Error("save delivery attempt", "delivery", dl.ID, "err", err)

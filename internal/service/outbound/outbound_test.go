@@ -14,6 +14,7 @@ import (
 	"net/mail"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,11 +112,15 @@ func TestWebhookSignedAndRetriedAfterFailure(t *testing.T) {
 	msg := "boom"
 	payload, _ := json.Marshal(apitypes.WebhookPayload{ProjectID: testProject, OrgID: testOrg, Stage: apitypes.StageStalled, Error: &msg, Timestamp: "2025-01-01T00:00:00.000Z"})
 	id := enqueue(t, st, apitypes.ActionWebhook, receiver.URL+"/hook", string(payload))
-	startDispatcher(t, Config{Store: st, DataDir: dir, AllowPrivateWebhooks: true}) // the receiver is on loopback
+	var outcomes webhooktest.Outcomes
+	startDispatcher(t, Config{Store: st, DataDir: dir, AllowPrivateWebhooks: true, OnAttempt: outcomes.Record}) // the receiver is on loopback
 
 	d := waitDelivery(t, st, id)
 	if d.Status != store.DeliveryDone || d.Attempts != 2 {
 		t.Fatalf("delivery = %s after %d attempts (last error %q), want done after 2", d.Status, d.Attempts, d.LastError)
+	}
+	if got, want := outcomes.List(), []string{"WEBHOOK " + OutcomeWillRetry, "WEBHOOK " + OutcomeDelivered}; !slices.Equal(got, want) {
+		t.Errorf("attempts reported %q, want %q", got, want)
 	}
 	got := receiver.Requests()
 	if len(got) != 2 {
@@ -159,10 +164,15 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	}))
 	defer srv.Close()
 	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{"projectId":"x"}`)
-	startDispatcher(t, Config{Store: st, DataDir: dir, MaxAttempts: 3, RetryBase: 10 * time.Millisecond, AllowPrivateWebhooks: true})
+	var outcomes webhooktest.Outcomes
+	startDispatcher(t, Config{Store: st, DataDir: dir, MaxAttempts: 3, RetryBase: 10 * time.Millisecond, AllowPrivateWebhooks: true,
+		OnAttempt: outcomes.Record})
 	d := waitDelivery(t, st, id)
 	if d.Status != store.DeliveryFailed || d.Attempts != 3 {
 		t.Fatalf("delivery = %s after %d attempts, want failed after 3", d.Status, d.Attempts)
+	}
+	if got, want := outcomes.List(), []string{"WEBHOOK " + OutcomeWillRetry, "WEBHOOK " + OutcomeWillRetry, "WEBHOOK " + OutcomeGaveUp}; !slices.Equal(got, want) {
+		t.Errorf("attempts reported %q, want %q", got, want)
 	}
 	if !strings.Contains(d.LastError, "502") {
 		t.Errorf("last error %q does not name the receiver's answer", d.LastError)

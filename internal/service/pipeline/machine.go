@@ -86,7 +86,7 @@ func (r *Runner) process(ctx context.Context, id string) {
 			}
 			return
 		}
-		r.log.Info("project stage", "project", id, "from", from, "to", st.name, "took", time.Since(started).Round(time.Millisecond))
+		r.log.Info("project stage", "project", id, "from", from, "to", st.name, "took", r.left(from, started).Round(time.Millisecond))
 		from, started, j.p = st.name, time.Now(), p
 		if j.dir == "" {
 			j.dir = r.projectDir(id)
@@ -97,7 +97,7 @@ func (r *Runner) process(ctx context.Context, id string) {
 				r.log.Warn("project interrupted by shutdown", "project", id, "stage", st.name, "took", time.Since(started).Round(time.Millisecond))
 				return
 			}
-			r.stall(ctx, id, st.name, err, time.Since(started))
+			r.stall(ctx, id, st.name, err, r.left(st.name, started))
 			return
 		}
 	}
@@ -105,10 +105,19 @@ func (r *Runner) process(ctx context.Context, id string) {
 		if ctx.Err() != nil {
 			return
 		}
-		r.stall(ctx, id, apitypes.StageUpload, err, time.Since(started))
+		r.stall(ctx, id, apitypes.StageUpload, err, r.left(apitypes.StageUpload, started))
 		return
 	}
-	r.log.Info("project stage", "project", id, "from", from, "to", apitypes.StageComplete, "took", time.Since(started).Round(time.Millisecond), "clips", len(j.clips))
+	r.log.Info("project stage", "project", id, "from", from, "to", apitypes.StageComplete, "took", r.left(from, started).Round(time.Millisecond), "clips", len(j.clips))
+}
+
+// left reports that a run moved a project out of stage, which it entered
+// at started, and returns the time it spent there. QUEUED's start is the
+// store's clock, which a test may have moved ahead: never below zero.
+func (r *Runner) left(stage apitypes.Stage, started time.Time) time.Duration {
+	took := max(time.Since(started), 0)
+	r.cfg.OnStageLeft(stage, took)
+	return took
 }
 
 // enter moves p into stage; the first stage is the claim, which only a

@@ -41,6 +41,12 @@ type Config struct {
 	// OnDeliveryEnqueued is called after conclusion actions were queued
 	// (server wires it to outbound.Dispatcher.Wake).
 	OnDeliveryEnqueued func()
+	// OnStageLeft is called when a run moves a project out of a stage, to
+	// the next one or to STALLED, with the time it spent there (QUEUED: since
+	// it was queued); nil = nothing. A project an interruption (a stop, a
+	// crash, the watchdog) takes out of its stage is not reported: its time
+	// there is not known.
+	OnStageLeft func(stage apitypes.Stage, took time.Duration)
 	// MaxRetries is how many stalls of one project are retried automatically
 	// (transient failures and restarts); default 3.
 	MaxRetries int
@@ -114,6 +120,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.WriteRetryBase <= 0 {
 		cfg.WriteRetryBase = defaultWriteRetryBase
+	}
+	if cfg.OnStageLeft == nil {
+		cfg.OnStageLeft = func(apitypes.Stage, time.Duration) {}
 	}
 	return &Runner{
 		cfg:         cfg,

@@ -61,6 +61,20 @@ func CheckDestination(dest string) error {
 	return err
 }
 
+// Destination is the kind of a post's destination, without its URL (which
+// may carry a secret): "dir", "webhook", or "invalid" for one that
+// CheckDestination refuses.
+func Destination(dest string) string {
+	url, err := webhookURL(dest)
+	switch {
+	case err != nil:
+		return "invalid"
+	case url == "":
+		return store.PublishToDir
+	}
+	return strings.TrimSuffix(webhookPrefix, ":")
+}
+
 // webhookURL is the URL of a webhook destination, "" for dir.
 func webhookURL(dest string) (string, error) {
 	if dest == store.PublishToDir {

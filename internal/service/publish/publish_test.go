@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -241,7 +243,8 @@ func TestWebhookPublishesSignedAndRetries(t *testing.T) {
 	p := e.post(account)
 	// The retry waits RetryBase of the store's clock, which stands still
 	// until the test moves it.
-	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Minute}, AllowPrivateWebhooks: true}) // the receiver is on loopback
+	var outcomes webhooktest.Outcomes
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Minute}, AllowPrivateWebhooks: true, OnAttempt: outcomes.Record}) // the receiver is on loopback
 	pending := e.waitPost(p.ID, "tried once", func(p *store.Post) bool { return p.Attempts == 1 })
 	if pending.Status != store.PostPending || !strings.Contains(pending.LastError, "503") {
 		t.Fatalf("after the failed attempt: %+v", pending)
@@ -250,6 +253,10 @@ func TestWebhookPublishesSignedAndRetries(t *testing.T) {
 	done := e.settled(p.ID)
 	if done.Status != store.PostPublished || done.Location != receiver.URL+"/posts" || done.Attempts != 1 {
 		t.Fatalf("post = %+v, want published to the webhook on the second attempt", done)
+	}
+	// The destination's kind, never its URL.
+	if got, want := outcomes.List(), []string{"webhook " + outbound.OutcomeWillRetry, "webhook " + outbound.OutcomeDelivered}; !slices.Equal(got, want) {
+		t.Errorf("attempts reported %q, want %q", got, want)
 	}
 
 	got := receiver.Requests()
@@ -301,11 +308,15 @@ func TestPostGivesUpAfterMaxAttempts(t *testing.T) {
 	p := e.post(account)
 	// RetryBase is a nanosecond of a clock that stands still: the test
 	// moves it past each wait.
-	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Nanosecond, Max: time.Nanosecond, Attempts: 3}})
+	var outcomes webhooktest.Outcomes
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Nanosecond, Max: time.Nanosecond, Attempts: 3}, OnAttempt: outcomes.Record})
 	got := e.waitPost(p.ID, "settled", func(p *store.Post) bool { return p.Status != store.PostPending },
 		func() { e.advance(time.Millisecond) })
 	if got.Status != store.PostFailed || got.Attempts != 3 || !strings.Contains(got.LastError, "no such file") {
 		t.Fatalf("post = %+v, want failed after 3 attempts saying the render is missing", got)
+	}
+	if got, want := outcomes.List(), []string{"dir " + outbound.OutcomeWillRetry, "dir " + outbound.OutcomeWillRetry, "dir " + outbound.OutcomeGaveUp}; !slices.Equal(got, want) {
+		t.Errorf("attempts reported %q, want %q", got, want)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(e.dataDir, "published", account)); len(entries) != 0 {
 		t.Fatalf("a failed post left %v behind", entries)
@@ -380,5 +391,20 @@ func TestPostCarriesSignedMediaURL(t *testing.T) {
 	}
 	if _, err := links.Check(context.Background(), testProject, testClip+".mp4", u.Query()); err != nil {
 		t.Errorf("mediaUrl %q does not verify: %v", doc.MediaURL, err)
+	}
+}
+
+// Destination names a destination's kind without its URL, which may carry
+// a secret token.
+func TestDestinationHidesTheURL(t *testing.T) {
+	for dest, want := range map[string]string{
+		"dir": "dir",
+		"webhook:https://hooks.example/p?token=s3cret": "webhook",
+		"webhook:ftp://example.com/x":                  "invalid",
+		"youtube":                                      "invalid",
+	} {
+		if got := Destination(dest); got != want {
+			t.Errorf("Destination(%q) = %q, want %q", dest, got, want)
+		}
 	}
 }

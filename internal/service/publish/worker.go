@@ -38,6 +38,11 @@ type WorkerConfig struct {
 	// Retry is how a failed post is retried; unset fields are those of a
 	// conclusion action's delivery (outbound.DeliveryRetry).
 	Retry backoff.Retry
+	// OnAttempt is called after each attempt at publishing a post with the
+	// kind of its destination (Destination) and the outcome
+	// (outbound.OutcomeDelivered, OutcomeWillRetry, OutcomeGaveUp); nil =
+	// nothing. An attempt cut short by Stop is none.
+	OnAttempt func(destination, outcome string)
 }
 
 // Worker publishes pending posts, one at a time, oldest first. Posts left
@@ -62,6 +67,9 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 		cfg.PollInterval = time.Second
 	}
 	cfg.Retry = cfg.Retry.Or(outbound.DeliveryRetry)
+	if cfg.OnAttempt == nil {
+		cfg.OnAttempt = func(string, string) {}
+	}
 	return &Worker{cfg: cfg, log: cfg.Logger, dir: Dir{Root: filepath.Join(cfg.DataDir, "published")}}, nil
 }
 
@@ -102,6 +110,8 @@ func (w *Worker) attempt(ctx context.Context, p *store.Post) {
 	// The outcome is recorded even when Stop comes now.
 	ctx = context.WithoutCancel(ctx)
 	if err == nil {
+		// Counted as the destination answered it, like the failures below.
+		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeDelivered)
 		if err := w.cfg.Store.MarkPostPublished(ctx, p.ID, receipt.PublishedAt, receipt.Location); err != nil {
 			// Still pending, so published again; the destination knows it.
 			w.log.Error("record published post", "post", p.ID, "err", err)
@@ -118,9 +128,11 @@ func (w *Worker) attempt(ctx context.Context, p *store.Post) {
 	if giveUp || errors.As(err, new(*netguard.RefusedError)) {
 		p.Status = store.PostFailed
 		w.log.Warn("post failed, giving up", "post", p.ID, "attempts", p.Attempts, "err", err)
+		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeGaveUp)
 	} else {
 		p.NextAt = w.cfg.Store.Now().Add(wait)
 		w.log.Warn("post failed, will retry", "post", p.ID, "attempts", p.Attempts, "next", p.NextAt, "err", err)
+		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeWillRetry)
 	}
 	if err := w.cfg.Store.SavePostAttempt(ctx, p); err != nil {
 		w.log.Error("save post attempt", "post", p.ID, "err", err)

@@ -25,6 +25,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
@@ -107,6 +108,9 @@ type Config struct {
 	// client address (connlimit); below 0, no cap.
 	ReadTimeout, WriteTimeout, IdleTimeout, UploadProgressTimeout time.Duration
 	MaxConnsPerIP                                                 int
+	// MetricsListen is where GET /metrics is served, on a listener of its
+	// own ("127.0.0.1:0" picks a free port); "" serves no metrics.
+	MetricsListen string
 }
 
 // Server is a running clipperd.
@@ -126,6 +130,8 @@ type Server struct {
 	scheduler *publish.Scheduler
 	store     *store.Store
 	links     *medialink.Signer
+	metrics   *metrics.Metrics
+	metricsAt *metrics.Endpoint // nil: metrics not served
 	cancel    context.CancelFunc
 
 	closeOnce sync.Once
@@ -184,15 +190,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := s.listen(cfg, logger)
 	if err != nil {
-		return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
 
 	s.disp, err = outbound.New(outbound.Config{
 		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
-		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.ActionAttempt,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -210,6 +216,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		MonthlyCredits:      int64(cfg.MonthlyCredits),
 		Logger:              logger.With("component", "pipeline"),
 		OnDeliveryEnqueued:  s.disp.Wake,
+		OnStageLeft:         s.metrics.StageLeft,
 		Transcriber:         asr,
 		MediaLinks:          s.links,
 	})
@@ -256,6 +263,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Logger:              logger.With("component", "api"),
 			OnPostCreated:       s.posts.Wake,
 			OnScheduleCreated:   s.scheduler.Wake,
+			OnThrottled:         s.metrics.Throttled,
 			ASR:                 asr.Describe(),
 
 			AllowPrivateWebhooks:  cfg.AllowPrivateWebhooks,
@@ -268,6 +276,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// Every request of the public listener is counted, whichever handler takes it.
+	s.http.Handler = s.metrics.Instrument(s.http.Handler)
 	served := limitConns(ln, cfg.MaxConnsPerIP, logger)
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()
@@ -365,7 +375,7 @@ func (s *Server) newPublishing(dataDir string, cfg Config, logger *slog.Logger) 
 	var err error
 	s.posts, err = publish.NewWorker(publish.WorkerConfig{
 		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"), MediaLinks: s.links,
-		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.PublishAttempt,
 	})
 	if err != nil {
 		return err
@@ -420,6 +430,9 @@ func (s *Server) stopAll() error {
 		if err := <-s.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 			errs = append(errs, fmt.Errorf("http serve: %w", err))
 		}
+	}
+	if s.metricsAt != nil {
+		errs = append(errs, s.metricsAt.Close(ctx))
 	}
 	if s.runner != nil {
 		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {

@@ -68,3 +68,24 @@ func (r *Receiver) Requests() []Request {
 	defer r.mu.Unlock()
 	return append([]Request(nil), r.requests...)
 }
+
+// Outcomes records the attempts a dispatcher or publish worker reports
+// through its OnAttempt hook, as "kind outcome" strings in order.
+type Outcomes struct {
+	mu  sync.Mutex
+	got []string
+}
+
+// Record is an OnAttempt hook.
+func (o *Outcomes) Record(kind, outcome string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.got = append(o.got, kind+" "+outcome)
+}
+
+// List returns the attempts recorded so far.
+func (o *Outcomes) List() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.got...)
+}

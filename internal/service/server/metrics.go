@@ -1,0 +1,47 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
+)
+
+// listen opens the server's listeners: the metrics' (startMetrics), then
+// the API's.
+func (s *Server) listen(cfg Config, logger *slog.Logger) (net.Listener, error) {
+	if err := s.startMetrics(cfg, logger); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	return ln, nil
+}
+
+// startMetrics makes the server's metrics, fed by the store and by the
+// hooks Start wires, and serves them on cfg.MetricsListen when set: a
+// listener of their own, never the API's, so they need no key.
+func (s *Server) startMetrics(cfg Config, logger *slog.Logger) error {
+	s.metrics = metrics.New(metrics.Config{Stats: s.store, Logger: logger.With("component", "metrics")})
+	if cfg.MetricsListen == "" {
+		return nil
+	}
+	ep, err := s.metrics.Listen(cfg.MetricsListen)
+	if err != nil {
+		return err
+	}
+	s.metricsAt = ep
+	return nil
+}
+
+// MetricsAddr is the address GET /metrics is served on, e.g.
+// "127.0.0.1:9787"; "" when Config.MetricsListen was empty.
+func (s *Server) MetricsAddr() string {
+	if s.metricsAt == nil {
+		return ""
+	}
+	return s.metricsAt.Addr()
+}
