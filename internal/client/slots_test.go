@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -270,5 +271,43 @@ func TestSlotWaitAsksAboutProjectsNobodyWatches(t *testing.T) {
 	}
 	if n := cs.refusals(); n != 0 {
 		t.Fatalf("refusals %d", n)
+	}
+}
+
+// A create that found the slots held by a project nobody watched, and then
+// saw a wait start polling it, does not ask about it: the wait will. (A
+// batch's waits start a moment after their creates answer; in the
+// 20-project benchmark two waiting creates each read a watched project 30 s
+// later, two calls for nothing.)
+func TestSlotWaitLeavesAProjectWatchedMeanwhile(t *testing.T) {
+	cs, srv := newCapService(1)
+	defer srv.Close()
+	var gets atomic.Int32
+	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
+		cs.serve(w, r)
+	}))
+	defer counted.Close()
+	c := newTestClient(t, counted.URL, func(cfg *Config) { cfg.MaxConcurrentProjects = 1 })
+	const probeAfter = 100 * time.Millisecond
+	c.policy.capBase = probeAfter
+	p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := createAsync(t.Context(), c)
+	c.slots.awaitWaiters(1)
+	time.Sleep(probeAfter / 4) // the create has seen p1 unwatched and set its probe
+	unwatch := c.slots.watch(p.ID)
+	time.Sleep(3 * probeAfter) // past the probe's time
+	if n := gets.Load(); n != 0 {
+		t.Fatalf("the waiting create read the watched project %d times, want 0", n)
+	}
+	unwatch()
+	cs.finish(p.ID)
+	if err := <-second; err != nil { // unwatched again: the create asks, sees it end and goes
+		t.Fatal(err)
 	}
 }
