@@ -33,8 +33,13 @@ type paceModel struct {
 	// change from an in-flight stage it saw teaches anything (an old project's
 	// updatedAt may be a later edit, not its stage's start).
 	stageSeen map[string]apitypes.Stage
-	scout     string        // project id of the wait polling without a model; "" when none
-	changed   chan struct{} // closed and replaced when a prediction may have changed
+	scout     string // project id of the wait polling without a model; "" when none
+	// looks are the waits' next looks at their projects, by project id, and
+	// answered the creation times of projects seen to finish: a wave of
+	// projects created together learns from one look (waves.go).
+	looks    map[string]look
+	answered []time.Time
+	changed  chan struct{} // closed and replaced when a prediction may have changed
 }
 
 // samples are observations of one quantity, plain and per source byte.
@@ -72,6 +77,7 @@ func newPaceModel() *paceModel {
 		reach:       map[apitypes.Stage]*samples{},
 		sourceBytes: map[string]int64{},
 		stageSeen:   map[string]apitypes.Stage{},
+		looks:       map[string]look{},
 		changed:     make(chan struct{}),
 	}
 }
@@ -94,6 +100,9 @@ func (m *paceModel) observe(p *apitypes.Project) {
 	defer m.mu.Unlock()
 	prev, watched := m.stageSeen[p.ID]
 	m.stageSeen[p.ID] = p.Stage
+	if !p.Stage.InFlight() {
+		m.forgetLookLocked(p.ID) // ended: its followers plan from what it taught
+	}
 	if !watched || prev == p.Stage || !prev.InFlight() {
 		return
 	}
@@ -111,6 +120,7 @@ func (m *paceModel) observe(p *apitypes.Project) {
 		s.perByte.add(secs / float64(b))
 	}
 	if p.Stage == apitypes.StageComplete {
+		m.answeredLocked(created)
 		m.wakeLocked()
 	}
 }
@@ -140,17 +150,29 @@ const marginShare = 4
 // due predicts when project p, as last seen, should be COMPLETE: the
 // samples' time from entering its stage to completion after the moment it
 // entered it, plus their spread, so a poll rather lands just after than just
-// before. ok is false when nothing has been learned yet.
+// before; held, when p's wave has no answer yet, for a look at another
+// project of its wave (followLocked). ok is false when nothing has been
+// learned yet.
 func (m *paceModel) due(p *apitypes.Project) (time.Time, bool) {
-	created, ok := parseStamp(p.CreatedAt)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	own, typical, ok := m.ownDueLocked(p)
 	if !ok {
 		return time.Time{}, false
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	return m.followLocked(p, own, typical), true
+}
+
+// ownDueLocked is p's prediction from the samples alone, and the typical
+// time from creation to COMPLETE.
+func (m *paceModel) ownDueLocked(p *apitypes.Project) (time.Time, time.Duration, bool) {
+	created, ok := parseStamp(p.CreatedAt)
+	if !ok {
+		return time.Time{}, 0, false
+	}
 	done, margin, ok := m.expected(p, apitypes.StageComplete)
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	due := created.Add(done + margin)
 	if entered, ok := parseStamp(p.UpdatedAt); ok && p.Stage != apitypes.StageQueued {
@@ -158,7 +180,7 @@ func (m *paceModel) due(p *apitypes.Project) (time.Time, bool) {
 			due = entered.Add(done - reach + margin)
 		}
 	}
-	return due, true
+	return due, done, true
 }
 
 // typical is the expected time from creation to COMPLETE of project p, or 0.
