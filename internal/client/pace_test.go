@@ -124,6 +124,14 @@ func TestNextPollPlans(t *testing.T) {
 	if d, _ := c.nextPoll(b, created.Add(21*time.Second)); d != 2500*time.Millisecond {
 		t.Fatalf("late plan %v, want 20s/8", d)
 	}
+	// A look less than a step before the due found it running (a sample that
+	// came since moved the due past it): the next a step after that look, not
+	// at once. (In a loaded 8-project bench two projects were read again 1.1 s
+	// after such a look, and a third time 7.8 s later.)
+	b.saw(seen("b", apitypes.StageQueued, created, created), created.Add(19500*time.Millisecond))
+	if d, _ := c.nextPoll(b, created.Add(20*time.Second)); d != 2*time.Second {
+		t.Fatalf("plan after a look just before the due %v, want 2s (19.5s + 20s/8)", d)
+	}
 }
 
 // Projects of a batch after the first are polled once, when they are done:

@@ -84,7 +84,8 @@ func (c *Client) plan(w *projectWait, now time.Time) (time.Duration, <-chan stru
 //   - With a prediction: until the project is due, planning again when the
 //     model changes (a sample, a lead to follow); at once when it became
 //     due since the last poll; an eighth of the typical time (at least the
-//     floor) when a poll after it was due found it still running.
+//     floor) after the last poll when that poll, after the due or less than
+//     that step before it, found it still running.
 //   - Without one, the scout polls on the plain backoff; the others wait
 //     for a prediction, or for the scout's wait to end.
 //
@@ -96,15 +97,18 @@ func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan 
 		if due, ok := c.pace.due(w.last); ok {
 			due = due.Add(w.offset) // the service's clock to this one's
 			w.plannedDue = due
+			step := min(max(c.pace.typical(w.last)/8, w.floor), w.ceiling)
 			switch {
 			case due.After(now):
 				wake := c.pace.next()
 				c.pace.willLook(w.last)
 				return min(max(due.Sub(now), w.floor), longest), wake
-			case w.polledAt.Before(due):
+			case w.polledAt.Before(due.Add(-step)):
 				return w.floor, nil
 			}
-			return min(max(c.pace.typical(w.last)/8, w.floor), w.ceiling), nil
+			// A look at the due, or less than a step before it (a sample
+			// that came since moved the due past it), found it running.
+			return max(w.polledAt.Add(step).Sub(now), w.floor), nil
 		}
 	}
 	w.plannedDue = time.Time{}
