@@ -1,6 +1,7 @@
 package client
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -138,38 +139,63 @@ func TestNextPollPlans(t *testing.T) {
 // the first wait learns how long a project takes.
 func TestWaitPollsOnceWhenPredicted(t *testing.T) {
 	const took = 40 * time.Millisecond
-	var (
-		mu      sync.Mutex
-		created = map[string]time.Time{}
-		polls   = map[string]int{}
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
+	svc := newTimedService(t)
+	c := newTestClient(t, svc.URL, nil)
+	for _, id := range []string{"first", "second", "third"} {
+		if _, err := c.WaitForProject(t.Context(), id, svc.start(id, time.Now(), took)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if svc.polls("first") < 2 || svc.polls("second") != 1 || svc.polls("third") != 1 {
+		t.Fatalf("polls %v, want several for the first and one for each after", svc.pollCounts())
+	}
+}
+
+// timedService answers a project RENDER until the time it takes has passed
+// since its creation, then COMPLETE, and counts the polls of each.
+type timedService struct {
+	*httptest.Server
+	mu      sync.Mutex
+	created map[string]time.Time
+	takes   map[string]time.Duration
+	counts  map[string]int
+}
+
+func newTimedService(t *testing.T) *timedService {
+	s := &timedService{created: map[string]time.Time{}, takes: map[string]time.Duration{}, counts: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		id := strings.TrimPrefix(r.URL.Path, "/api/clip-projects/")
-		polls[id]++
-		start := created[id]
+		s.counts[id]++
+		start := s.created[id]
 		p := seen(id, apitypes.StageRender, start, start)
-		if done := start.Add(took); !time.Now().Before(done) {
+		if done := start.Add(s.takes[id]); !time.Now().Before(done) {
 			p = seen(id, apitypes.StageComplete, start, done)
 		}
 		writeJSON(w, 200, p)
 	}))
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
-	opts := WaitOptions{PollInterval: 5 * time.Millisecond, MaxPollInterval: time.Second}
-	for _, id := range []string{"first", "second", "third"} {
-		mu.Lock()
-		created[id] = time.Now()
-		opts.Known = seen(id, apitypes.StageQueued, created[id], created[id])
-		mu.Unlock()
-		if _, err := c.WaitForProject(t.Context(), id, opts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if polls["first"] < 2 || polls["second"] != 1 || polls["third"] != 1 {
-		t.Fatalf("polls %v, want several for the first and one for each after", polls)
-	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// start makes project id, created at at and taking d, and returns the
+// options of a quick wait that knows its create answer.
+func (s *timedService) start(id string, at time.Time, d time.Duration) WaitOptions {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.created[id], s.takes[id] = at, d
+	return WaitOptions{PollInterval: 5 * time.Millisecond, MaxPollInterval: time.Second, Known: seen(id, apitypes.StageQueued, at, at)}
+}
+
+func (s *timedService) polls(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[id]
+}
+
+func (s *timedService) pollCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.counts)
 }

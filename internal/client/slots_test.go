@@ -21,13 +21,13 @@ func (s *slotPool) hasRefusedWaiters() bool {
 	return len(s.refusedWaiters) > 0
 }
 
-// awaitWaiters returns once n creates wait for a slot.
-func (s *slotPool) awaitWaiters(n int) {
+// awaitWaiter returns once a create waits for a slot.
+func (s *slotPool) awaitWaiter() {
 	for {
 		s.mu.Lock()
 		w := s.waiting
 		s.mu.Unlock()
-		if w >= n {
+		if w >= 1 {
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -146,7 +146,7 @@ func TestCreateWaitsForAFreeSlotInsteadOfBeingRefused(t *testing.T) {
 		}
 	}
 	third := createAsync(ctx, c)
-	c.slots.awaitWaiters(1)
+	c.slots.awaitWaiter()
 	if n := len(cs.creates); n != 2 {
 		t.Fatalf("the service saw %d creates while both slots were held, want 2", n)
 	}
@@ -232,7 +232,7 @@ func TestConcurrentRefusalTeachesTheCapLeft(t *testing.T) {
 		t.Fatalf("learned limit %d, want 2 (this process's projects in flight)", limit)
 	}
 	fourth := createAsync(ctx, c)
-	c.slots.awaitWaiters(1)
+	c.slots.awaitWaiter()
 	cs.finish("p1")
 	if _, err := c.GetProject(ctx, "p1"); err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestConcurrentRefusalTeachesTheCapLeft(t *testing.T) {
 	if err := <-third; err != nil {
 		t.Fatalf("refused create after a slot freed: %v", err)
 	}
-	c.slots.awaitWaiters(1) // the fourth still waits: the learned cap is full again
+	c.slots.awaitWaiter() // the fourth still waits: the learned cap is full again
 	if n := len(cs.creates); n != 3 {
 		t.Fatalf("the service made %d projects, want 3", n)
 	}
@@ -298,7 +298,7 @@ func TestSlotWaitLeavesAProjectWatchedMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := createAsync(t.Context(), c)
-	c.slots.awaitWaiters(1)
+	c.slots.awaitWaiter()
 	time.Sleep(probeAfter / 4) // the create has seen p1 unwatched and set its probe
 	unwatch := c.slots.watch(p.ID)
 	time.Sleep(3 * probeAfter) // past the probe's time

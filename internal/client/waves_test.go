@@ -2,9 +2,6 @@ package client
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,43 +82,16 @@ func TestPaceWaveFollowsOneLook(t *testing.T) {
 // and again a step later: two polls each.)
 func TestWaitWaveSpendsItsEarlyLooksOnOneProject(t *testing.T) {
 	const learned, slower = 80 * time.Millisecond, 86 * time.Millisecond
-	var (
-		mu      sync.Mutex
-		created = map[string]time.Time{}
-		takes   = map[string]time.Duration{}
-		polls   = map[string]int{}
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		id := strings.TrimPrefix(r.URL.Path, "/api/clip-projects/")
-		polls[id]++
-		start := created[id]
-		p := seen(id, apitypes.StageRender, start, start)
-		if done := start.Add(takes[id]); !time.Now().Before(done) {
-			p = seen(id, apitypes.StageComplete, start, done)
-		}
-		writeJSON(w, 200, p)
-	}))
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
-	opts := WaitOptions{PollInterval: 5 * time.Millisecond, MaxPollInterval: time.Second}
-	begin := func(id string, at time.Time, d time.Duration) WaitOptions {
-		mu.Lock()
-		defer mu.Unlock()
-		created[id], takes[id] = at, d
-		o := opts
-		o.Known = seen(id, apitypes.StageQueued, at, at)
-		return o
-	}
-	if _, err := c.WaitForProject(t.Context(), "first", begin("first", time.Now(), learned)); err != nil {
+	svc := newTimedService(t)
+	c := newTestClient(t, svc.URL, nil)
+	if _, err := c.WaitForProject(t.Context(), "first", svc.start("first", time.Now(), learned)); err != nil {
 		t.Fatal(err)
 	}
 	wave := []string{"w1", "w2", "w3", "w4"}
 	at := time.Now()
 	var wg sync.WaitGroup
 	for _, id := range wave {
-		o := begin(id, at, slower)
+		o := svc.start(id, at, slower)
 		wg.Go(func() {
 			if _, err := c.WaitForProject(t.Context(), id, o); err != nil {
 				t.Error(err)
@@ -129,15 +99,13 @@ func TestWaitWaveSpendsItsEarlyLooksOnOneProject(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
 	again := 0
 	for _, id := range wave {
-		if polls[id] > 1 {
+		if svc.polls(id) > 1 {
 			again++
 		}
 	}
 	if again > 1 {
-		t.Fatalf("polls %v: want every project of the wave but one polled once", polls)
+		t.Fatalf("polls %v: want every project of the wave but one polled once", svc.pollCounts())
 	}
 }
