@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -198,4 +199,20 @@ func (s *timedService) pollCounts() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return maps.Clone(s.counts)
+}
+
+// The prediction follows the latest wave: when the service speeds up (its
+// load dropped), the next projects are predicted from the projects that ran
+// last, not from a mean over the slow ones too.
+func TestPacePredictsFromTheLatestWave(t *testing.T) {
+	m := newPaceModel()
+	for i, done := range []time.Duration{84, 85, 86, 85, 50, 49, 51, 50} {
+		id := fmt.Sprintf("p%d", i)
+		m.observe(seen(id, apitypes.StageQueued, t0, t0))
+		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(done*time.Second)))
+	}
+	// The last four: mean 50 s, spread 2/3 s, a quarter of it as margin.
+	if due, _ := m.due(seen("next", apitypes.StageQueued, t0, t0)); due.Sub(t0).Round(time.Millisecond) != 50167*time.Millisecond {
+		t.Fatalf("due %v after creation, want 50.167s from the latest wave", due.Sub(t0))
+	}
 }
