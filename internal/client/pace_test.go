@@ -117,9 +117,9 @@ func TestNextPollPlans(t *testing.T) {
 	if d, _ := c.nextPoll(skewed, created.Add(2*time.Second)); d != 18*time.Second {
 		t.Fatalf("plan with a skewed service clock %v, want 18s", d)
 	}
-	// Due since the last look (its create answer): look now.
-	if d, _ := c.nextPoll(b, created.Add(25*time.Second)); d != 0 {
-		t.Fatalf("due plan %v, want at once", d)
+	// Due since the last look (its create answer): look now (the floor).
+	if d, _ := c.nextPoll(b, created.Add(25*time.Second)); d != time.Second {
+		t.Fatalf("due plan %v, want the 1s floor", d)
 	}
 	// A poll after it was due found it running: look again after an eighth of the typical time.
 	b.saw(seen("b", apitypes.StageQueued, created, created), created.Add(21*time.Second))

@@ -82,8 +82,8 @@ func (c *Client) plan(w *projectWait, now time.Time) (time.Duration, <-chan stru
 // nextPoll is how long w waits before its next poll, and a channel that,
 // when closed first, means the wait should be planned again instead.
 //   - With a prediction: until the project is due, planning again when the
-//     model changes (a sample, a lead to follow); at once (but not within
-//     the floor of the last poll) when it became due since the last poll; an eighth of the typical time (at least the
+//     model changes (a sample, a lead to follow); after the floor when it
+//     became due since the last poll; an eighth of the typical time (at least the
 //     floor) after the last poll when that poll, after the due or less than
 //     that step before it, found it still running.
 //   - Without one, the scout polls on the plain backoff; the others wait
@@ -104,10 +104,10 @@ func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan 
 				c.pace.willLook(w.last)
 				return min(max(due.Sub(now), w.floor), longest), wake
 			case w.polledAt.Before(due.Add(-step)):
-				// Due since a look well before it: look now, a floor after
-				// the last look at the earliest. A wave's followers look
-				// right after their lead's answer, not a floor later.
-				return max(w.polledAt.Add(w.floor).Sub(now), 0), nil
+				// Due since a look well before it: look after the floor. At
+				// once was tried: the first wave, due from one sample with
+				// no margin, was then read just before it finished.
+				return w.floor, nil
 			}
 			// A look at the due, or less than a step before it (a sample
 			// that came since moved the due past it), found it running.
