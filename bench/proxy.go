@@ -42,7 +42,7 @@ func newCountingProxy(upstream string) (*countingProxy, error) {
 		defer p.mu.Unlock()
 		at := time.Since(p.start).Seconds()
 		p.Timeline = append(p.Timeline, fmt.Sprintf("%6.1fs %s %s %s %d", at,
-			resp.Request.Method, route(resp.Request.URL.Path), resp.Request.URL.RawQuery, resp.StatusCode))
+			resp.Request.Method, route(resp.Request.URL.Path), detail(resp.Request.URL), resp.StatusCode))
 		if path := resp.Request.URL.Path; strings.HasPrefix(path, "/api/clip-projects") || strings.HasPrefix(path, "/api/exportable-clips") {
 			p.limitedAt = append(p.limitedAt, at)
 		}
@@ -79,6 +79,18 @@ func route(path string) string {
 		parts = []string{parts[0], "…"}
 	}
 	return "/" + strings.Join(parts, "/")
+}
+
+// detail tells requests of one route apart in the timeline: the query, or
+// the id the route folds away.
+func detail(u *url.URL) string {
+	if u.RawQuery != "" {
+		return u.RawQuery
+	}
+	if parts := strings.Split(strings.Trim(u.Path, "/"), "/"); len(parts) >= 3 && parts[0] == "api" {
+		return parts[2]
+	}
+	return ""
 }
 
 // reset forgets what was counted so far, to measure one step of a run.

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -103,9 +105,9 @@ func TestNextPollPlans(t *testing.T) {
 	if !isClosed(wake) {
 		t.Fatal("learning a completion did not wake the waiting plan")
 	}
-	// Predicted: b polls when due.
-	if d, wake := c.nextPoll(b, created.Add(2*time.Second)); d != 18*time.Second || wake != nil {
-		t.Fatalf("paced plan %v", d)
+	// Predicted: b polls when due, or plans again when the model changes.
+	if d, wake := c.nextPoll(b, created.Add(2*time.Second)); d != 18*time.Second || wake == nil {
+		t.Fatalf("paced plan %v %v", d, wake)
 	}
 	// The service's clock an hour ahead of this one: the same plan.
 	skewed := newProjectWait("s", WaitOptions{PollInterval: opts.PollInterval, MaxPollInterval: opts.MaxPollInterval,
@@ -115,7 +117,7 @@ func TestNextPollPlans(t *testing.T) {
 	if d, _ := c.nextPoll(skewed, created.Add(2*time.Second)); d != 18*time.Second {
 		t.Fatalf("plan with a skewed service clock %v, want 18s", d)
 	}
-	// Due since the last poll: look now (the floor).
+	// Due since the last look (its create answer): look now (the floor).
 	if d, _ := c.nextPoll(b, created.Add(25*time.Second)); d != time.Second {
 		t.Fatalf("due plan %v, want the 1s floor", d)
 	}
@@ -124,44 +126,93 @@ func TestNextPollPlans(t *testing.T) {
 	if d, _ := c.nextPoll(b, created.Add(21*time.Second)); d != 2500*time.Millisecond {
 		t.Fatalf("late plan %v, want 20s/8", d)
 	}
+	// A look less than a step before the due found it running (a sample that
+	// came since moved the due past it): the next a step after that look, not
+	// at once. (In a loaded 8-project bench two projects were read again 1.1 s
+	// after such a look, and a third time 7.8 s later.)
+	b.saw(seen("b", apitypes.StageQueued, created, created), created.Add(19500*time.Millisecond))
+	if d, _ := c.nextPoll(b, created.Add(20*time.Second)); d != 2*time.Second {
+		t.Fatalf("plan after a look just before the due %v, want 2s (19.5s + 20s/8)", d)
+	}
 }
 
 // Projects of a batch after the first are polled once, when they are done:
 // the first wait learns how long a project takes.
 func TestWaitPollsOnceWhenPredicted(t *testing.T) {
 	const took = 40 * time.Millisecond
-	var (
-		mu      sync.Mutex
-		created = map[string]time.Time{}
-		polls   = map[string]int{}
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
+	svc := newTimedService(t)
+	c := newTestClient(t, svc.URL, nil)
+	for _, id := range []string{"first", "second", "third"} {
+		if _, err := c.WaitForProject(t.Context(), id, svc.start(id, time.Now(), took)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if svc.polls("first") < 2 || svc.polls("second") != 1 || svc.polls("third") != 1 {
+		t.Fatalf("polls %v, want several for the first and one for each after", svc.pollCounts())
+	}
+}
+
+// timedService answers a project RENDER until the time it takes has passed
+// since its creation, then COMPLETE, and counts the polls of each.
+type timedService struct {
+	*httptest.Server
+	mu      sync.Mutex
+	created map[string]time.Time
+	takes   map[string]time.Duration
+	counts  map[string]int
+}
+
+func newTimedService(t *testing.T) *timedService {
+	s := &timedService{created: map[string]time.Time{}, takes: map[string]time.Duration{}, counts: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		id := strings.TrimPrefix(r.URL.Path, "/api/clip-projects/")
-		polls[id]++
-		start := created[id]
+		s.counts[id]++
+		start := s.created[id]
 		p := seen(id, apitypes.StageRender, start, start)
-		if done := start.Add(took); !time.Now().Before(done) {
+		if done := start.Add(s.takes[id]); !time.Now().Before(done) {
 			p = seen(id, apitypes.StageComplete, start, done)
 		}
 		writeJSON(w, 200, p)
 	}))
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
-	opts := WaitOptions{PollInterval: 5 * time.Millisecond, MaxPollInterval: time.Second}
-	for _, id := range []string{"first", "second", "third"} {
-		mu.Lock()
-		created[id] = time.Now()
-		opts.Known = seen(id, apitypes.StageQueued, created[id], created[id])
-		mu.Unlock()
-		if _, err := c.WaitForProject(t.Context(), id, opts); err != nil {
-			t.Fatal(err)
-		}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// start makes project id, created at at and taking d, and returns the
+// options of a quick wait that knows its create answer.
+func (s *timedService) start(id string, at time.Time, d time.Duration) WaitOptions {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.created[id], s.takes[id] = at, d
+	return WaitOptions{PollInterval: 5 * time.Millisecond, MaxPollInterval: time.Second, Known: seen(id, apitypes.StageQueued, at, at)}
+}
+
+func (s *timedService) polls(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[id]
+}
+
+func (s *timedService) pollCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.counts)
+}
+
+// The prediction follows the latest wave: when the service speeds up (its
+// load dropped), the next projects are predicted from the projects that ran
+// last, not from a mean over the slow ones too.
+func TestPacePredictsFromTheLatestWave(t *testing.T) {
+	m := newPaceModel()
+	for i, done := range []time.Duration{84, 85, 86, 85, 50, 49, 51, 50} {
+		id := fmt.Sprintf("p%d", i)
+		m.observe(seen(id, apitypes.StageQueued, t0, t0))
+		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(done*time.Second)))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if polls["first"] < 2 || polls["second"] != 1 || polls["third"] != 1 {
-		t.Fatalf("polls %v, want several for the first and one for each after", polls)
+	// The last four: mean 50 s, spread 2/3 s, a quarter of it as margin.
+	if due, _ := m.due(seen("next", apitypes.StageQueued, t0, t0)); due.Sub(t0).Round(time.Millisecond) != 50167*time.Millisecond {
+		t.Fatalf("due %v after creation, want 50.167s from the latest wave", due.Sub(t0))
 	}
 }

@@ -245,12 +245,25 @@ func (c *Client) acquireSlot(ctx context.Context) (*slot, error) {
 		case <-changed:
 			stopTimer(timer)
 		case <-probe:
-			// GetProject releases the slot when the project has ended; an
-			// error here leaves the slot held and the create waiting.
-			if _, err := c.GetProject(ctx, unwatched); err != nil && ctx.Err() == nil {
-				c.debug(ctx, "clipper could not read a project holding a concurrent slot", map[string]any{"project_id": unwatched, "error": err})
-			}
+			c.probeUnwatched(ctx)
 		}
+	}
+}
+
+// probeUnwatched asks the service about the oldest project holding a slot
+// that no wait polls now. It is looked up again when the probe is due: a wait
+// that started polling the one seen when the probe was set will see it end
+// itself, and a read here would be a call for nothing. GetProject releases
+// the slot when the project has ended; an error leaves the create waiting.
+func (c *Client) probeUnwatched(ctx context.Context) {
+	c.slots.mu.Lock()
+	id := c.slots.oldestUnwatched()
+	c.slots.mu.Unlock()
+	if id == "" {
+		return
+	}
+	if _, err := c.GetProject(ctx, id); err != nil && ctx.Err() == nil {
+		c.debug(ctx, "clipper could not read a project holding a concurrent slot", map[string]any{"project_id": id, "error": err})
 	}
 }
 

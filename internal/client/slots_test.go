@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,13 +21,13 @@ func (s *slotPool) hasRefusedWaiters() bool {
 	return len(s.refusedWaiters) > 0
 }
 
-// awaitWaiters returns once n creates wait for a slot.
-func (s *slotPool) awaitWaiters(n int) {
+// awaitWaiter returns once a create waits for a slot.
+func (s *slotPool) awaitWaiter() {
 	for {
 		s.mu.Lock()
 		w := s.waiting
 		s.mu.Unlock()
-		if w >= n {
+		if w >= 1 {
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -145,7 +146,7 @@ func TestCreateWaitsForAFreeSlotInsteadOfBeingRefused(t *testing.T) {
 		}
 	}
 	third := createAsync(ctx, c)
-	c.slots.awaitWaiters(1)
+	c.slots.awaitWaiter()
 	if n := len(cs.creates); n != 2 {
 		t.Fatalf("the service saw %d creates while both slots were held, want 2", n)
 	}
@@ -231,7 +232,7 @@ func TestConcurrentRefusalTeachesTheCapLeft(t *testing.T) {
 		t.Fatalf("learned limit %d, want 2 (this process's projects in flight)", limit)
 	}
 	fourth := createAsync(ctx, c)
-	c.slots.awaitWaiters(1)
+	c.slots.awaitWaiter()
 	cs.finish("p1")
 	if _, err := c.GetProject(ctx, "p1"); err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func TestConcurrentRefusalTeachesTheCapLeft(t *testing.T) {
 	if err := <-third; err != nil {
 		t.Fatalf("refused create after a slot freed: %v", err)
 	}
-	c.slots.awaitWaiters(1) // the fourth still waits: the learned cap is full again
+	c.slots.awaitWaiter() // the fourth still waits: the learned cap is full again
 	if n := len(cs.creates); n != 3 {
 		t.Fatalf("the service made %d projects, want 3", n)
 	}
@@ -270,5 +271,43 @@ func TestSlotWaitAsksAboutProjectsNobodyWatches(t *testing.T) {
 	}
 	if n := cs.refusals(); n != 0 {
 		t.Fatalf("refusals %d", n)
+	}
+}
+
+// A create that found the slots held by a project nobody watched, and then
+// saw a wait start polling it, does not ask about it: the wait will. (A
+// batch's waits start a moment after their creates answer; in the
+// 20-project benchmark two waiting creates each read a watched project 30 s
+// later, two calls for nothing.)
+func TestSlotWaitLeavesAProjectWatchedMeanwhile(t *testing.T) {
+	cs, srv := newCapService(1)
+	defer srv.Close()
+	var gets atomic.Int32
+	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
+		cs.serve(w, r)
+	}))
+	defer counted.Close()
+	c := newTestClient(t, counted.URL, func(cfg *Config) { cfg.MaxConcurrentProjects = 1 })
+	const probeAfter = 100 * time.Millisecond
+	c.policy.capBase = probeAfter
+	p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := createAsync(t.Context(), c)
+	c.slots.awaitWaiter()
+	time.Sleep(probeAfter / 4) // the create has seen p1 unwatched and set its probe
+	unwatch := c.slots.watch(p.ID)
+	time.Sleep(3 * probeAfter) // past the probe's time
+	if n := gets.Load(); n != 0 {
+		t.Fatalf("the waiting create read the watched project %d times, want 0", n)
+	}
+	unwatch()
+	cs.finish(p.ID)
+	if err := <-second; err != nil { // unwatched again: the create asks, sees it end and goes
+		t.Fatal(err)
 	}
 }

@@ -40,8 +40,9 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	}
 	defer c.slots.watch(id)()
 	defer c.pace.dropScout(id)
+	defer c.pace.forgetLook(id)
 	for {
-		d, wake := c.nextPoll(w, time.Now())
+		d, wake := c.plan(w, time.Now())
 		if err := sleepOrWake(ctx, d, wake); err != nil {
 			return w.last, w.interrupted(err)
 		}
@@ -64,11 +65,27 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 // again soon: two minutes at the default 30 s.
 const pacedCeilings = 4
 
+// plan is nextPoll, and when w's last poll came at or after the project's
+// due and found it running, tells the model when w looks next, so that the
+// waits of projects created with it follow that look (waves.go).
+// That is said once per poll: telling wakes the other waits, and a wait
+// woken to plan again must not wake them back.
+func (c *Client) plan(w *projectWait, now time.Time) (time.Duration, <-chan struct{}) {
+	d, wake := c.nextPoll(w, now)
+	if w.lateLook {
+		w.lateLook = false
+		c.pace.overdue(w.last, now.Add(d-w.offset))
+	}
+	return d, wake
+}
+
 // nextPoll is how long w waits before its next poll, and a channel that,
 // when closed first, means the wait should be planned again instead.
-//   - With a prediction: until the project is due; at once when it became
-//     due since the last poll; an eighth of the typical time (at least the
-//     floor) when a poll after it was due found it still running.
+//   - With a prediction: until the project is due, planning again when the
+//     model changes (a sample, a lead to follow); after the floor when it
+//     became due since the last poll; an eighth of the typical time (at least the
+//     floor) after the last poll when that poll, after the due or less than
+//     that step before it, found it still running.
 //   - Without one, the scout polls on the plain backoff; the others wait
 //     for a prediction, or for the scout's wait to end.
 //
@@ -79,15 +96,25 @@ func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan 
 	if w.last != nil {
 		if due, ok := c.pace.due(w.last); ok {
 			due = due.Add(w.offset) // the service's clock to this one's
+			w.plannedDue = due
+			step := min(max(c.pace.typical(w.last)/8, w.floor), w.ceiling)
 			switch {
 			case due.After(now):
-				return min(max(due.Sub(now), w.floor), longest), nil
-			case w.polledAt.Before(due):
+				wake := c.pace.next()
+				c.pace.willLook(w.last)
+				return min(max(due.Sub(now), w.floor), longest), wake
+			case w.polledAt.Before(due.Add(-step)):
+				// Due since a look well before it: look after the floor. At
+				// once was tried: the first wave, due from one sample with
+				// no margin, was then read just before it finished.
 				return w.floor, nil
 			}
-			return min(max(c.pace.typical(w.last)/8, w.floor), w.ceiling), nil
+			// A look at the due, or less than a step before it (a sample
+			// that came since moved the due past it), found it running.
+			return max(w.polledAt.Add(step).Sub(now), w.floor), nil
 		}
 	}
+	w.plannedDue = time.Time{}
 	if w.last == nil || c.pace.claimScout(w.id) {
 		return w.unpaced(now), nil
 	}
@@ -132,6 +159,8 @@ type projectWait struct {
 	interval       time.Duration // before the next unpaced poll
 	last           *apitypes.Project
 	polledAt       time.Time // when last was read by this wait
+	plannedDue     time.Time // when the planned poll's project was due (this clock); zero unpaced
+	lateLook       bool      // the last poll came at or after plannedDue and found the project running
 	// offset maps the service's timestamps to this machine's clock: this
 	// clock when the first answer arrived, less the latest stamp in it (the
 	// create answer's createdAt is the service's now). Predictions then
@@ -187,6 +216,7 @@ func latest(a, b time.Time) time.Time {
 func (w *projectWait) saw(p *apitypes.Project, at time.Time) {
 	w.last, w.polledAt = p, at
 	w.anchor(p, at)
+	w.lateLook = !w.plannedDue.IsZero() && !at.Before(w.plannedDue) && p.Stage.InFlight()
 	if p.Stage == w.lastStage {
 		w.interval = min(w.interval+w.interval/2, w.ceiling)
 		return
