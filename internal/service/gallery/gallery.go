@@ -109,6 +109,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /ui/login", g.loginForm)
 	mux.HandleFunc("POST /ui/login", g.login)
 	mux.HandleFunc("POST /ui/logout", g.logout)
+	mux.HandleFunc("GET /ui/logout", g.logoutPage)
 	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
 	mux.Handle("GET /ui/{$}", g.authed(g.projects))
 	mux.Handle("GET /ui/progress", g.authedJSON(g.progress))

@@ -18,7 +18,8 @@ type loginPage struct {
 }
 
 // loginForm is GET /ui/login. It is shown with a session too: logging in
-// again, with another key, replaces the session.
+// again, with another key, replaces the browser's session (the old one is
+// deleted; sessions of other browsers are not touched).
 func (g *Gallery) loginForm(w http.ResponseWriter, r *http.Request) {
 	g.render(w, r, http.StatusOK, "login", "Log in", loginPage{})
 }
@@ -55,8 +56,20 @@ func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
 }
 
-// logout is POST /ui/logout: the cookie is cleared.
+// logout is POST /ui/logout: the session is deleted, so every copy of its
+// cookie is dead, and the cookie cleared.
 func (g *Gallery) logout(w http.ResponseWriter, r *http.Request) {
-	g.endSession(w)
+	if err := g.endSession(w, r); err != nil {
+		g.fail(w, r, err)
+		return
+	}
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
+
+// logoutPage is GET /ui/logout: logging out changes state, so only a POST
+// does it (a link or a prefetch must not); a GET is told so.
+func (g *Gallery) logoutPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	g.render(w, r, http.StatusMethodNotAllowed, "notfound", "Log out",
+		"Log out with the Log out button of any gallery page.")
 }
