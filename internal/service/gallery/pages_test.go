@@ -2,6 +2,7 @@ package gallery
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"html"
 	"net/http"
@@ -399,4 +400,41 @@ func TestScriptFindsWhatThePagesHold(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestCollectionsPageIsPaged(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	p := e.project(t, orgA, "Talk", nil)
+	clips := e.clips(t, p, "Hook")
+	var last string
+	for i := range collectionsPerPage + 1 {
+		col, err := e.st.CreateCollection(ctx, orgA, fmt.Sprintf("Collection %02d", i), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = col.CollectionID
+	}
+	if err := e.st.AddCollectionContent(ctx, orgA, last, clips[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	c := e.login(t, e.keyA)
+	first := e.get(t, "/ui/collections", c)
+	wantStatus(t, first, http.StatusOK)
+	body := first.Body.String()
+	if n := strings.Count(body, `<section class="collection"`); n != collectionsPerPage {
+		t.Errorf("first page shows %d collections, want %d", n, collectionsPerPage)
+	}
+	if !strings.Contains(body, `href="/ui/collections?page=2"`) || strings.Contains(body, "Collection 50") {
+		t.Errorf("first page: no link to the second or it shows the 51st:\n%s", body)
+	}
+	second := e.get(t, "/ui/collections?page=2", c)
+	wantStatus(t, second, http.StatusOK)
+	body = second.Body.String()
+	if n := strings.Count(body, `<section class="collection"`); n != 1 || !strings.Contains(body, "<h2>Collection 50</h2>") ||
+		!strings.Contains(body, `<a href="/ui/projects/`+p.ID+`#clip-c1">Hook</a>`) {
+		t.Errorf("second page: want the 51st collection with its clip:\n%s", body)
+	}
+	wantStatus(t, e.get(t, "/ui/collections?page=3", c), http.StatusNotFound)
+	wantStatus(t, e.get(t, "/ui/collections?page=x", c), http.StatusNotFound)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -57,5 +58,68 @@ func TestRevokeKey(t *testing.T) {
 	}
 	if err := s.RevokeKey(ctx, key); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("revoking again: %v, want ErrNotFound", err)
+	}
+}
+
+// queryPlan is SQLite's plan of query with args, its details joined by
+// newlines.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Close() }()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
+func TestGalleryReadsUseTheirIndexes(t *testing.T) {
+	s, _ := openTest(t)
+	for name, c := range map[string]struct {
+		query   string
+		args    []any
+		want    []string
+		notWant []string
+	}{
+		"project list": {
+			query: projectSummarySelect + ` WHERE p.org_id = ? ORDER BY p.created_at DESC, p.rowid DESC LIMIT ? OFFSET ?`,
+			args:  []any{"org", 50, 0}, want: []string{"USING INDEX projects_org_created"}, notWant: []string{"TEMP B-TREE"},
+		},
+		"fired schedules": {
+			query: orgSchedulesQuery(ScheduleFired), args: []any{"org", ScheduleFired, 200},
+			want: []string{"USING INDEX publish_schedules_org_status", "SEARCH p USING INDEX sqlite_autoindex_posts_1"}, notWant: []string{"TEMP B-TREE"},
+		},
+		"pending schedules": {
+			query: orgSchedulesQuery(SchedulePending), args: []any{"org", SchedulePending, 200},
+			want: []string{"USING INDEX publish_schedules_org_status"}, notWant: []string{"TEMP B-TREE"},
+		},
+		"clip collections": {
+			query: clipCollectionsQuery, args: []any{"p", "org"},
+			want: []string{"SEARCH k USING INDEX clips_project", "cc USING INDEX collection_contents_content"},
+		},
+	} {
+		plan := queryPlan(t, s, c.query, c.args...)
+		for _, w := range c.want {
+			if !strings.Contains(plan, w) {
+				t.Errorf("%s: the plan lacks %q:\n%s", name, w, plan)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(plan, w) {
+				t.Errorf("%s: the plan has %q:\n%s", name, w, plan)
+			}
+		}
 	}
 }
