@@ -140,8 +140,9 @@ func destination(publishTo string) string {
 	return publishTo
 }
 
-// shownLocation is where a post was published, as the page shows it: a
-// directory as is, an address without credentials or query.
+// shownLocation is where a post was published or a video came from, as
+// the pages show it: a directory as is, an address without credentials,
+// query or fragment (which may hold tokens).
 func shownLocation(loc string) string {
 	u, err := url.Parse(loc)
 	if err != nil || u.Host == "" {

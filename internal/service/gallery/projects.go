@@ -213,6 +213,7 @@ func (g *Gallery) project(w http.ResponseWriter, r *http.Request) {
 			g.fail(w, r, err)
 			return
 		}
+		c.URIForPreview, c.URIForExport = localMedia(c.URIForPreview), localMedia(c.URIForExport)
 		data.Clips = append(data.Clips, clipView{
 			ExportableClip: c, Range: timeRange(c.TimeRanges), Hashtags: strings.Fields(c.Hashtags), Collections: held[c.ID],
 		})

@@ -202,7 +202,7 @@ func TestLoggingInAgainReplacesTheSession(t *testing.T) {
 	if body := e.get(t, "/ui/", b).Body.String(); !strings.Contains(body, orgB) || strings.Contains(body, orgA) {
 		t.Errorf("after logging in with org B's key the page is not org B's:\n%s", body)
 	}
-	wantToLogin(t, e.get(t, "/ui/", c))               // the replaced session is dead
+	wantToLogin(t, e.get(t, "/ui/", c))                   // the replaced session is dead
 	wantStatus(t, e.get(t, "/ui/", other), http.StatusOK) // the other browser's is not
 }
 
