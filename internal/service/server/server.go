@@ -30,6 +30,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/reqlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
@@ -276,8 +277,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	// Every request of the public listener is counted, whichever handler takes it.
-	s.http.Handler = s.metrics.Instrument(s.http.Handler)
+	// Every request of the public listener is logged and counted, whichever
+	// handler takes it.
+	s.http.Handler = s.metrics.Instrument(reqlog.Handler(logger.With("component", "http"), s.http.Handler))
 	served := limitConns(ln, cfg.MaxConnsPerIP, logger)
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()
