@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -45,6 +46,10 @@ type Config struct {
 	Logger     *slog.Logger     // nil = discard
 	SessionTTL time.Duration    // how long a login lasts; 0 = DefaultSessionTTL
 	Now        func() time.Time // nil = time.Now; tests move it to expire sessions
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client failed logins are counted by; none: the peer is the
+	// client.
+	TrustedProxies []netip.Prefix
 }
 
 // Gallery serves the /ui/ pages.
@@ -57,6 +62,8 @@ type Gallery struct {
 	secure bool
 	pages  map[string]*template.Template
 	logins *loginLimiter
+	// trustedProxies: see Config.TrustedProxies.
+	trustedProxies []netip.Prefix
 }
 
 type callerKey struct{}
@@ -84,7 +91,7 @@ func New(cfg Config) (http.Handler, error) {
 	g := &Gallery{
 		store: cfg.Store, links: cfg.MediaLinks, log: cfg.Logger, ttl: cmp.Or(cfg.SessionTTL, DefaultSessionTTL),
 		now: cfg.Now, secure: strings.HasPrefix(cfg.PublicURL, "https://"),
-		pages: pages, logins: newLoginLimiter(),
+		pages: pages, logins: newLoginLimiter(), trustedProxies: cfg.TrustedProxies,
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

@@ -27,7 +27,8 @@ func (g *Gallery) loginForm(w http.ResponseWriter, r *http.Request) {
 // login is POST /ui/login: a known api_key starts a session (303 to /ui/);
 // anything else is the form again with a 401.
 func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
-	if !g.logins.allow(r, g.now()) {
+	client := clientAddr(r, g.trustedProxies)
+	if g.logins.blocked(client, g.now()) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(loginEvery.Seconds())))
 		g.render(w, r, http.StatusTooManyRequests, "login", "Log in",
 			loginPage{Error: "Too many login attempts from your address; wait a minute and try again."})
@@ -41,7 +42,8 @@ func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
 	apiKey := strings.TrimSpace(r.PostFormValue("api_key"))
 	key, err := g.store.LookupKey(r.Context(), apiKey)
 	if apiKey == "" || errors.Is(err, store.ErrNotFound) {
-		g.log.Info("gallery login refused", "client", clientAddr(r))
+		g.logins.failed(client, g.now())
+		g.log.Info("gallery login refused", "client", client)
 		g.render(w, r, http.StatusUnauthorized, "login", "Log in", loginPage{Error: "That API key is not valid."})
 		return
 	}

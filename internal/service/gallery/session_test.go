@@ -2,8 +2,10 @@ package gallery
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -227,12 +229,84 @@ func TestLoginAttemptsAreBoundedPerClient(t *testing.T) {
 	e.login(t, e.keyA)
 }
 
+func TestSuccessfulLoginsSpendNoAttempt(t *testing.T) {
+	e := newEnv(t)
+	for range 3 * loginBurst {
+		e.login(t, e.keyA)
+	}
+	for range loginBurst {
+		wantStatus(t, e.do(t, http.MethodPost, "/ui/login", url.Values{"api_key": {"wrong"}}, nil), http.StatusUnauthorized)
+	}
+	wantStatus(t, e.do(t, http.MethodPost, "/ui/login", url.Values{"api_key": {"wrong"}}, nil), http.StatusTooManyRequests)
+}
+
+func TestClientsBehindATrustedProxyAreCountedApart(t *testing.T) {
+	e := newEnv(t)
+	h, err := New(Config{Store: e.st, PublicURL: publicURL, Now: e.clock.now,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempt := func(peer, forwarded, key string) int {
+		req := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"api_key": {key}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = peer
+		if forwarded != "" {
+			req.Header.Set("X-Forwarded-For", forwarded)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	// One client spends its attempts through the proxy, making up
+	// addresses on the left of the header, which do not help it.
+	for i := range loginBurst {
+		if code := attempt("10.0.0.1:80", fmt.Sprintf("192.0.2.%d, 203.0.113.5, 10.0.0.2", i), "wrong"); code != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d", i, code)
+		}
+	}
+	if code := attempt("10.0.0.1:80", "198.18.0.1, 203.0.113.5", "wrong"); code != http.StatusTooManyRequests {
+		t.Errorf("the client behind the proxy after its attempts: %d, want 429", code)
+	}
+	// Another client behind the same proxy is not held back.
+	if code := attempt("10.0.0.1:80", "203.0.113.6", e.keyA); code != http.StatusSeeOther {
+		t.Errorf("another client behind the proxy: %d, want 303", code)
+	}
+	// An untrusted peer's header is not believed: it is counted as itself.
+	for range loginBurst {
+		attempt("198.51.100.9:80", "203.0.113.5", "wrong")
+	}
+	if code := attempt("198.51.100.9:80", "203.0.113.77", "wrong"); code != http.StatusTooManyRequests {
+		t.Errorf("an untrusted peer changing its X-Forwarded-For: %d, want 429", code)
+	}
+}
+
+func TestForwardedClientAddresses(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	for _, c := range []struct{ peer, xff, want string }{
+		{"10.0.0.1:1", "203.0.113.5", "203.0.113.5"},
+		{"10.0.0.1:1", "1.2.3.4, 203.0.113.5, 10.9.9.9", "203.0.113.5"},
+		{"10.0.0.1:1", "10.1.1.1", "10.1.1.1"},
+		{"10.0.0.1:1", "", "10.0.0.1"},
+		{"10.0.0.1:1", "2001:db8:1:2::7", "2001:db8:1:2::/64"},
+		{"192.0.2.1:1", "203.0.113.5", "192.0.2.1"},
+	} {
+		r := &http.Request{RemoteAddr: c.peer, Header: http.Header{}}
+		if c.xff != "" {
+			r.Header.Set("X-Forwarded-For", c.xff)
+		}
+		if got := clientAddr(r, trusted); got != c.want {
+			t.Errorf("peer %s X-Forwarded-For %q: client %s, want %s", c.peer, c.xff, got, c.want)
+		}
+	}
+}
+
 func TestIPv6ClientsAreCountedPerSlash64(t *testing.T) {
 	a := &http.Request{RemoteAddr: "[2001:db8:1:2:aaaa::1]:443"}
 	b := &http.Request{RemoteAddr: "[2001:db8:1:2:bbbb::9]:443"}
 	c := &http.Request{RemoteAddr: "[2001:db8:1:3::1]:443"}
-	if clientAddr(a) != clientAddr(b) || clientAddr(a) == clientAddr(c) {
-		t.Fatalf("clientAddr: %s %s %s", clientAddr(a), clientAddr(b), clientAddr(c))
+	if clientAddr(a, nil) != clientAddr(b, nil) || clientAddr(a, nil) == clientAddr(c, nil) {
+		t.Fatalf("clientAddr: %s %s %s", clientAddr(a, nil), clientAddr(b, nil), clientAddr(c, nil))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -87,6 +88,11 @@ type Config struct {
 	// GallerySessionTTL is how long a login to the gallery (/ui/) lasts;
 	// zero takes gallery's default (12 hours).
 	GallerySessionTTL time.Duration
+	// TrustedProxies are reverse proxies in front of clipperd: for a
+	// request from one of them, the gallery counts failed logins by the
+	// right-most X-Forwarded-For address that is not one of them. None:
+	// by the peer's address.
+	TrustedProxies []netip.Prefix
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
@@ -246,7 +252,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	ui, err := gallery.New(gallery.Config{Store: st, MediaLinks: s.links, PublicURL: s.url,
-		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now})
+		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now,
+		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
