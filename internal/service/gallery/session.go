@@ -56,11 +56,11 @@ func (g *Gallery) cookiePath() string {
 // key are read on every request, so logging out, expiry and a revoked key
 // end it at once.
 func (g *Gallery) authenticate(r *http.Request) (store.Key, error) {
-	c, err := r.Cookie(g.cookieName())
-	if err != nil || c.Value == "" {
+	id := g.sessionID(r)
+	if id == "" {
 		return store.Key{}, errNoSession
 	}
-	key, err := g.store.GallerySession(r.Context(), sessionHash(c.Value), g.now())
+	key, err := g.store.GallerySession(r.Context(), sessionHash(id), g.now())
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Key{}, errNoSession
 	}
@@ -98,11 +98,19 @@ func (g *Gallery) endSession(w http.ResponseWriter, r *http.Request) error {
 
 // forgetSession deletes the session of r's cookie, if it has one.
 func (g *Gallery) forgetSession(r *http.Request) error {
-	c, err := r.Cookie(g.cookieName())
-	if err != nil || c.Value == "" {
+	id := g.sessionID(r)
+	if id == "" {
 		return nil
 	}
-	return g.store.DeleteGallerySession(r.Context(), sessionHash(c.Value))
+	return g.store.DeleteGallerySession(r.Context(), sessionHash(id))
+}
+
+// sessionID is the id r's session cookie carries; "" without one.
+func (g *Gallery) sessionID(r *http.Request) string {
+	if c, err := r.Cookie(g.cookieName()); err == nil {
+		return c.Value
+	}
+	return ""
 }
 
 func (g *Gallery) cookie(value string, expires time.Time, maxAge int) *http.Cookie {

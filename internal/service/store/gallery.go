@@ -202,17 +202,3 @@ type trailingScanner struct {
 }
 
 func (t trailingScanner) Scan(dest ...any) error { return t.row.Scan(append(dest, t.extra...)...) }
-
-// OrgKeys lists the org's API keys, oldest first. The gallery finds the
-// key of a session among them.
-func (s *Store) OrgKeys(ctx context.Context, orgID string) ([]Key, error) {
-	keys, err := queryAll(ctx, s.db, func(row scanner) (Key, error) {
-		k := Key{OrgID: orgID}
-		err := row.Scan(&k.Key, &k.UserID)
-		return k, err
-	}, `SELECT key, user_id FROM api_keys WHERE org_id = ? ORDER BY seq`, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("keys of %s: %w", orgID, err)
-	}
-	return keys, nil
-}
