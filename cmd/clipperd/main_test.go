@@ -31,30 +31,25 @@ func TestKeysCreateWhileServing(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 
+	key := createKey(t, dir, "org-acme", "user-ann")
+	if code := apiStatus(t, srv.URL(), key); code != http.StatusOK {
+		t.Errorf("the new key got %d, want 200", code)
+	}
+}
+
+// createKey runs `clipperd keys create` and returns the key it printed
+// (the last word).
+func createKey(t *testing.T, dir, org, user string) string {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"keys", "create", "--data", dir, "--org", "org-acme", "--user", "user-ann"}, &out, &errOut); err != nil {
+	if err := run(t.Context(), []string{"keys", "create", "--data", dir, "--org", org, "--user", user}, &out, &errOut); err != nil {
 		t.Fatalf("keys create: %v (stderr %s)", err, errOut.String())
 	}
 	words := strings.Fields(out.String())
 	if len(words) == 0 {
 		t.Fatal("keys create printed nothing")
 	}
-	key := words[len(words)-1]
-
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"/api/brand-templates?q=mine", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("x-svc-org-id", "org-acme")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("the new key got %d, want 200", resp.StatusCode)
-	}
+	return words[len(words)-1]
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -207,12 +202,7 @@ func TestKeysRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"keys", "create", "--data", dir, "--org", "org-acme", "--user", "ann"}, &out, &errOut); err != nil {
-		t.Fatalf("keys create: %v (stderr %s)", err, errOut.String())
-	}
-	words := strings.Fields(out.String())
-	key := words[len(words)-1]
+	key := createKey(t, dir, "org-acme", "ann")
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +220,7 @@ func TestKeysRevoke(t *testing.T) {
 		t.Fatalf("gallery with the session: %d", code)
 	}
 
-	out.Reset()
+	var out, errOut bytes.Buffer
 	if err := run(t.Context(), []string{"keys", "revoke", "--data", dir, key}, &out, &errOut); err != nil {
 		t.Fatalf("keys revoke: %v (stderr %s)", err, errOut.String())
 	}

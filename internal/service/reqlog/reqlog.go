@@ -18,9 +18,9 @@ const maxLoggedPath = 120
 func Handler(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		log.Debug("http request", "method", r.Method, "path", loggedPath(r.URL.Path), "status", rec.status,
+		sw := &StatusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		log.Debug("http request", "method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.Code(),
 			"duration_ms", time.Since(start).Milliseconds())
 	})
 }
@@ -35,25 +35,36 @@ func loggedPath(p string) string {
 	return p[:maxLoggedPath] + "...(" + strconv.Itoa(len(p)-maxLoggedPath) + " more bytes)"
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
+// StatusWriter remembers the status of the answer written through it;
+// the metrics count requests by it too.
+type StatusWriter struct {
 	http.ResponseWriter
 	status int
 }
 
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
+func (s *StatusWriter) WriteHeader(code int) {
+	// 1xx answers are interim; the final status follows.
+	if s.status == 0 && code >= 200 {
 		s.status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
-func (s *statusRecorder) Write(b []byte) (int, error) {
+func (s *StatusWriter) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
 	return s.ResponseWriter.Write(b)
 }
 
-// Unwrap lets http.ResponseController and ServeContent reach the real writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+// Code is the status answered: 200 when the handler wrote nothing.
+func (s *StatusWriter) Code() int {
+	if s.status == 0 {
+		return http.StatusOK
+	}
+	return s.status
+}
+
+// Unwrap lets http.ResponseController and ServeContent reach the real
+// writer (flushes, per-write deadlines).
+func (s *StatusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
