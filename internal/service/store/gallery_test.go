@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +119,50 @@ func TestGalleryReadsUseTheirIndexes(t *testing.T) {
 				t.Errorf("%s: the plan has %q:\n%s", name, w, plan)
 			}
 		}
+	}
+}
+
+func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	p := newProject("org")
+	if err := s.CreateProject(ctx, p, Admission{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceClips(ctx, p.ID, "org", []apitypes.ExportableClip{
+		{ID: p.ID + ".a", CurationID: "a", Title: "A", Text: "a long transcript"}, {ID: p.ID + ".b", CurationID: "b", Title: "B"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var cols []apitypes.Collection
+	for _, name := range []string{"first", "empty", "third"} {
+		c, err := s.CreateCollection(ctx, "org", name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	if _, err := s.CreateCollection(ctx, "other", "theirs", 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, add := range [][2]string{{cols[0].CollectionID, p.ID + ".b"}, {cols[0].CollectionID, p.ID + ".a"}, {cols[2].CollectionID, p.ID + ".a"}} {
+		if err := s.AddCollectionContent(ctx, "org", add[0], add[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, total, err := s.OrgCollectionsWithClips(ctx, "org", 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 3 || len(page) != 2 || page[0].CollectionName != "first" || page[1].CollectionName != "empty" || len(page[1].Clips) != 0 {
+		t.Fatalf("first page: total %d, %+v", total, page)
+	}
+	want := []CollectionClip{{ID: p.ID + ".b", ProjectID: p.ID, CurationID: "b", Title: "B"}, {ID: p.ID + ".a", ProjectID: p.ID, CurationID: "a", Title: "A"}}
+	if !slices.Equal(page[0].Clips, want) {
+		t.Errorf("clips of the first collection %+v, want %+v in the order added", page[0].Clips, want)
+	}
+	rest, _, err := s.OrgCollectionsWithClips(ctx, "org", 2, 2)
+	if err != nil || len(rest) != 1 || rest[0].CollectionName != "third" || len(rest[0].Clips) != 1 {
+		t.Fatalf("second page: %+v, %v", rest, err)
 	}
 }
