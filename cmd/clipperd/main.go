@@ -3,6 +3,7 @@
 //
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
 //	clipperd keys create --data DIR --org ORG --user USER
+//	clipperd keys revoke --data DIR KEY
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
@@ -23,6 +24,7 @@ import (
 const usage = `usage:
   clipperd serve [flags]                               run the API server (serve -h lists the flags)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
+  clipperd keys revoke --data DIR KEY                  delete an API key: the API refuses it, its gallery sessions end
   clipperd accounts connect --data DIR --org ORG --platform P --name NAME [--publish-to dir|webhook:URL]
                                                        record a connected social account (prints its postAccountId last);
                                                        its posts go to DATA/published (dir, the default) or a signed webhook
@@ -63,9 +65,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "serve":
 		return serve(ctx, args[1:], stderr)
 	case "keys":
-		if len(args) < 2 || args[1] != "create" {
+		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke") {
 			fmt.Fprint(stderr, usage)
-			return fmt.Errorf("%w: keys takes the subcommand create", errUsage)
+			return fmt.Errorf("%w: keys takes the subcommand create or revoke", errUsage)
+		}
+		if args[1] == "revoke" {
+			return keysRevoke(ctx, args[2:], stdout, stderr)
 		}
 		return keysCreate(ctx, args[2:], stdout, stderr)
 	case "accounts":

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/cookiejar"
+	"net/netip"
+	"net/url"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,30 +31,25 @@ func TestKeysCreateWhileServing(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 
+	key := createKey(t, dir, "org-acme", "user-ann")
+	if code := apiStatus(t, srv.URL(), key); code != http.StatusOK {
+		t.Errorf("the new key got %d, want 200", code)
+	}
+}
+
+// createKey runs `clipperd keys create` and returns the key it printed
+// (the last word).
+func createKey(t *testing.T, dir, org, user string) string {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"keys", "create", "--data", dir, "--org", "org-acme", "--user", "user-ann"}, &out, &errOut); err != nil {
+	if err := run(t.Context(), []string{"keys", "create", "--data", dir, "--org", org, "--user", user}, &out, &errOut); err != nil {
 		t.Fatalf("keys create: %v (stderr %s)", err, errOut.String())
 	}
 	words := strings.Fields(out.String())
 	if len(words) == 0 {
 		t.Fatal("keys create printed nothing")
 	}
-	key := words[len(words)-1]
-
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"/api/brand-templates?q=mine", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("x-svc-org-id", "org-acme")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("the new key got %d, want 200", resp.StatusCode)
-	}
+	return words[len(words)-1]
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -69,6 +68,9 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--media-url-ttl", "30s"},
 		{"serve", "--public-media-url-ttl", "0"},
 		{"serve", "--gallery-session-ttl", "10s"},
+		{"serve", "--trusted-proxies", "10.0.0.0/8,proxy.local"},
+		{"keys", "revoke", "--data", t.TempDir()},
+		{"keys", "revoke", "--data", t.TempDir(), "a", "b"},
 		{"media-key"},
 		{"media-key", "show"},
 		{"sample"},
@@ -188,5 +190,91 @@ func TestAccountsConnectPublishTo(t *testing.T) {
 		if a, err := st.GetSocialAccount(t.Context(), "o", id); err != nil || a.PublishTo != want {
 			t.Errorf("account %s: %+v %v, want it to publish to %s", id, a, err, want)
 		}
+	}
+}
+
+// TestKeysRevoke revokes a key of a running server's data directory: the
+// API refuses it at once and its gallery session ends; the other key works.
+func TestKeysRevoke(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := server.Start(t.Context(), server.Config{Listen: "127.0.0.1:0", DataDir: dir, APIKey: "dev-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	key := createKey(t, dir, "org-acme", "ann")
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := browser.PostForm(srv.URL()+"/ui/login", url.Values{"api_key": {key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("gallery login: %d", resp.StatusCode)
+	}
+	if code := galleryStatus(t, browser, srv.URL()); code != http.StatusOK {
+		t.Fatalf("gallery with the session: %d", code)
+	}
+
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"keys", "revoke", "--data", dir, key}, &out, &errOut); err != nil {
+		t.Fatalf("keys revoke: %v (stderr %s)", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "org org-acme user ann") || strings.Contains(out.String(), key) {
+		t.Errorf("keys revoke said %q", out.String())
+	}
+	for k, want := range map[string]int{key: http.StatusUnauthorized, "dev-key": http.StatusOK} {
+		if code := apiStatus(t, srv.URL(), k); code != want {
+			t.Errorf("API with key %s after the revocation: %d, want %d", k, code, want)
+		}
+	}
+	if code := galleryStatus(t, browser, srv.URL()); code != http.StatusSeeOther {
+		t.Errorf("gallery with the revoked key's session: %d, want 303 to the login", code)
+	}
+	if err := run(t.Context(), []string{"keys", "revoke", key, "--data", dir}, &out, &errOut); err == nil || errors.Is(err, errUsage) {
+		t.Errorf("revoking again: %v, want a no-such-key error", err)
+	}
+	if err := run(t.Context(), []string{"keys", "revoke", "--data", dir}, &out, &errOut); !errors.Is(err, errUsage) {
+		t.Errorf("revoke without a key: %v, want a usage error", err)
+	}
+}
+
+func galleryStatus(t *testing.T, cl *http.Client, base string) int {
+	t.Helper()
+	resp, err := cl.Get(base + "/ui/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func apiStatus(t *testing.T, base, key string) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/api/brand-templates?q=mine", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestParseCIDRs(t *testing.T) {
+	got, err := parseCIDRs("10.0.0.0/8, 192.0.2.7,fd00::/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"), netip.MustParsePrefix("fd00::/8")}
+	if !slices.Equal(got, want) {
+		t.Errorf("parseCIDRs: %v, want %v", got, want)
 	}
 }

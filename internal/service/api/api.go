@@ -154,7 +154,7 @@ func New(cfg Config) http.Handler {
 
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /upgrade", a.upgradePage)
-	return a.logRequests(a.jsonMisses(mux))
+	return a.jsonMisses(mux) // requests are logged by the server (reqlog), the gallery's too
 }
 
 func newAPI(cfg Config) *API {

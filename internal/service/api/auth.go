@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -86,52 +84,4 @@ func (a *API) limited(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
-}
-
-// statusRecorder remembers the status a handler wrote, for the request log.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController and ServeContent reach the real writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// logRequests logs each request at debug level (never its headers: they
-// carry the API key).
-func (a *API) logRequests(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		a.log.Debug("http request", "method", r.Method, "path", loggedPath(r.URL.Path), "status", rec.status,
-			"duration_ms", time.Since(start).Milliseconds())
-	})
-}
-
-// maxLoggedPath bounds the path of a request in the log.
-const maxLoggedPath = 120
-
-// loggedPath is a request path as the log shows it: cut to maxLoggedPath
-// bytes with the length of the rest, so hostile paths (megabytes of name,
-// NUL bytes, which slog quotes) cannot fill the log.
-func loggedPath(p string) string {
-	if len(p) <= maxLoggedPath {
-		return p
-	}
-	return p[:maxLoggedPath] + "...(" + strconv.Itoa(len(p)-maxLoggedPath) + " more bytes)"
 }

@@ -19,7 +19,8 @@ import (
 
 // TestMediaOddNamesAreNotFound: a NUL in the name or a name longer than a
 // file name can be is a 404 like any other missing file (not a 500), and
-// is logged at debug level only, without the whole path.
+// is logged at debug level only, without the whole path (the request
+// line's cut is reqlog's, tested there).
 func TestMediaOddNamesAreNotFound(t *testing.T) {
 	st, _ := keyedStore(t)
 	dir := t.TempDir()
@@ -35,7 +36,9 @@ func TestMediaOddNamesAreNotFound(t *testing.T) {
 		rec := send(t, h, http.MethodGet, path, "", "")
 		wantAnswer(t, rec, http.StatusNotFound, errNotFound, "media file not found")
 		for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
-			if !strings.Contains(line, "level=DEBUG") {
+			// The request itself is logged by the server (reqlog); the
+			// API may log nothing at all.
+			if line != "" && !strings.Contains(line, "level=DEBUG") {
 				t.Errorf("GET %.40s... logged above debug: %s", path, line)
 			}
 		}

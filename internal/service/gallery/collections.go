@@ -7,45 +7,43 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// maxCollectionsShown bounds the collections page (the quota is 100 by
-// default) and maxSchedulesShown each list of the schedules page.
+// collectionsPerPage pages the collections page; maxSchedulesShown bounds
+// each list of the schedules page.
 const (
-	maxCollectionsShown = 1000
-	maxSchedulesShown   = 200
+	collectionsPerPage = 50
+	maxSchedulesShown  = 200
 )
 
-// collectionView is a collection with its clips, in the order they were added.
-type collectionView struct {
-	apitypes.Collection
-	Clips []apitypes.ExportableClip
+// collectionsPage is the data of /ui/collections.
+type collectionsPage struct {
+	Collections        []store.CollectionWithClips
+	Total, Page, Pages int
+	PrevPage, NextPage int // 0: none
 }
 
-// collections is GET /ui/collections: each of the org's collections with
-// its clips, which link to their projects.
+// collections is GET /ui/collections?page=N: the org's collections, 50 a
+// page, each with its clips, which link to their projects.
 func (g *Gallery) collections(w http.ResponseWriter, r *http.Request) {
-	ctx, org := r.Context(), caller(r).OrgID
-	list, _, err := g.store.ListCollections(ctx, org, "", 0, maxCollectionsShown)
+	pageNum, ok := pageNumber(r)
+	if !ok {
+		g.notFound(w, r, "There is no such page of collections.")
+		return
+	}
+	list, total, err := g.store.OrgCollectionsWithClips(r.Context(), caller(r).OrgID, (pageNum-1)*collectionsPerPage, collectionsPerPage)
 	if err != nil {
 		g.fail(w, r, err)
 		return
 	}
-	out := make([]collectionView, 0, len(list))
-	for _, c := range list {
-		clips, err := g.store.CollectionClips(ctx, org, c.CollectionID, 0, -1)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // deleted since the listing
-		}
-		if err != nil {
-			g.fail(w, r, err)
-			return
-		}
-		out = append(out, collectionView{Collection: c, Clips: clips})
+	data := collectionsPage{Collections: list, Total: total, Page: pageNum}
+	data.Pages, data.PrevPage, data.NextPage = paging(pageNum, total, collectionsPerPage)
+	if pageNum > data.Pages {
+		g.notFound(w, r, "There is no such page of collections.")
+		return
 	}
-	g.render(w, r, http.StatusOK, "collections", "Collections", out)
+	g.render(w, r, http.StatusOK, "collections", "Collections", data)
 }
 
 // scheduleView is a publish schedule with the account it publishes to and,
@@ -98,8 +96,8 @@ func (g *Gallery) schedules(w http.ResponseWriter, r *http.Request) {
 }
 
 // scheduleView describes sc; accounts caches the accounts read (nil: gone).
-func (g *Gallery) scheduleView(r *http.Request, sc store.Schedule, accounts map[string]*store.SocialAccount) (scheduleView, error) {
-	v := scheduleView{Schedule: sc, PublishAt: sc.PublishAt.UTC().Format(time.RFC3339), Account: sc.PostAccountID + " (no longer connected)"}
+func (g *Gallery) scheduleView(r *http.Request, sc store.ScheduleWithPost, accounts map[string]*store.SocialAccount) (scheduleView, error) {
+	v := scheduleView{Schedule: sc.Schedule, PublishAt: sc.PublishAt.UTC().Format(time.RFC3339), Account: sc.PostAccountID + " (no longer connected)"}
 	acct, seen := accounts[sc.PostAccountID]
 	if !seen {
 		var err error
@@ -115,12 +113,9 @@ func (g *Gallery) scheduleView(r *http.Request, sc store.Schedule, accounts map[
 	if acct != nil {
 		v.Account, v.Destination = acct.Platform+" · "+acct.ExtUserName, destination(acct.PublishTo)
 	}
-	if sc.PostID == "" {
+	p := sc.Post
+	if p == nil {
 		return v, nil
-	}
-	p, err := g.store.GetPost(r.Context(), sc.PostID)
-	if err != nil {
-		return v, err
 	}
 	v.Destination = destination(p.PublishTo) // where it went, whatever the account says now
 	v.Post = &postView{ID: p.ID, Status: p.Status, Error: p.LastError, Location: shownLocation(p.Location)}
@@ -145,8 +140,9 @@ func destination(publishTo string) string {
 	return publishTo
 }
 
-// shownLocation is where a post was published, as the page shows it: a
-// directory as is, an address without credentials or query.
+// shownLocation is where a post was published or a video came from, as
+// the pages show it: a directory as is, an address without credentials,
+// query or fragment (which may hold tokens).
 func shownLocation(loc string) string {
 	u, err := url.Parse(loc)
 	if err != nil || u.Host == "" {

@@ -17,7 +17,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/url"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -41,11 +41,15 @@ type Config struct {
 	// one over Store with the default lifetimes.
 	MediaLinks *medialink.Signer
 	// PublicURL is the server's base address; an https one makes the
-	// session cookie Secure, and its origin may serve the clips' media.
+	// session cookie Secure (and __Host- prefixed).
 	PublicURL  string
 	Logger     *slog.Logger     // nil = discard
 	SessionTTL time.Duration    // how long a login lasts; 0 = DefaultSessionTTL
 	Now        func() time.Time // nil = time.Now; tests move it to expire sessions
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client failed logins are counted by; none: the peer is the
+	// client.
+	TrustedProxies []netip.Prefix
 }
 
 // Gallery serves the /ui/ pages.
@@ -56,9 +60,10 @@ type Gallery struct {
 	ttl    time.Duration
 	now    func() time.Time
 	secure bool
-	csp    string
 	pages  map[string]*template.Template
 	logins *loginLimiter
+	// trustedProxies: see Config.TrustedProxies.
+	trustedProxies []netip.Prefix
 }
 
 type callerKey struct{}
@@ -85,8 +90,8 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	g := &Gallery{
 		store: cfg.Store, links: cfg.MediaLinks, log: cfg.Logger, ttl: cmp.Or(cfg.SessionTTL, DefaultSessionTTL),
-		now: cfg.Now, secure: strings.HasPrefix(cfg.PublicURL, "https://"), csp: contentPolicy(cfg.PublicURL),
-		pages: pages, logins: newLoginLimiter(),
+		now: cfg.Now, secure: strings.HasPrefix(cfg.PublicURL, "https://"),
+		pages: pages, logins: newLoginLimiter(), trustedProxies: cfg.TrustedProxies,
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
@@ -109,6 +114,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /ui/login", g.loginForm)
 	mux.HandleFunc("POST /ui/login", g.login)
 	mux.HandleFunc("POST /ui/logout", g.logout)
+	mux.HandleFunc("GET /ui/logout", g.logoutPage)
 	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
 	mux.Handle("GET /ui/{$}", g.authed(g.projects))
 	mux.Handle("GET /ui/progress", g.authedJSON(g.progress))
@@ -145,23 +151,17 @@ func parsePages() (map[string]*template.Template, error) {
 }
 
 // contentPolicy is the Content-Security-Policy of every answer: everything
-// from this server only (so no inline script), media also from the public
-// URL's origin (the signed addresses name it, and a visitor may reach the
-// server by another name) and blob:.
-func contentPolicy(publicURL string) string {
-	media := "'self' blob:"
-	if u, err := url.Parse(publicURL); err == nil && u.Scheme != "" && u.Host != "" {
-		media += " " + u.Scheme + "://" + u.Host
-	}
-	return "default-src 'self'; media-src " + media + "; img-src 'self' data:; script-src 'self'; style-src 'self'; " +
-		"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-}
+// from this server only (so no inline script); media also from blob:. The
+// clips' addresses are path-only, so they come from whatever name the
+// visitor reached the server by.
+const contentPolicy = "default-src 'self'; media-src 'self' blob:; img-src 'self' data:; script-src 'self'; style-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // headers sets the security headers of every gallery answer.
 func (g *Gallery) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", g.csp)
+		h.Set("Content-Security-Policy", contentPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		next.ServeHTTP(w, r)

@@ -111,7 +111,7 @@ func (e *env) login(t *testing.T, key string) *http.Cookie {
 
 func sessionCookie(rec *httptest.ResponseRecorder) *http.Cookie {
 	for _, c := range rec.Result().Cookies() {
-		if c.Name == SessionCookie {
+		if c.Name == SessionCookie || c.Name == SecureSessionCookie {
 			return c
 		}
 	}

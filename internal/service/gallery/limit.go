@@ -3,15 +3,19 @@ package gallery
 import (
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// Login attempts per client: a burst of loginBurst, then one every
+// Failed login attempts per client: a burst of loginBurst, then one every
 // loginEvery. Keys are 192 random bits, so this is not what keeps them from
 // being guessed; it keeps the form from being a cheap oracle to hammer.
+// Successful logins spend nothing, so people sharing an address are not
+// locked out by each other's logins.
 const (
 	loginBurst = 10
 	loginEvery = 6 * time.Second
@@ -20,8 +24,8 @@ const (
 	limiterIdle = loginEvery * loginBurst
 )
 
-// loginLimiter bounds login attempts per client address (IPv6 per /64,
-// which one client usually holds whole).
+// loginLimiter bounds failed login attempts per client address (IPv6 per
+// /64, which one client usually holds whole).
 type loginLimiter struct {
 	mu        sync.Mutex
 	clients   map[string]*clientLimit
@@ -37,9 +41,17 @@ func newLoginLimiter() *loginLimiter {
 	return &loginLimiter{clients: map[string]*clientLimit{}}
 }
 
-// allow takes one attempt of r's client at now; false when it has none left.
-func (l *loginLimiter) allow(r *http.Request, now time.Time) bool {
-	addr := clientAddr(r)
+// blocked reports whether client has no failed attempt left at now; an
+// attempt is refused then, before its key is looked at.
+func (l *loginLimiter) blocked(client string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.clients[client]
+	return c != nil && c.lim.TokensAt(now) < 1
+}
+
+// failed spends one attempt of client at now.
+func (l *loginLimiter) failed(client string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.lastSweep) > limiterIdle {
@@ -50,28 +62,64 @@ func (l *loginLimiter) allow(r *http.Request, now time.Time) bool {
 		}
 		l.lastSweep = now
 	}
-	c := l.clients[addr]
+	c := l.clients[client]
 	if c == nil {
 		c = &clientLimit{lim: rate.NewLimiter(rate.Every(loginEvery), loginBurst)}
-		l.clients[addr] = c
+		l.clients[client] = c
 	}
 	c.seen = now
-	return c.lim.AllowN(now, 1)
+	c.lim.AllowN(now, 1)
 }
 
-// clientAddr is the address attempts are counted by: the peer's IP, an
-// IPv6 one cut to its /64.
-func clientAddr(r *http.Request) string {
+// clientAddr is the address attempts are counted by: the client's IP, an
+// IPv6 one cut to its /64. The client is the peer, unless the peer is one
+// of the trusted proxies: then it is the right-most X-Forwarded-For entry
+// that is not one of them (entries further left are the client's word,
+// which anyone can make up).
+func clientAddr(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	ip := net.ParseIP(host)
-	if ip == nil {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
 		return host
 	}
-	if ip.To4() == nil {
-		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	ip = ip.Unmap()
+	if isTrusted(ip, trusted) {
+		ip = forwardedClient(r.Header.Values("X-Forwarded-For"), trusted, ip)
+	}
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
 	}
 	return ip.String()
+}
+
+// forwardedClient walks the X-Forwarded-For entries from the right past
+// the trusted proxies; the first other one is the client. When every entry
+// is a proxy (or none is readable) the left-most proxy seen is.
+func forwardedClient(headers []string, trusted []netip.Prefix, peer netip.Addr) netip.Addr {
+	entries := strings.Split(strings.Join(headers, ","), ",")
+	client := peer
+	for i := len(entries) - 1; i >= 0; i-- {
+		ip, err := netip.ParseAddr(strings.TrimSpace(entries[i]))
+		if err != nil {
+			break
+		}
+		client = ip.Unmap()
+		if !isTrusted(client, trusted) {
+			break
+		}
+	}
+	return client
+}
+
+func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }

@@ -18,7 +18,8 @@ type loginPage struct {
 }
 
 // loginForm is GET /ui/login. It is shown with a session too: logging in
-// again, with another key, replaces the session.
+// again, with another key, replaces the browser's session (the old one is
+// deleted; sessions of other browsers are not touched).
 func (g *Gallery) loginForm(w http.ResponseWriter, r *http.Request) {
 	g.render(w, r, http.StatusOK, "login", "Log in", loginPage{})
 }
@@ -26,7 +27,8 @@ func (g *Gallery) loginForm(w http.ResponseWriter, r *http.Request) {
 // login is POST /ui/login: a known api_key starts a session (303 to /ui/);
 // anything else is the form again with a 401.
 func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
-	if !g.logins.allow(r, g.now()) {
+	client := clientAddr(r, g.trustedProxies)
+	if g.logins.blocked(client, g.now()) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(loginEvery.Seconds())))
 		g.render(w, r, http.StatusTooManyRequests, "login", "Log in",
 			loginPage{Error: "Too many login attempts from your address; wait a minute and try again."})
@@ -40,7 +42,8 @@ func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
 	apiKey := strings.TrimSpace(r.PostFormValue("api_key"))
 	key, err := g.store.LookupKey(r.Context(), apiKey)
 	if apiKey == "" || errors.Is(err, store.ErrNotFound) {
-		g.log.Info("gallery login refused", "client", clientAddr(r))
+		g.logins.failed(client, g.now())
+		g.log.Info("gallery login refused", "client", client)
 		g.render(w, r, http.StatusUnauthorized, "login", "Log in", loginPage{Error: "That API key is not valid."})
 		return
 	}
@@ -55,8 +58,20 @@ func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
 }
 
-// logout is POST /ui/logout: the cookie is cleared.
+// logout is POST /ui/logout: the session is deleted, so every copy of its
+// cookie is dead, and the cookie cleared.
 func (g *Gallery) logout(w http.ResponseWriter, r *http.Request) {
-	g.endSession(w)
+	if err := g.endSession(w, r); err != nil {
+		g.fail(w, r, err)
+		return
+	}
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
+
+// logoutPage is GET /ui/logout: logging out changes state, so only a POST
+// does it (a link or a prefetch must not); a GET is told so.
+func (g *Gallery) logoutPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	g.render(w, r, http.StatusMethodNotAllowed, "notfound", "Log out",
+		"Log out with the Log out button of any gallery page.")
 }

@@ -3,6 +3,7 @@ package gallery
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -113,7 +114,7 @@ func TestSecurityHeaders(t *testing.T) {
 		rec := e.get(t, path, cookie)
 		h := rec.Header()
 		csp := h.Get("Content-Security-Policy")
-		for _, want := range []string{"default-src 'self'", "media-src 'self' blob: " + publicURL, "img-src 'self' data:", "script-src 'self'"} {
+		for _, want := range []string{"default-src 'self'", "media-src 'self' blob:;", "img-src 'self' data:", "script-src 'self'"} {
 			if !strings.Contains(csp, want) {
 				t.Errorf("%s: CSP %q lacks %q", path, csp, want)
 			}
@@ -205,6 +206,13 @@ func TestProjectPageShowsClipsWithSignedMedia(t *testing.T) {
 		if err := signer.SignClip(ctx, &clip, p.Visibility); err != nil {
 			t.Fatal(err)
 		}
+		// Path-only, so a visitor reaching the server by another name
+		// loads them from it.
+		if !strings.HasPrefix(clip.URIForPreview, publicURL+"/media/") {
+			t.Fatalf("signed address %s is not under the public URL", clip.URIForPreview)
+		}
+		clip.URIForPreview = strings.TrimPrefix(clip.URIForPreview, publicURL)
+		clip.URIForExport = strings.TrimPrefix(clip.URIForExport, publicURL)
 		for _, want := range []string{
 			`<article class="clip" id="clip-` + clip.CurationID + `" data-clip-id="` + clip.ID + `">`,
 			`<video class="clip-preview" controls preload="metadata" playsinline src="` + clip.URIForPreview + `">`,
@@ -397,6 +405,62 @@ func TestScriptFindsWhatThePagesHold(t *testing.T) {
 			if !strings.Contains(body, attr) {
 				t.Errorf("%s lacks %s", path, attr)
 			}
+		}
+	}
+}
+
+func TestCollectionsPageIsPaged(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	p := e.project(t, orgA, "Talk", nil)
+	clips := e.clips(t, p, "Hook")
+	var last string
+	for i := range collectionsPerPage + 1 {
+		col, err := e.st.CreateCollection(ctx, orgA, fmt.Sprintf("Collection %02d", i), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = col.CollectionID
+	}
+	if err := e.st.AddCollectionContent(ctx, orgA, last, clips[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	c := e.login(t, e.keyA)
+	first := e.get(t, "/ui/collections", c)
+	wantStatus(t, first, http.StatusOK)
+	body := first.Body.String()
+	if n := strings.Count(body, `<section class="collection"`); n != collectionsPerPage {
+		t.Errorf("first page shows %d collections, want %d", n, collectionsPerPage)
+	}
+	if !strings.Contains(body, `href="/ui/collections?page=2"`) || strings.Contains(body, "Collection 50") {
+		t.Errorf("first page: no link to the second or it shows the 51st:\n%s", body)
+	}
+	second := e.get(t, "/ui/collections?page=2", c)
+	wantStatus(t, second, http.StatusOK)
+	body = second.Body.String()
+	if n := strings.Count(body, `<section class="collection"`); n != 1 || !strings.Contains(body, "<h2>Collection 50</h2>") ||
+		!strings.Contains(body, `<a href="/ui/projects/`+p.ID+`#clip-c1">Hook</a>`) {
+		t.Errorf("second page: want the 51st collection with its clip:\n%s", body)
+	}
+	wantStatus(t, e.get(t, "/ui/collections?page=3", c), http.StatusNotFound)
+	wantStatus(t, e.get(t, "/ui/collections?page=x", c), http.StatusNotFound)
+}
+
+func TestProjectSourceIsShownWithoutItsPresignedQuery(t *testing.T) {
+	e := newEnv(t)
+	e.project(t, orgA, "Signed", func(p *store.Project) {
+		p.VideoURL = "https://user:pw@bucket.example.com/talks/keynote.mp4?X-Amz-Signature=s3cr3t&X-Amz-Credential=AKIA#t=5"
+	})
+	c := e.login(t, e.keyA)
+	rec := e.get(t, "/ui/", c)
+	wantStatus(t, rec, http.StatusOK)
+	body := rec.Body.String()
+	if !strings.Contains(body, `<span class="source">https://bucket.example.com/talks/keynote.mp4</span>`) {
+		t.Errorf("the source is not shown as scheme://host/path:\n%s", body)
+	}
+	for _, secret := range []string{"s3cr3t", "AKIA", "pw@"} {
+		if strings.Contains(body, secret) {
+			t.Errorf("the page shows %q of the presigned address", secret)
 		}
 	}
 }

@@ -58,8 +58,8 @@ type projectList struct {
 
 // projects is GET /ui/?page=N: the org's projects, newest first.
 func (g *Gallery) projects(w http.ResponseWriter, r *http.Request) {
-	pageNum, err := strconv.Atoi(cmp.Or(r.URL.Query().Get("page"), "1"))
-	if err != nil || pageNum < 1 || pageNum > 1<<20 {
+	pageNum, ok := pageNumber(r)
+	if !ok {
 		g.notFound(w, r, "There is no such page of projects.")
 		return
 	}
@@ -68,25 +68,39 @@ func (g *Gallery) projects(w http.ResponseWriter, r *http.Request) {
 		g.fail(w, r, err)
 		return
 	}
-	pages := max(1, (total+projectsPerPage-1)/projectsPerPage)
-	if pageNum > pages {
+	data := projectList{Total: total, Page: pageNum}
+	data.Pages, data.PrevPage, data.NextPage = paging(pageNum, total, projectsPerPage)
+	if pageNum > data.Pages {
 		g.notFound(w, r, "There is no such page of projects.")
 		return
 	}
-	data := projectList{Total: total, Page: pageNum, Pages: pages}
 	for _, p := range list {
 		data.Rows = append(data.Rows, newProjectRow(p))
-	}
-	if pageNum > 1 {
-		data.PrevPage = pageNum - 1
-	}
-	if pageNum < pages {
-		data.NextPage = pageNum + 1
 	}
 	if len(list) > 0 {
 		data.FirstShown, data.LastShown = (pageNum-1)*projectsPerPage+1, (pageNum-1)*projectsPerPage+len(list)
 	}
 	g.render(w, r, http.StatusOK, "projects", "Projects", data)
+}
+
+// pageNumber is the request's ?page=N (1 when absent); false when it is
+// not a page number.
+func pageNumber(r *http.Request) (int, bool) {
+	n, err := strconv.Atoi(cmp.Or(r.URL.Query().Get("page"), "1"))
+	return n, err == nil && n >= 1 && n <= 1<<20
+}
+
+// paging is how many pages total items make at perPage (at least one) and
+// the numbers of the pages before and after page (0: none).
+func paging(page, total, perPage int) (pages, prev, next int) {
+	pages = max(1, (total+perPage-1)/perPage)
+	if page > 1 {
+		prev = page - 1
+	}
+	if page < pages {
+		next = page + 1
+	}
+	return pages, prev, next
 }
 
 // progressAnswer is the body of GET /ui/progress.
@@ -122,15 +136,20 @@ func (g *Gallery) progress(w http.ResponseWriter, r *http.Request) {
 }
 
 // authedJSON is authed for the progress endpoint: without a session it
-// answers 401 in JSON, which the script turns into a visit to the form.
+// answers 401 in JSON, which the script turns into a visit to the form;
+// when the session cannot be read it answers 500.
 func (g *Gallery) authedJSON(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, err := g.authenticate(r)
-		if err != nil {
-			if !errors.Is(err, errNoSession) {
-				g.log.Error("gallery session check failed", "err", err)
-			}
+		if errors.Is(err, errNoSession) {
 			writeJSONError(w, http.StatusUnauthorized, "Unauthorized", "log in at /ui/login")
+			return
+		}
+		if err != nil {
+			// A store that fails (busy, closing) is not a logout: the
+			// script retries a 500 and keeps its page.
+			g.log.Error("gallery session check failed", "err", err)
+			writeJSONError(w, http.StatusInternalServerError, "Internal Server Error", "the session could not be read")
 			return
 		}
 		next(w, withCaller(r, key))
@@ -194,6 +213,7 @@ func (g *Gallery) project(w http.ResponseWriter, r *http.Request) {
 			g.fail(w, r, err)
 			return
 		}
+		c.URIForPreview, c.URIForExport = localMedia(c.URIForPreview), localMedia(c.URIForExport)
 		data.Clips = append(data.Clips, clipView{
 			ExportableClip: c, Range: timeRange(c.TimeRanges), Hashtags: strings.Fields(c.Hashtags), Collections: held[c.ID],
 		})

@@ -1,154 +1,121 @@
 package gallery
 
 import (
-	"context"
-	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// SessionCookie is the name of the gallery's session cookie.
-const SessionCookie = "clipperd_session"
+// SessionCookie is the name of the gallery's session cookie over http;
+// SecureSessionCookie its name when the cookie is Secure (an https public
+// URL): the __Host- prefix makes browsers refuse it unless it is Secure,
+// host-only and of Path=/, so no sibling domain or plain-http page can
+// plant one.
+const (
+	SessionCookie       = "clipperd_session"
+	SecureSessionCookie = "__Host-" + SessionCookie
+)
 
-// cookieVersion starts every session value, so a later format can refuse
-// this one by its first field.
-const cookieVersion = "v1"
+// sessionIDBytes is the size of a session id: 256 random bits.
+const sessionIDBytes = 32
 
-// sessionDomain separates the session secret from the media key it is
-// derived from (see sessionSecret).
-const sessionDomain = "gallery-session"
-
-// errNoSession is every cookie that opens no session: missing, malformed,
-// altered, expired, or of a key that is gone. The visitor is sent to the
-// login form alike.
+// errNoSession is every cookie that opens no session: missing, unknown,
+// logged out, expired, or of a key that is gone. The visitor is sent to
+// the login form alike.
 var errNoSession = errors.New("no valid gallery session")
 
-// session is what a cookie carries: the org, a tag that names the key
-// without revealing it, and when the session ends. The API key itself is
-// never in the cookie.
-type session struct {
-	OrgID   string
-	KeyTag  string // hex HMAC of the key under the session secret, cut to 16 bytes
-	Expires time.Time
+// sessionHash names a session in the store: the SHA-256 of the cookie's
+// id, so the database holds no cookie one could replay.
+func sessionHash(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])
 }
 
-// sessionSecret is the key of the session cookies: HMAC(mediaKey,
-// "gallery-session"). Derived rather than kept apart: it survives restarts
-// without a migration, `clipperd media-key rotate` ends every session along
-// with every media address (one secret for the operator to rotate), and the
-// domain string makes sure no media signature is ever a valid session MAC.
-func (g *Gallery) sessionSecret(ctx context.Context) ([]byte, error) {
-	mediaKey, err := g.store.MediaKey(ctx)
-	if err != nil {
-		return nil, err
+// cookieName and cookiePath are those of this gallery's session cookie.
+func (g *Gallery) cookieName() string {
+	if g.secure {
+		return SecureSessionCookie
 	}
-	h := hmac.New(sha256.New, mediaKey)
-	h.Write([]byte(sessionDomain))
-	return h.Sum(nil), nil
+	return SessionCookie
 }
 
-// keyTag names an API key in a cookie: keyed, so a stolen cookie does not
-// even let one test guesses of the key offline.
-func keyTag(secret []byte, apiKey string) string {
-	h := hmac.New(sha256.New, secret)
-	h.Write([]byte("api-key\n" + apiKey))
-	return hex.EncodeToString(h.Sum(nil)[:16])
+func (g *Gallery) cookiePath() string {
+	if g.secure {
+		return "/" // required by the __Host- prefix
+	}
+	return "/ui/"
 }
 
-// encode is the cookie value of s: version, org, tag and expiry, then
-// their MAC, joined by dots (none of the fields holds one).
-func (s session) encode(secret []byte) string {
-	body := strings.Join([]string{cookieVersion, base64.RawURLEncoding.EncodeToString([]byte(s.OrgID)),
-		s.KeyTag, strconv.FormatInt(s.Expires.Unix(), 10)}, ".")
-	return body + "." + cookieMAC(secret, body)
-}
-
-func cookieMAC(secret []byte, body string) string {
-	h := hmac.New(sha256.New, secret)
-	h.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
-}
-
-// decodeSession checks value's MAC and expiry and returns its session.
-func decodeSession(secret []byte, value string, now time.Time) (session, error) {
-	i := strings.LastIndexByte(value, '.')
-	if i < 0 {
-		return session{}, errNoSession
-	}
-	body, mac := value[:i], value[i+1:]
-	if !hmac.Equal([]byte(mac), []byte(cookieMAC(secret, body))) {
-		return session{}, errNoSession
-	}
-	parts := strings.Split(body, ".")
-	if len(parts) != 4 || parts[0] != cookieVersion {
-		return session{}, errNoSession
-	}
-	org, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return session{}, errNoSession
-	}
-	exp, err := strconv.ParseInt(parts[3], 10, 64)
-	if err != nil || now.Unix() >= exp {
-		return session{}, errNoSession
-	}
-	return session{OrgID: string(org), KeyTag: parts[2], Expires: time.Unix(exp, 0)}, nil
-}
-
-// authenticate finds the key of the request's session cookie. The key is
-// looked up again on every request, so a revoked key ends its sessions.
+// authenticate finds the key of the request's session. The session and its
+// key are read on every request, so logging out, expiry and a revoked key
+// end it at once.
 func (g *Gallery) authenticate(r *http.Request) (store.Key, error) {
-	c, err := r.Cookie(SessionCookie)
-	if err != nil {
+	id := g.sessionID(r)
+	if id == "" {
 		return store.Key{}, errNoSession
 	}
-	secret, err := g.sessionSecret(r.Context())
-	if err != nil {
-		return store.Key{}, err
+	key, err := g.store.GallerySession(r.Context(), sessionHash(id), g.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Key{}, errNoSession
 	}
-	s, err := decodeSession(secret, c.Value, g.now())
-	if err != nil {
-		return store.Key{}, err
-	}
-	keys, err := g.store.OrgKeys(r.Context(), s.OrgID)
-	if err != nil {
-		return store.Key{}, err
-	}
-	for _, k := range keys {
-		if hmac.Equal([]byte(keyTag(secret, k.Key)), []byte(s.KeyTag)) {
-			return k, nil
-		}
-	}
-	return store.Key{}, errNoSession
+	return key, err
 }
 
-// startSession sets the cookie of a session of key.
+// startSession records a new session of key and sets its cookie. The
+// session the browser had, if any, is ended: its cookie is being replaced.
 func (g *Gallery) startSession(w http.ResponseWriter, r *http.Request, key store.Key) error {
-	secret, err := g.sessionSecret(r.Context())
-	if err != nil {
+	if err := g.forgetSession(r); err != nil {
 		return err
 	}
+	var raw [sessionIDBytes]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return err
+	}
+	id := base64.RawURLEncoding.EncodeToString(raw[:])
 	expires := g.now().Add(g.ttl)
-	s := session{OrgID: key.OrgID, KeyTag: keyTag(secret, key.Key), Expires: expires}
-	http.SetCookie(w, g.cookie(s.encode(secret), expires, int(g.ttl/time.Second)))
+	if err := g.store.CreateGallerySession(r.Context(), sessionHash(id), key, expires); err != nil {
+		return err
+	}
+	http.SetCookie(w, g.cookie(id, expires, int(g.ttl/time.Second)))
 	return nil
 }
 
-// endSession clears the cookie.
-func (g *Gallery) endSession(w http.ResponseWriter) {
+// endSession deletes the request's session, if it has one, and clears the
+// cookie.
+func (g *Gallery) endSession(w http.ResponseWriter, r *http.Request) error {
+	if err := g.forgetSession(r); err != nil {
+		return err
+	}
 	http.SetCookie(w, g.cookie("", time.Unix(0, 0), -1))
+	return nil
+}
+
+// forgetSession deletes the session of r's cookie, if it has one.
+func (g *Gallery) forgetSession(r *http.Request) error {
+	id := g.sessionID(r)
+	if id == "" {
+		return nil
+	}
+	return g.store.DeleteGallerySession(r.Context(), sessionHash(id))
+}
+
+// sessionID is the id r's session cookie carries; "" without one.
+func (g *Gallery) sessionID(r *http.Request) string {
+	if c, err := r.Cookie(g.cookieName()); err == nil {
+		return c.Value
+	}
+	return ""
 }
 
 func (g *Gallery) cookie(value string, expires time.Time, maxAge int) *http.Cookie {
 	return &http.Cookie{
-		Name: SessionCookie, Value: value, Path: "/ui/", Expires: expires, MaxAge: maxAge,
+		Name: g.cookieName(), Value: value, Path: g.cookiePath(), Expires: expires, MaxAge: maxAge,
 		HttpOnly: true, Secure: g.secure, SameSite: http.SameSiteStrictMode,
 	}
 }

@@ -2,8 +2,10 @@ package gallery
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -53,7 +55,7 @@ func TestLoginSetsAStrictSignedCookieWithoutTheKey(t *testing.T) {
 	}
 }
 
-func TestCookieIsSecureBehindHTTPS(t *testing.T) {
+func TestCookieIsSecureAndHostPrefixedBehindHTTPS(t *testing.T) {
 	e := newEnv(t)
 	h, err := New(Config{Store: e.st, PublicURL: "https://clips.example.com", Now: e.clock.now})
 	if err != nil {
@@ -61,12 +63,15 @@ func TestCookieIsSecureBehindHTTPS(t *testing.T) {
 	}
 	e.h = h
 	c := e.login(t, e.keyA)
-	if !c.Secure {
-		t.Fatalf("cookie %+v is not Secure with an https public URL", c)
+	if !c.Secure || c.Name != SecureSessionCookie || c.Path != "/" || c.Domain != "" {
+		t.Fatalf("cookie %+v: want Secure, named %s, Path=/, no Domain", c, SecureSessionCookie)
 	}
 	if c.MaxAge != int(DefaultSessionTTL/time.Second) {
 		t.Errorf("Max-Age %d, want the default %v", c.MaxAge, DefaultSessionTTL)
 	}
+	wantStatus(t, e.get(t, "/ui/", c), http.StatusOK)
+	// The plain name is not taken as a session behind https.
+	wantToLogin(t, e.get(t, "/ui/", &http.Cookie{Name: SessionCookie, Value: c.Value}))
 }
 
 func TestWrongOrEmptyKeyIs401WithTheFormAndNoEcho(t *testing.T) {
@@ -101,26 +106,18 @@ func TestPagesWithoutSessionRedirectToLogin(t *testing.T) {
 	}
 }
 
-func TestTamperedCookieIsRefused(t *testing.T) {
+func TestAlteredOrUnknownCookieIsRefused(t *testing.T) {
 	e := newEnv(t)
 	c := e.login(t, e.keyA)
-	parts := strings.Split(c.Value, ".")
-	if len(parts) != 5 {
-		t.Fatalf("cookie value %q: want 5 dot-separated fields", c.Value)
+	if len(c.Value) < 43 { // 256 bits in base64url
+		t.Fatalf("session id %q is shorter than 256 bits", c.Value)
 	}
-	// Another org in the same cookie, the MAC unchanged.
-	other := *c
-	other.Value = strings.Replace(c.Value, parts[1], "b3JnLWI", 1) // base64url("org-b")
-	// A later expiry.
-	later := *c
-	later.Value = strings.Join([]string{parts[0], parts[1], parts[2], "99999999999", parts[4]}, ".")
-	// A cookie signed with another secret.
-	forged := *c
-	forged.Value = session{OrgID: orgA, KeyTag: parts[2], Expires: e.clock.now().Add(time.Hour)}.encode([]byte("guess"))
-	for name, bad := range map[string]*http.Cookie{"org": &other, "expiry": &later, "secret": &forged,
+	altered := *c
+	altered.Value = c.Value[:len(c.Value)-1] + map[bool]string{true: "B", false: "A"}[strings.HasSuffix(c.Value, "A")]
+	for name, bad := range map[string]*http.Cookie{"altered": &altered, "empty": {Name: SessionCookie},
 		"garbage": {Name: SessionCookie, Value: "garbage"}} {
 		if rec := e.get(t, "/ui/", bad); rec.Code != http.StatusSeeOther {
-			t.Errorf("cookie with another %s: status %d, want 303 to the login", name, rec.Code)
+			t.Errorf("%s cookie: status %d, want 303 to the login", name, rec.Code)
 		}
 	}
 	wantStatus(t, e.get(t, "/ui/", c), http.StatusOK)
@@ -146,6 +143,41 @@ func TestLogoutClearsTheCookie(t *testing.T) {
 	}
 }
 
+func TestLogoutEndsTheSessionForEveryCopyOfTheCookie(t *testing.T) {
+	e := newEnv(t)
+	c := e.login(t, e.keyA)
+	copied := *c
+	wantToLogin(t, e.do(t, http.MethodPost, "/ui/logout", url.Values{}, c))
+	wantToLogin(t, e.get(t, "/ui/", &copied))
+	wantStatus(t, e.get(t, "/ui/progress", &copied), http.StatusUnauthorized)
+	// Logging out again with the dead cookie is harmless.
+	wantToLogin(t, e.do(t, http.MethodPost, "/ui/logout", url.Values{}, &copied))
+}
+
+func TestGetLogoutIs405WithAllowPost(t *testing.T) {
+	e := newEnv(t)
+	c := e.login(t, e.keyA)
+	rec := e.get(t, "/ui/logout", c)
+	wantStatus(t, rec, http.StatusMethodNotAllowed)
+	if rec.Header().Get("Allow") != http.MethodPost {
+		t.Errorf("Allow %q, want POST", rec.Header().Get("Allow"))
+	}
+	wantStatus(t, e.get(t, "/ui/", c), http.StatusOK) // a GET does not log out
+}
+
+func TestProgressAnswers500NotALogoutWhenTheStoreFails(t *testing.T) {
+	e := newEnv(t)
+	c := e.login(t, e.keyA)
+	if err := e.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec := e.get(t, "/ui/progress", c)
+	wantStatus(t, rec, http.StatusInternalServerError)
+	if !strings.Contains(rec.Body.String(), `"errorName":"Internal Server Error"`) {
+		t.Errorf("body %s", rec.Body)
+	}
+}
+
 func TestRevokedKeyEndsTheSession(t *testing.T) {
 	e := newEnv(t)
 	c := e.login(t, e.keyA)
@@ -157,27 +189,23 @@ func TestRevokedKeyEndsTheSession(t *testing.T) {
 	wantStatus(t, e.get(t, "/ui/progress", c), http.StatusUnauthorized)
 }
 
-func TestRotatingTheMediaKeyEndsSessions(t *testing.T) {
-	e := newEnv(t)
-	c := e.login(t, e.keyA)
-	if err := e.st.RotateMediaKey(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	wantToLogin(t, e.get(t, "/ui/", c))
-}
-
 func TestLoggingInAgainReplacesTheSession(t *testing.T) {
 	e := newEnv(t)
+	other := e.login(t, e.keyA) // another browser of the same user
 	c := e.login(t, e.keyA)
 	rec := e.get(t, "/ui/login", c)
 	wantStatus(t, rec, http.StatusOK)
 	if !strings.Contains(rec.Body.String(), `<form id="login"`) {
 		t.Fatalf("no form with a session:\n%s", rec.Body)
 	}
-	b := e.login(t, e.keyB)
+	rec = e.do(t, http.MethodPost, "/ui/login", url.Values{"api_key": {e.keyB}}, c)
+	wantStatus(t, rec, http.StatusSeeOther)
+	b := sessionCookie(rec)
 	if body := e.get(t, "/ui/", b).Body.String(); !strings.Contains(body, orgB) || strings.Contains(body, orgA) {
 		t.Errorf("after logging in with org B's key the page is not org B's:\n%s", body)
 	}
+	wantToLogin(t, e.get(t, "/ui/", c))                   // the replaced session is dead
+	wantStatus(t, e.get(t, "/ui/", other), http.StatusOK) // the other browser's is not
 }
 
 func TestLoginAttemptsAreBoundedPerClient(t *testing.T) {
@@ -201,12 +229,84 @@ func TestLoginAttemptsAreBoundedPerClient(t *testing.T) {
 	e.login(t, e.keyA)
 }
 
+func TestSuccessfulLoginsSpendNoAttempt(t *testing.T) {
+	e := newEnv(t)
+	for range 3 * loginBurst {
+		e.login(t, e.keyA)
+	}
+	for range loginBurst {
+		wantStatus(t, e.do(t, http.MethodPost, "/ui/login", url.Values{"api_key": {"wrong"}}, nil), http.StatusUnauthorized)
+	}
+	wantStatus(t, e.do(t, http.MethodPost, "/ui/login", url.Values{"api_key": {"wrong"}}, nil), http.StatusTooManyRequests)
+}
+
+func TestClientsBehindATrustedProxyAreCountedApart(t *testing.T) {
+	e := newEnv(t)
+	h, err := New(Config{Store: e.st, PublicURL: publicURL, Now: e.clock.now,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempt := func(peer, forwarded, key string) int {
+		req := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"api_key": {key}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = peer
+		if forwarded != "" {
+			req.Header.Set("X-Forwarded-For", forwarded)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	// One client spends its attempts through the proxy, making up
+	// addresses on the left of the header, which do not help it.
+	for i := range loginBurst {
+		if code := attempt("10.0.0.1:80", fmt.Sprintf("192.0.2.%d, 203.0.113.5, 10.0.0.2", i), "wrong"); code != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d", i, code)
+		}
+	}
+	if code := attempt("10.0.0.1:80", "198.18.0.1, 203.0.113.5", "wrong"); code != http.StatusTooManyRequests {
+		t.Errorf("the client behind the proxy after its attempts: %d, want 429", code)
+	}
+	// Another client behind the same proxy is not held back.
+	if code := attempt("10.0.0.1:80", "203.0.113.6", e.keyA); code != http.StatusSeeOther {
+		t.Errorf("another client behind the proxy: %d, want 303", code)
+	}
+	// An untrusted peer's header is not believed: it is counted as itself.
+	for range loginBurst {
+		attempt("198.51.100.9:80", "203.0.113.5", "wrong")
+	}
+	if code := attempt("198.51.100.9:80", "203.0.113.77", "wrong"); code != http.StatusTooManyRequests {
+		t.Errorf("an untrusted peer changing its X-Forwarded-For: %d, want 429", code)
+	}
+}
+
+func TestForwardedClientAddresses(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	for _, c := range []struct{ peer, xff, want string }{
+		{"10.0.0.1:1", "203.0.113.5", "203.0.113.5"},
+		{"10.0.0.1:1", "1.2.3.4, 203.0.113.5, 10.9.9.9", "203.0.113.5"},
+		{"10.0.0.1:1", "10.1.1.1", "10.1.1.1"},
+		{"10.0.0.1:1", "", "10.0.0.1"},
+		{"10.0.0.1:1", "2001:db8:1:2::7", "2001:db8:1:2::/64"},
+		{"192.0.2.1:1", "203.0.113.5", "192.0.2.1"},
+	} {
+		r := &http.Request{RemoteAddr: c.peer, Header: http.Header{}}
+		if c.xff != "" {
+			r.Header.Set("X-Forwarded-For", c.xff)
+		}
+		if got := clientAddr(r, trusted); got != c.want {
+			t.Errorf("peer %s X-Forwarded-For %q: client %s, want %s", c.peer, c.xff, got, c.want)
+		}
+	}
+}
+
 func TestIPv6ClientsAreCountedPerSlash64(t *testing.T) {
 	a := &http.Request{RemoteAddr: "[2001:db8:1:2:aaaa::1]:443"}
 	b := &http.Request{RemoteAddr: "[2001:db8:1:2:bbbb::9]:443"}
 	c := &http.Request{RemoteAddr: "[2001:db8:1:3::1]:443"}
-	if clientAddr(a) != clientAddr(b) || clientAddr(a) == clientAddr(c) {
-		t.Fatalf("clientAddr: %s %s %s", clientAddr(a), clientAddr(b), clientAddr(c))
+	if clientAddr(a, nil) != clientAddr(b, nil) || clientAddr(a, nil) == clientAddr(c, nil) {
+		t.Fatalf("clientAddr: %s %s %s", clientAddr(a, nil), clientAddr(b, nil), clientAddr(c, nil))
 	}
 }
 

@@ -42,7 +42,19 @@ func projectSource(p *store.Project) string {
 	if p.SourcePlatform == "UPLOADED" {
 		return "uploaded file " + p.SourceID
 	}
-	return p.VideoURL
+	return shownLocation(p.VideoURL) // presigned sources carry tokens in the query
+}
+
+// localMedia is a clip's signed media address made path-only (the
+// signed query kept), so a visitor who reached the server by another name
+// than its public URL (a phone on the LAN) loads it from the same server.
+// Addresses elsewhere than /media/ are left as they are.
+func localMedia(addr string) string {
+	u, err := url.Parse(addr)
+	if err != nil || !strings.HasPrefix(u.Path, "/media/") {
+		return addr
+	}
+	return (&url.URL{Path: u.Path, RawQuery: u.RawQuery}).String()
 }
 
 // stagesToComplete are the stages a project passes on its way to COMPLETE.

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/reqlog"
 )
 
 // otherRoute is the route of a request no pattern took (a 404, a 405).
@@ -16,10 +18,10 @@ const otherRoute = "other"
 func (m *Metrics) Instrument(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &reqlog.StatusWriter{ResponseWriter: w}
 		h.ServeHTTP(sw, r)
 		route := Route(r)
-		m.requests.WithLabelValues(route, strconv.Itoa(sw.code())).Inc()
+		m.requests.WithLabelValues(route, strconv.Itoa(sw.Code())).Inc()
 		m.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
 	})
 }
@@ -31,36 +33,3 @@ func Route(r *http.Request) string {
 	}
 	return r.Pattern
 }
-
-// statusWriter remembers the status of the answer.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	// 1xx answers are interim; the final status follows.
-	if s.status == 0 && code >= 200 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// code is the status answered: 200 when the handler wrote nothing.
-func (s *statusWriter) code() int {
-	if s.status == 0 {
-		return http.StatusOK
-	}
-	return s.status
-}
-
-// Unwrap lets http.ResponseController reach the real writer (flushes,
-// per-write deadlines).
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

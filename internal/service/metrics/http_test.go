@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/reqlog"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -84,10 +85,10 @@ func TestStatusWriter(t *testing.T) {
 		{"first status wins", func(w http.ResponseWriter) { w.WriteHeader(http.StatusTeapot); w.WriteHeader(http.StatusOK) }, 418},
 	} {
 		rec := httptest.NewRecorder()
-		sw := &statusWriter{ResponseWriter: rec}
+		sw := &reqlog.StatusWriter{ResponseWriter: rec}
 		tc.write(sw)
-		if sw.code() != tc.want {
-			t.Errorf("%s: code %d, want %d", tc.name, sw.code(), tc.want)
+		if sw.Code() != tc.want {
+			t.Errorf("%s: code %d, want %d", tc.name, sw.Code(), tc.want)
 		}
 		if http.ResponseWriter(rec) != sw.Unwrap() {
 			t.Errorf("%s: Unwrap does not return the wrapped writer", tc.name)

@@ -1,13 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -111,11 +114,13 @@ func TestGalleryServesAFinishedProjectsClips(t *testing.T) {
 		t.Fatalf("%d players for %d clips:\n%s", len(srcs), len(clips), body)
 	}
 	for i, m := range srcs {
+		// Path-only, so it plays whatever name the browser reached the
+		// server by.
 		src := html.UnescapeString(m[1])
-		if src != clips[i].URIForPreview {
+		if srv.URL()+src != clips[i].URIForPreview {
 			t.Errorf("player %d plays %s, the API hands out %s", i, src, clips[i].URIForPreview)
 		}
-		resp, data := fetch(t, cl, http.MethodGet, src, nil)
+		resp, data := fetch(t, cl, http.MethodGet, srv.URL()+src, nil)
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "video/mp4" || len(data) == 0 {
 			t.Errorf("preview %s: %d %q, %d bytes", src, resp.StatusCode, resp.Header.Get("Content-Type"), len(data))
 		}
@@ -124,5 +129,37 @@ func TestGalleryServesAFinishedProjectsClips(t *testing.T) {
 	_, body = fetch(t, cl, http.MethodGet, srv.URL()+"/ui/", nil)
 	if !strings.Contains(body, `href="/ui/projects/`+p.ID+`"`) || !strings.Contains(body, `<span class="stage">COMPLETE</span>`) {
 		t.Errorf("projects page:\n%s", body)
+	}
+}
+
+// syncBuffer is a log sink the server's goroutines may write at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestGalleryAndAPIRequestsAreLoggedOnceEach(t *testing.T) {
+	var logs syncBuffer
+	srv := startServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	cl := browser(t)
+	fetch(t, cl, http.MethodGet, srv.URL()+"/ui/logout", nil)
+	fetch(t, cl, http.MethodGet, srv.URL()+"/api/clip-projects/p1", nil)
+	lines := logs.String()
+	for _, want := range []string{"method=GET path=/ui/logout status=405", "method=GET path=/api/clip-projects/p1 status=401"} {
+		if n := strings.Count(lines, want); n != 1 {
+			t.Errorf("%q logged %d times, want once:\n%s", want, n, lines)
+		}
 	}
 }

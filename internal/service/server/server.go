@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/reqlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
@@ -86,6 +88,11 @@ type Config struct {
 	// GallerySessionTTL is how long a login to the gallery (/ui/) lasts;
 	// zero takes gallery's default (12 hours).
 	GallerySessionTTL time.Duration
+	// TrustedProxies are reverse proxies in front of clipperd: for a
+	// request from one of them, the gallery counts failed logins by the
+	// right-most X-Forwarded-For address that is not one of them. None:
+	// by the peer's address.
+	TrustedProxies []netip.Prefix
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
@@ -245,7 +252,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	ui, err := gallery.New(gallery.Config{Store: st, MediaLinks: s.links, PublicURL: s.url,
-		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now})
+		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now,
+		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
@@ -276,8 +284,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	// Every request of the public listener is counted, whichever handler takes it.
-	s.http.Handler = s.metrics.Instrument(s.http.Handler)
+	// Every request of the public listener is logged and counted, whichever
+	// handler takes it.
+	s.http.Handler = s.metrics.Instrument(reqlog.Handler(logger.With("component", "http"), s.http.Handler))
 	served := limitConns(ln, cfg.MaxConnsPerIP, logger)
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()

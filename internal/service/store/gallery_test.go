@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -52,10 +54,115 @@ func TestRevokeKey(t *testing.T) {
 	if _, err := s.LookupKey(ctx, key); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("lookup of a revoked key: %v", err)
 	}
-	if keys, err := s.OrgKeys(ctx, "org"); err != nil || len(keys) != 0 {
-		t.Fatalf("keys of the org after revoking its only one: %v, %v", keys, err)
-	}
 	if err := s.RevokeKey(ctx, key); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("revoking again: %v, want ErrNotFound", err)
+	}
+}
+
+// queryPlan is SQLite's plan of query with args, its details joined by
+// newlines.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Close() }()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
+func TestGalleryReadsUseTheirIndexes(t *testing.T) {
+	s, _ := openTest(t)
+	for name, c := range map[string]struct {
+		query   string
+		args    []any
+		want    []string
+		notWant []string
+	}{
+		"project list": {
+			query: projectSummarySelect + ` WHERE p.org_id = ? ORDER BY p.created_at DESC, p.rowid DESC LIMIT ? OFFSET ?`,
+			args:  []any{"org", 50, 0}, want: []string{"USING INDEX projects_org_created"}, notWant: []string{"TEMP B-TREE"},
+		},
+		"fired schedules": {
+			query: orgSchedulesQuery(ScheduleFired), args: []any{"org", ScheduleFired, 200},
+			want: []string{"USING INDEX publish_schedules_org_status", "SEARCH p USING INDEX sqlite_autoindex_posts_1"}, notWant: []string{"TEMP B-TREE"},
+		},
+		"pending schedules": {
+			query: orgSchedulesQuery(SchedulePending), args: []any{"org", SchedulePending, 200},
+			want: []string{"USING INDEX publish_schedules_org_status"}, notWant: []string{"TEMP B-TREE"},
+		},
+		"clip collections": {
+			query: clipCollectionsQuery, args: []any{"p", "org"},
+			want: []string{"SEARCH k USING INDEX clips_project", "cc USING INDEX collection_contents_content"},
+		},
+	} {
+		plan := queryPlan(t, s, c.query, c.args...)
+		for _, w := range c.want {
+			if !strings.Contains(plan, w) {
+				t.Errorf("%s: the plan lacks %q:\n%s", name, w, plan)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(plan, w) {
+				t.Errorf("%s: the plan has %q:\n%s", name, w, plan)
+			}
+		}
+	}
+}
+
+func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	p := newProject("org")
+	if err := s.CreateProject(ctx, p, Admission{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceClips(ctx, p.ID, "org", []apitypes.ExportableClip{
+		{ID: p.ID + ".a", CurationID: "a", Title: "A", Text: "a long transcript"}, {ID: p.ID + ".b", CurationID: "b", Title: "B"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var cols []apitypes.Collection
+	for _, name := range []string{"first", "empty", "third"} {
+		c, err := s.CreateCollection(ctx, "org", name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	if _, err := s.CreateCollection(ctx, "other", "theirs", 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, add := range [][2]string{{cols[0].CollectionID, p.ID + ".b"}, {cols[0].CollectionID, p.ID + ".a"}, {cols[2].CollectionID, p.ID + ".a"}} {
+		if err := s.AddCollectionContent(ctx, "org", add[0], add[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, total, err := s.OrgCollectionsWithClips(ctx, "org", 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 3 || len(page) != 2 || page[0].CollectionName != "first" || page[1].CollectionName != "empty" || len(page[1].Clips) != 0 {
+		t.Fatalf("first page: total %d, %+v", total, page)
+	}
+	want := []CollectionClip{{ID: p.ID + ".b", ProjectID: p.ID, CurationID: "b", Title: "B"}, {ID: p.ID + ".a", ProjectID: p.ID, CurationID: "a", Title: "A"}}
+	if !slices.Equal(page[0].Clips, want) {
+		t.Errorf("clips of the first collection %+v, want %+v in the order added", page[0].Clips, want)
+	}
+	rest, _, err := s.OrgCollectionsWithClips(ctx, "org", 2, 2)
+	if err != nil || len(rest) != 1 || rest[0].CollectionName != "third" || len(rest[0].Clips) != 1 {
+		t.Fatalf("second page: %+v, %v", rest, err)
 	}
 }

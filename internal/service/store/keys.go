@@ -68,9 +68,14 @@ func (s *Store) FirstKey(ctx context.Context, orgID string) (string, error) {
 // RevokeKey deletes an API key: requests with it are refused from then on,
 // and gallery sessions opened with it end. ErrNotFound when unknown.
 func (s *Store) RevokeKey(ctx context.Context, key string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE key = ?`, key)
-	if err != nil {
-		return fmt.Errorf("revoke key: %w", err)
-	}
-	return oneRow(res, ErrNotFound)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM gallery_sessions WHERE api_key = ?`, key); err != nil {
+			return fmt.Errorf("revoke key: end its gallery sessions: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE key = ?`, key)
+		if err != nil {
+			return fmt.Errorf("revoke key: %w", err)
+		}
+		return oneRow(res, ErrNotFound)
+	})
 }

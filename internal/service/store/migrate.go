@@ -228,6 +228,21 @@ var migrations = []migration{
 		secret BLOB NOT NULL,
 		created_at TEXT NOT NULL
 	);`},
+	// 12: gallery sessions, server-side so logging out ends one: the
+	// SHA-256 of the cookie's random id (a stolen database holds no
+	// usable cookie), the key it was opened with, its org and expiry.
+	{sql: `CREATE TABLE gallery_sessions (
+		id_hash TEXT PRIMARY KEY,
+		api_key TEXT NOT NULL,
+		org_id TEXT NOT NULL,
+		expires_at TEXT NOT NULL
+	);
+	CREATE INDEX gallery_sessions_key ON gallery_sessions(api_key);
+	CREATE INDEX gallery_sessions_expires ON gallery_sessions(expires_at);`},
+	// 13: the gallery's project list (an org's, newest first) and its
+	// schedules by status (an org's, by publish time).
+	{sql: `CREATE INDEX projects_org_created ON projects(org_id, created_at);
+	CREATE INDEX publish_schedules_org_status ON publish_schedules(org_id, status, publish_at);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {
