@@ -21,7 +21,7 @@ demo:
 
 ## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd.
 test:
-	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract terraform golangci-lint
+	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint
 	$(MAKE) vet lint docs-check
 	TF_ACC=1 go test -count=1 -timeout 45m ./...
 
