@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"time"
 
@@ -64,10 +65,15 @@ func NewSession(browser context.Context) (context.Context, context.CancelFunc) {
 // gallery a valid key leads to, 401 for a key the server refused.
 func Login(ctx context.Context, base, key string) (*network.Response, error) {
 	const field = `#login input[name="api_key"]`
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/ui/login"),
-		chromedp.SendKeys(chromedp.CSS(field), key),
-	); err != nil {
+	page, err := chromedp.Run(ctx, chromedp.NavigateResponse(base+"/ui/login"))
+	if err != nil {
+		return nil, fmt.Errorf("gallerybrowser: opening the login page: %w", err)
+	}
+	// A page without the form would leave the steps below waiting for it.
+	if page.Status != http.StatusOK {
+		return nil, fmt.Errorf("gallerybrowser: the login page %s answered %d", page.URL, page.Status)
+	}
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(field), key)); err != nil {
 		return nil, fmt.Errorf("gallerybrowser: login form: %w", err)
 	}
 	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`#login button, #login [type="submit"]`)))
