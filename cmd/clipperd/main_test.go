@@ -68,6 +68,7 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--no-such-flag"},
 		{"serve", "--media-url-ttl", "30s"},
 		{"serve", "--public-media-url-ttl", "0"},
+		{"serve", "--gallery-session-ttl", "10s"},
 		{"media-key"},
 		{"media-key", "show"},
 		{"sample"},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -36,6 +37,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", false, "allow webhooks (conclusion actions, webhook publish destinations) to loopback and private networks")
 	fs.DurationVar(&cfg.MediaURLTTL, "media-url-ttl", medialink.DefaultTTL, "how long the signed media addresses handed out work (projects of DEFAULT visibility)")
 	fs.DurationVar(&cfg.PublicMediaURLTTL, "public-media-url-ttl", medialink.DefaultPublicTTL, "how long the signed media addresses of PUBLIC and PUBLIC_VIEW projects work")
+	fs.DurationVar(&cfg.GallerySessionTTL, "gallery-session-ttl", gallery.DefaultSessionTTL, "how long a login to the web gallery (/ui/) lasts")
 	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
 	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
 	storageQuota := fs.String("org-storage-quota", "0", "bytes of uploads and project media per organization, e.g. 20GiB or 500MB; 0 = no quota")
@@ -65,7 +67,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
 		}
 	}
-	for name, d := range map[string]time.Duration{"media-url-ttl": cfg.MediaURLTTL, "public-media-url-ttl": cfg.PublicMediaURLTTL} {
+	for name, d := range map[string]time.Duration{
+		"media-url-ttl": cfg.MediaURLTTL, "public-media-url-ttl": cfg.PublicMediaURLTTL, "gallery-session-ttl": cfg.GallerySessionTTL,
+	} {
 		if d < time.Minute {
 			return fmt.Errorf("%w: --%s must be at least 1m, not %s", errUsage, name, d)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
@@ -81,6 +82,9 @@ type Config struct {
 	// addresses handed out work, for projects of DEFAULT and of PUBLIC or
 	// PUBLIC_VIEW visibility; zero takes medialink's defaults (7 and 30 days).
 	MediaURLTTL, PublicMediaURLTTL time.Duration
+	// GallerySessionTTL is how long a login to the gallery (/ui/) lasts;
+	// zero takes gallery's default (12 hours).
+	GallerySessionTTL time.Duration
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
 	ShutdownGrace time.Duration
@@ -184,10 +188,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
 	}
-	s.url = cfg.PublicURL
-	if s.url == "" {
-		s.url = "http://" + reachableAddr(ln.Addr())
-	}
+	s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
 
 	s.disp, err = outbound.New(outbound.Config{
 		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
@@ -236,8 +237,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 
+	ui, err := gallery.New(gallery.Config{Store: st, MediaLinks: s.links, PublicURL: s.url,
+		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now})
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.http = &http.Server{
-		Handler: progressWrites(api.New(api.Config{
+		Handler: progressWrites(withGallery(ui, api.New(api.Config{
 			Store:               st,
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
@@ -254,7 +261,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			AllowPrivateWebhooks:  cfg.AllowPrivateWebhooks,
 			MediaLinks:            s.links,
 			UploadProgressTimeout: cfg.UploadProgressTimeout,
-		}), cfg.WriteTimeout),
+		})), cfg.WriteTimeout),
 		ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
@@ -267,6 +274,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	ok = true
 	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
 	return s, nil
+}
+
+// withGallery serves the gallery at /ui/ and GET /, the API everywhere else.
+func withGallery(ui, apiHandler http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", apiHandler)
+	mux.Handle("/ui/", ui)
+	mux.Handle("GET /{$}", ui)
+	return mux
 }
 
 // fillClientLimits gives the zero limits on slow and idle clients their defaults.

@@ -64,3 +64,13 @@ func (s *Store) FirstKey(ctx context.Context, orgID string) (string, error) {
 	}
 	return key, nil
 }
+
+// RevokeKey deletes an API key: requests with it are refused from then on,
+// and gallery sessions opened with it end. ErrNotFound when unknown.
+func (s *Store) RevokeKey(ctx context.Context, key string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE key = ?`, key)
+	if err != nil {
+		return fmt.Errorf("revoke key: %w", err)
+	}
+	return oneRow(res, ErrNotFound)
+}

@@ -1,0 +1,201 @@
+package gallery
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+)
+
+// Paging of the project list, and the most projects one progress poll asks
+// about (a page's worth).
+const (
+	projectsPerPage = 50
+	maxProgressIDs  = projectsPerPage
+	// maxClipsShown bounds a project page; curation makes at most 30 clips.
+	maxClipsShown = 500
+)
+
+// projectRow is a project as the list and the progress poll show it.
+type projectRow struct {
+	ID       string `json:"id"`
+	Title    string `json:"-"`
+	Source   string `json:"-"`
+	Created  string `json:"-"`
+	Stage    string `json:"stage"`
+	InFlight bool   `json:"inFlight"`
+	Percent  int    `json:"percent"`
+	Clips    int    `json:"clips"`
+	Credits  int64  `json:"credits"`
+	Error    string `json:"error"`
+}
+
+func newProjectRow(p store.ProjectSummary) projectRow {
+	row := projectRow{
+		ID: p.ID, Title: projectTitle(p.Project), Source: projectSource(p.Project), Created: p.CreatedAt,
+		Stage: string(p.Stage), InFlight: p.Stage.InFlight(), Percent: stagePercent(p.Stage),
+		Clips: p.ClipCount, Credits: p.CreditsCharged,
+	}
+	if p.Error != nil {
+		row.Error = *p.Error
+	}
+	return row
+}
+
+// projectList is the data of /ui/.
+type projectList struct {
+	Rows                  []projectRow
+	Total, Page, Pages    int
+	PrevPage, NextPage    int // 0: none
+	FirstShown, LastShown int
+}
+
+// projects is GET /ui/?page=N: the org's projects, newest first.
+func (g *Gallery) projects(w http.ResponseWriter, r *http.Request) {
+	pageNum, err := strconv.Atoi(cmp.Or(r.URL.Query().Get("page"), "1"))
+	if err != nil || pageNum < 1 || pageNum > 1<<20 {
+		g.notFound(w, r, "There is no such page of projects.")
+		return
+	}
+	list, total, err := g.store.OrgProjects(r.Context(), caller(r).OrgID, (pageNum-1)*projectsPerPage, projectsPerPage)
+	if err != nil {
+		g.fail(w, r, err)
+		return
+	}
+	pages := max(1, (total+projectsPerPage-1)/projectsPerPage)
+	if pageNum > pages {
+		g.notFound(w, r, "There is no such page of projects.")
+		return
+	}
+	data := projectList{Total: total, Page: pageNum, Pages: pages}
+	for _, p := range list {
+		data.Rows = append(data.Rows, newProjectRow(p))
+	}
+	if pageNum > 1 {
+		data.PrevPage = pageNum - 1
+	}
+	if pageNum < pages {
+		data.NextPage = pageNum + 1
+	}
+	if len(list) > 0 {
+		data.FirstShown, data.LastShown = (pageNum-1)*projectsPerPage+1, (pageNum-1)*projectsPerPage+len(list)
+	}
+	g.render(w, r, http.StatusOK, "projects", "Projects", data)
+}
+
+// progressAnswer is the body of GET /ui/progress.
+type progressAnswer struct {
+	Projects []projectRow `json:"projects"`
+}
+
+// progress is GET /ui/progress?ids=a,b: the stage, progress, clip count,
+// credits and error of those of the projects that are the org's (others
+// are left out). The list page's script polls it.
+func (g *Gallery) progress(w http.ResponseWriter, r *http.Request) {
+	var ids []string
+	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > maxProgressIDs {
+		writeJSONError(w, http.StatusBadRequest, "Bad Request", "ids: at most "+strconv.Itoa(maxProgressIDs)+" project ids")
+		return
+	}
+	list, err := g.store.OrgProjectsByID(r.Context(), caller(r).OrgID, ids)
+	if err != nil {
+		g.log.Error("gallery progress failed", "err", err)
+		writeJSONError(w, http.StatusInternalServerError, "Internal Server Error", "the projects could not be read")
+		return
+	}
+	out := progressAnswer{Projects: make([]projectRow, 0, len(list))}
+	for _, p := range list {
+		out.Projects = append(out.Projects, newProjectRow(p))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// authedJSON is authed for the progress endpoint: without a session it
+// answers 401 in JSON, which the script turns into a visit to the form.
+func (g *Gallery) authedJSON(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, err := g.authenticate(r)
+		if err != nil {
+			if !errors.Is(err, errNoSession) {
+				g.log.Error("gallery session check failed", "err", err)
+			}
+			writeJSONError(w, http.StatusUnauthorized, "Unauthorized", "log in at /ui/login")
+			return
+		}
+		next(w, withCaller(r, key))
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeJSONError answers the API's error body.
+func writeJSONError(w http.ResponseWriter, status int, name, msg string) {
+	writeJSON(w, status, apitypes.ErrorBody{ErrorName: name, ErrorMessage: &msg})
+}
+
+// clipView is a clip as the project page shows it.
+type clipView struct {
+	apitypes.ExportableClip
+	Range       string
+	Hashtags    []string
+	Collections []apitypes.Collection
+}
+
+// projectPage is the data of /ui/projects/{id}.
+type projectPage struct {
+	Row   projectRow
+	Prefs []prefSection
+	Clips []clipView
+}
+
+// project is GET /ui/projects/{id}: the project's clips and preferences.
+// Another org's project is told like a missing one (404).
+func (g *Gallery) project(w http.ResponseWriter, r *http.Request) {
+	ctx, org := r.Context(), caller(r).OrgID
+	p, err := g.store.GetProject(ctx, r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) || (err == nil && p.OrgID != org) {
+		g.notFound(w, r, "There is no project with this id in your organization.")
+		return
+	}
+	if err != nil {
+		g.fail(w, r, err)
+		return
+	}
+	clips, err := g.store.ListClips(ctx, p.ID, 0, maxClipsShown)
+	if err != nil {
+		g.fail(w, r, err)
+		return
+	}
+	held, err := g.store.ClipCollections(ctx, org, p.ID)
+	if err != nil {
+		g.fail(w, r, err)
+		return
+	}
+	data := projectPage{Row: newProjectRow(store.ProjectSummary{Project: p, ClipCount: len(clips)}), Prefs: projectPrefs(p)}
+	for _, c := range clips {
+		// Signed exactly as the API hands them out.
+		if err := g.links.SignClip(ctx, &c, p.Visibility); err != nil {
+			g.fail(w, r, err)
+			return
+		}
+		data.Clips = append(data.Clips, clipView{
+			ExportableClip: c, Range: timeRange(c.TimeRanges), Hashtags: strings.Fields(c.Hashtags), Collections: held[c.ID],
+		})
+	}
+	g.render(w, r, http.StatusOK, "project", data.Row.Title, data)
+}
