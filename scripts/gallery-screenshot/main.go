@@ -31,7 +31,7 @@ import (
 func main() {
 	out := flag.String("out", "assets/gallery.png", "path of the PNG to write")
 	width := flag.Int("width", 1280, "width of the browser window in pixels")
-	height := flag.Int("height", 900, "height of the browser window, and so of the picture, in pixels")
+	height := flag.Int("height", 960, "height of the browser window, and so of the picture, in pixels")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
