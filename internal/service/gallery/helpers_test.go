@@ -170,10 +170,10 @@ func wantStatus(t *testing.T, rec *httptest.ResponseRecorder, code int) {
 	}
 }
 
-// wantRedirect fails unless rec is a 303 to location.
-func wantRedirect(t *testing.T, rec *httptest.ResponseRecorder, location string) {
+// wantToLogin fails unless rec is a 303 to the login form.
+func wantToLogin(t *testing.T, rec *httptest.ResponseRecorder) {
 	t.Helper()
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != location {
-		t.Fatalf("got %d to %q, want 303 to %q", rec.Code, rec.Header().Get("Location"), location)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/ui/login" {
+		t.Fatalf("got %d to %q, want 303 to /ui/login", rec.Code, rec.Header().Get("Location"))
 	}
 }

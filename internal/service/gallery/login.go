@@ -17,12 +17,9 @@ type loginPage struct {
 	Error string
 }
 
-// loginForm is GET /ui/login; a visitor with a session goes to the projects.
+// loginForm is GET /ui/login. It is shown with a session too: logging in
+// again, with another key, replaces the session.
 func (g *Gallery) loginForm(w http.ResponseWriter, r *http.Request) {
-	if _, err := g.authenticate(r); err == nil {
-		http.Redirect(w, r, "/ui/", http.StatusSeeOther)
-		return
-	}
 	g.render(w, r, http.StatusOK, "login", "Log in", loginPage{})
 }
 

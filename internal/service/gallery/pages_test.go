@@ -41,7 +41,7 @@ func TestProjectsNewestFirstWithTheirState(t *testing.T) {
 		t.Fatalf("rows %v, want newest first %v", ids, want)
 	}
 	for _, want := range []string{
-		`>Old talk</a>`, `<span class="clips">2</span> clips`, `<span class="credits">10</span> credits`,
+		`>Old talk</a>`, `<span class="clip-count">2</span> clips`, `<span class="credits">10</span> credits`,
 		`<p class="error">` + msg + `</p>`, `>keynote.mp4</a>`, `https://videos.example.com/talks/keynote.mp4`,
 		`data-project-id="` + running.ID + `" data-in-flight="true"`, `<progress max="100" value="71">`,
 		`<script src="/ui/static/gallery.js" defer></script>`,
@@ -365,5 +365,38 @@ func TestSchedulesPage(t *testing.T) {
 	}
 	if strings.Contains(body, "Not ours") {
 		t.Error("the page shows another org's schedule")
+	}
+}
+
+// TestScriptFindsWhatThePagesHold keeps gallery.js and the templates in
+// step: every class the script updates is on a row of the list and on the
+// project page, which carry the attributes it polls by.
+func TestScriptFindsWhatThePagesHold(t *testing.T) {
+	script, err := staticFiles.ReadFile("static/gallery.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var classes []string
+	for _, m := range regexp.MustCompile(`(?:set|querySelector)\("\.([a-z-]+)"`).FindAllStringSubmatch(string(script), -1) {
+		classes = append(classes, m[1])
+	}
+	if len(classes) < 4 {
+		t.Fatalf("found only %v in the script", classes)
+	}
+	e := newEnv(t)
+	p := e.project(t, orgA, "Running", func(p *store.Project) { p.Stage = apitypes.StageImport })
+	c := e.login(t, e.keyA)
+	for _, path := range []string{"/ui/", "/ui/projects/" + p.ID} {
+		body := e.get(t, path, c).Body.String()
+		for _, class := range classes {
+			if !strings.Contains(body, `class="`+class+`"`) {
+				t.Errorf("%s has no element of class %s, which the script updates", path, class)
+			}
+		}
+		for _, attr := range []string{`data-project-id="` + p.ID + `"`, `data-in-flight="true"`, `<progress max="100" value="28">`} {
+			if !strings.Contains(body, attr) {
+				t.Errorf("%s lacks %s", path, attr)
+			}
+		}
 	}
 }

@@ -26,7 +26,8 @@ type projectRow struct {
 	ID       string `json:"id"`
 	Title    string `json:"-"`
 	Source   string `json:"-"`
-	Created  string `json:"-"`
+	Created  string `json:"-"` // as stored (RFC 3339), for <time datetime>
+	Shown    string `json:"-"` // Created for people
 	Stage    string `json:"stage"`
 	InFlight bool   `json:"inFlight"`
 	Percent  int    `json:"percent"`
@@ -37,7 +38,7 @@ type projectRow struct {
 
 func newProjectRow(p store.ProjectSummary) projectRow {
 	row := projectRow{
-		ID: p.ID, Title: projectTitle(p.Project), Source: projectSource(p.Project), Created: p.CreatedAt,
+		ID: p.ID, Title: projectTitle(p.Project), Source: projectSource(p.Project), Created: p.CreatedAt, Shown: shownTime(p.CreatedAt),
 		Stage: string(p.Stage), InFlight: p.Stage.InFlight(), Percent: stagePercent(p.Stage),
 		Clips: p.ClipCount, Credits: p.CreditsCharged,
 	}

@@ -92,7 +92,7 @@ func TestPagesWithoutSessionRedirectToLogin(t *testing.T) {
 	e := newEnv(t)
 	p := e.project(t, orgA, "x", nil)
 	for _, path := range []string{"/ui/", "/ui/projects/" + p.ID, "/ui/collections", "/ui/schedules", "/ui/nowhere"} {
-		wantRedirect(t, e.get(t, path, nil), "/ui/login")
+		wantToLogin(t, e.get(t, path, nil))
 	}
 	rec := e.get(t, "/ui/progress?ids="+p.ID, nil)
 	wantStatus(t, rec, http.StatusUnauthorized)
@@ -132,14 +132,14 @@ func TestExpiredCookieIsRefused(t *testing.T) {
 	e.clock.advance(e.sessionTTL - time.Second)
 	wantStatus(t, e.get(t, "/ui/", c), http.StatusOK)
 	e.clock.advance(time.Second)
-	wantRedirect(t, e.get(t, "/ui/", c), "/ui/login")
+	wantToLogin(t, e.get(t, "/ui/", c))
 }
 
 func TestLogoutClearsTheCookie(t *testing.T) {
 	e := newEnv(t)
 	c := e.login(t, e.keyA)
 	rec := e.do(t, http.MethodPost, "/ui/logout", url.Values{}, c)
-	wantRedirect(t, rec, "/ui/login")
+	wantToLogin(t, rec)
 	cleared := sessionCookie(rec)
 	if cleared == nil || cleared.Value != "" || cleared.MaxAge >= 0 || cleared.Path != "/ui/" {
 		t.Fatalf("logout did not clear the cookie: %+v", cleared)
@@ -153,7 +153,7 @@ func TestRevokedKeyEndsTheSession(t *testing.T) {
 	if err := e.st.RevokeKey(context.Background(), e.keyA); err != nil {
 		t.Fatal(err)
 	}
-	wantRedirect(t, e.get(t, "/ui/", c), "/ui/login")
+	wantToLogin(t, e.get(t, "/ui/", c))
 	wantStatus(t, e.get(t, "/ui/progress", c), http.StatusUnauthorized)
 }
 
@@ -163,13 +163,21 @@ func TestRotatingTheMediaKeyEndsSessions(t *testing.T) {
 	if err := e.st.RotateMediaKey(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	wantRedirect(t, e.get(t, "/ui/", c), "/ui/login")
+	wantToLogin(t, e.get(t, "/ui/", c))
 }
 
-func TestLoginWithASessionGoesToProjects(t *testing.T) {
+func TestLoggingInAgainReplacesTheSession(t *testing.T) {
 	e := newEnv(t)
 	c := e.login(t, e.keyA)
-	wantRedirect(t, e.get(t, "/ui/login", c), "/ui/")
+	rec := e.get(t, "/ui/login", c)
+	wantStatus(t, rec, http.StatusOK)
+	if !strings.Contains(rec.Body.String(), `<form id="login"`) {
+		t.Fatalf("no form with a session:\n%s", rec.Body)
+	}
+	b := e.login(t, e.keyB)
+	if body := e.get(t, "/ui/", b).Body.String(); !strings.Contains(body, orgB) || strings.Contains(body, orgA) {
+		t.Errorf("after logging in with org B's key the page is not org B's:\n%s", body)
+	}
 }
 
 func TestLoginAttemptsAreBoundedPerClient(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -73,6 +74,15 @@ func clock(ms int64) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// shownTime is a stored timestamp as people read it, to the minute.
+func shownTime(ts string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ts
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 // webURL is u when it is an http(s) address, for a link; "" otherwise

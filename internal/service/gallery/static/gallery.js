@@ -14,7 +14,7 @@
       if (n) { n.textContent = text; }
     };
     set(".stage", p.stage);
-    set(".clips", String(p.clips));
+    set(".clip-count", String(p.clips));
     set(".credits", String(p.credits));
     var bar = el.querySelector("progress");
     if (bar) { bar.value = p.percent; bar.hidden = !p.inFlight; }
@@ -23,6 +23,8 @@
     var err = el.querySelector(".error") || (next && next.classList.contains("error") ? next : null);
     if (err) { err.textContent = p.error; err.hidden = !p.error; }
     el.setAttribute("data-in-flight", p.inFlight ? "true" : "false");
+    // A project page shows its clips once the project has ended.
+    if (!p.inFlight && el.hasAttribute("data-reload-when-done")) { window.location.reload(); }
   }
 
   function poll() {
