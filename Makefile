@@ -6,7 +6,7 @@ export PATH := $(GOBIN):$(PATH)
 VERSION ?= dev
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test vet lint docs docs-check unit acc fuzz-short fmt clean
+.PHONY: all build demo demo-stop gallery-screenshot test vet lint docs docs-check unit acc fuzz-short fmt clean
 
 all: build
 
@@ -19,9 +19,18 @@ demo:
 	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival terraform
 	@scripts/demo.sh
 
+## demo-stop: stop the clipperd that make demo left running for the gallery.
+demo-stop:
+	@scripts/demo.sh stop
+
+## gallery-screenshot: regenerate assets/gallery.png, the README's picture of the gallery.
+gallery-screenshot:
+	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx chromium
+	go run ./scripts/gallery-screenshot -out assets/gallery.png
+
 ## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd.
 test:
-	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract terraform golangci-lint
+	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint
 	$(MAKE) vet lint docs-check
 	TF_ACC=1 go test -count=1 -timeout 45m ./...
 
@@ -73,5 +82,5 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 	terraform fmt -recursive examples
 
-clean:
+clean: demo-stop
 	rm -rf bin .demo

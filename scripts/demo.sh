@@ -3,13 +3,36 @@
 # sample video, apply examples/quickstart through a dev_overrides CLI config
 # (nothing is downloaded from a registry): clips and a collection; show the
 # clips; connect a social account and apply again to schedule the first clip a
-# minute ahead; wait for it to publish, show the post and stop clipperd.
+# minute ahead; wait for it to publish and show the post. clipperd keeps
+# running for its gallery (/ui/) until `make demo-stop` (`demo.sh stop`), the
+# next `make demo` or `make clean`; DEMO_STOP=1 stops it at the end instead.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$root/.demo"
 port="${CLIPPERD_PORT:-8787}"
 duration="${DEMO_DURATION:-150s}"
 
+# stop_previous stops the clipperd an earlier demo left running (its pid is
+# in .demo/clipperd.pid), checking first that the pid is still a clipperd.
+stop_previous() {
+  local pidfile="$work/clipperd.pid" pid
+  [ -f "$pidfile" ] || return 0
+  pid="$(cat "$pidfile")"
+  if [ -n "$pid" ] && ps -p "$pid" -o args= 2>/dev/null | grep -q clipperd; then
+    kill "$pid" 2>/dev/null || true
+    # Its graceful stop takes up to 10 s.
+    for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    echo "stopped the demo's clipperd (pid $pid)"
+  fi
+  rm -f "$pidfile"
+}
+
+if [ "${1:-}" = stop ]; then
+  stop_previous
+  exit 0
+fi
+
+stop_previous
 rm -rf "$work" && mkdir -p "$work"
 echo "== building the provider and clipperd"
 make -s -C "$root" build
@@ -24,7 +47,7 @@ echo "== generating a $duration sample video with speech (festival, else espeak-
 
 key="demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 echo "== starting clipperd on 127.0.0.1:$port (log: .demo/clipperd.log)"
-CLIPPERD_API_KEY="$key" "$root/bin/clipperd" serve --listen "127.0.0.1:$port" --data "$work/data" >"$work/clipperd.log" 2>&1 &
+CLIPPERD_API_KEY="$key" "$root/bin/clipperd" serve --listen "127.0.0.1:$port" --data "$work/data" </dev/null >"$work/clipperd.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
@@ -86,4 +109,18 @@ cat "$published/post.json"; echo
 echo "clip.mp4 -> $(ffprobe -v error -select_streams v:0 -show_entries stream=width,height,codec_name:format=duration \
   -of default=noprint_wrappers=1:nokey=1 "$published/clip.mp4" | tr '\n' ' ')"
 echo
-echo "State and files stay in .demo/ (clipperd data: .demo/data). clipperd stops now."
+echo "State and files stay in .demo/ (clipperd data: .demo/data)."
+echo
+echo "== the gallery: http://127.0.0.1:$port/ui/"
+echo "   log in with the API key $key"
+if [ -n "${DEMO_STOP:-}" ] && [ "${DEMO_STOP}" != 0 ]; then
+  echo "clipperd stops now (DEMO_STOP is set). To browse the gallery, start it again with:"
+  echo "  bin/clipperd serve --listen 127.0.0.1:$port --data .demo/data"
+  exit 0
+fi
+# clipperd outlives the script: no stop on exit from here on.
+trap - EXIT
+echo "$pid" >"$work/clipperd.pid"
+echo "clipperd keeps running for it (pid $pid, log .demo/clipperd.log). Stop it with: make demo-stop"
+echo "Later, start it again on the same data (the key is kept there) with:"
+echo "  bin/clipperd serve --listen 127.0.0.1:$port --data .demo/data"

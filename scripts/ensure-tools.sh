@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `make demo` and `make test` need on a fresh machine, or says
 # exactly what to install where it cannot. Usage: ensure-tools.sh TOOL...
-# Tools: ffmpeg fonts espeak-ng festival pocketsphinx tesseract terraform golangci-lint
+# Tools: ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint
 set -euo pipefail
 
 GOBIN="$(go env GOPATH)/bin"
@@ -64,6 +64,9 @@ for tool in "$@"; do
     tesseract)
       # OCR reads burnt-in captions back in the render tests.
       command -v tesseract >/dev/null || need_apt tesseract-ocr ;;
+    chromium)
+      # The gallery's browser tests drive a headless Chromium (chromedp).
+      command -v chromium >/dev/null || need_apt chromium ;;
     terraform)
       # The acceptance tests use import blocks: Terraform 1.5 or later.
       if ! terraform_ok; then
