@@ -73,7 +73,7 @@ func startClipperd(ctx context.Context, bin, work string) (*clipperdProc, error)
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(bin, "serve", "--data", data, "--listen", addr, "--rate-limit", "1000000", "--log-level", "error")
+	cmd := exec.Command(bin, "serve", "--data", data, "--listen", addr, "--rate-limit", "1000000", "--metrics-listen", "off", "--log-level", "error")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err

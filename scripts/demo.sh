@@ -10,6 +10,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$root/.demo"
 port="${CLIPPERD_PORT:-8787}"
+metrics_port="${CLIPPERD_METRICS_PORT:-9787}"
 duration="${DEMO_DURATION:-150s}"
 
 # stop_previous stops the clipperd an earlier demo left running (its pid is
@@ -47,7 +48,7 @@ echo "== generating a $duration sample video with speech (festival, else espeak-
 
 key="demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 echo "== starting clipperd on 127.0.0.1:$port (log: .demo/clipperd.log)"
-CLIPPERD_API_KEY="$key" "$root/bin/clipperd" serve --listen "127.0.0.1:$port" --data "$work/data" </dev/null >"$work/clipperd.log" 2>&1 &
+CLIPPERD_API_KEY="$key" "$root/bin/clipperd" serve --listen "127.0.0.1:$port" --metrics-listen "127.0.0.1:$metrics_port" --data "$work/data" </dev/null >"$work/clipperd.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
@@ -113,9 +114,10 @@ echo "State and files stay in .demo/ (clipperd data: .demo/data)."
 echo
 echo "== the gallery: http://127.0.0.1:$port/ui/"
 echo "   log in with the API key $key"
+echo "== its Prometheus metrics: http://127.0.0.1:$metrics_port/metrics"
 if [ -n "${DEMO_STOP:-}" ] && [ "${DEMO_STOP}" != 0 ]; then
   echo "clipperd stops now (DEMO_STOP is set). To browse the gallery, start it again with:"
-  echo "  bin/clipperd serve --listen 127.0.0.1:$port --data .demo/data"
+  echo "  bin/clipperd serve --listen 127.0.0.1:$port --metrics-listen 127.0.0.1:$metrics_port --data .demo/data"
   exit 0
 fi
 # clipperd outlives the script: no stop on exit from here on.
@@ -123,4 +125,4 @@ trap - EXIT
 echo "$pid" >"$work/clipperd.pid"
 echo "clipperd keeps running for it (pid $pid, log .demo/clipperd.log). Stop it with: make demo-stop"
 echo "Later, start it again on the same data (the key is kept there) with:"
-echo "  bin/clipperd serve --listen 127.0.0.1:$port --data .demo/data"
+echo "  bin/clipperd serve --listen 127.0.0.1:$port --metrics-listen 127.0.0.1:$metrics_port --data .demo/data"
