@@ -99,9 +99,9 @@ func HasSession(ctx context.Context, base string) (bool, error) {
 }
 
 // FinishProject uploads the video file at path to the clipperd at base with
-// key, makes a project of it with curation and render (either may be nil)
+// key, makes a project of it as req asks (its VideoURL set to the upload)
 // and waits until it is COMPLETE.
-func FinishProject(ctx context.Context, base, key, path string, curation *apitypes.CurationPref, render *apitypes.RenderPref) (*apitypes.Project, error) {
+func FinishProject(ctx context.Context, base, key, path string, req apitypes.CreateProjectRequest) (*apitypes.Project, error) {
 	c, err := client.New(client.Config{BaseURL: base, APIKey: key, RequestsPerMinute: 6000})
 	if err != nil {
 		return nil, err
@@ -110,7 +110,8 @@ func FinishProject(ctx context.Context, base, key, path string, curation *apityp
 	if err != nil {
 		return nil, fmt.Errorf("gallerybrowser: uploading %s: %w", path, err)
 	}
-	p, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{VideoURL: upload, CurationPref: curation, RenderPref: render})
+	req.VideoURL = upload
+	p, err := c.CreateProject(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("gallerybrowser: creating the project: %w", err)
 	}

@@ -61,8 +61,11 @@ func run(ctx context.Context, out string, width, height int64) error {
 	defer srv.Close()
 
 	log.Printf("clipping it with clipperd at %s", srv.URL())
-	p, err := gallerybrowser.FinishProject(ctx, srv.URL(), key, video, &apitypes.CurationPref{ClipDurations: [][2]float64{{10, 30}}},
-		&apitypes.RenderPref{LayoutAspectRatio: "portrait"})
+	p, err := gallerybrowser.FinishProject(ctx, srv.URL(), key, video, apitypes.CreateProjectRequest{
+		UploadedVideoAttr: &apitypes.UploadedVideoAttr{Title: "Keynote: the most important lesson"},
+		CurationPref:      &apitypes.CurationPref{ClipDurations: [][2]float64{{10, 30}}},
+		RenderPref:        &apitypes.RenderPref{LayoutAspectRatio: "portrait"},
+	})
 	if err != nil {
 		return err
 	}

@@ -85,8 +85,10 @@ func startGallery(t *testing.T) *gallery {
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	p, err := gallerybrowser.FinishProject(ctx, srv.URL(), ownerKey, video,
-		&apitypes.CurationPref{ClipDurations: [][2]float64{{4, 8}}}, nil)
+	p, err := gallerybrowser.FinishProject(ctx, srv.URL(), ownerKey, video, apitypes.CreateProjectRequest{
+		UploadedVideoAttr: &apitypes.UploadedVideoAttr{Title: "Browser test talk"},
+		CurationPref:      &apitypes.CurationPref{ClipDurations: [][2]float64{{4, 8}}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +159,9 @@ func (g *gallery) loginOpensProjectAndClipPlays(t *testing.T) {
 	}
 	if resp.Status != http.StatusOK {
 		t.Fatalf("project page answered %d", resp.Status)
+	}
+	if h1 := run(t, ctx, "reading the heading", chromedp.Evaluate[string](`document.querySelector('h1').textContent`)); !strings.Contains(h1, "Browser test talk") {
+		t.Errorf("the project page's heading is %q, want the upload's title", h1)
 	}
 	clips := run(t, ctx, "counting clips", chromedp.Evaluate[int](`document.querySelectorAll('article.clip[data-clip-id]').length`))
 	if clips == 0 {
