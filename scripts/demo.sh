@@ -19,14 +19,22 @@ stop_previous() {
   local pidfile="$work/clipperd.pid" pid
   [ -f "$pidfile" ] || return 0
   pid="$(cat "$pidfile")"
-  if [ -n "$pid" ] && ps -p "$pid" -o args= 2>/dev/null | grep -q clipperd; then
+  # Only a clipperd serving this demo's data: a reused pid is left alone.
+  if [ -n "$pid" ] && ps -p "$pid" -o args= 2>/dev/null | grep -qF -- "--data $work/data"; then
     kill "$pid" 2>/dev/null || true
     # Its graceful stop takes up to 10 s.
     for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "the demo's clipperd (pid $pid) did not stop; stop it, then run make demo again" >&2
+      exit 1
+    fi
     echo "stopped the demo's clipperd (pid $pid)"
   fi
   rm -f "$pidfile"
 }
+
+# port_busy reports whether something listens on 127.0.0.1:$1.
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 if [ "${1:-}" = stop ]; then
   stop_previous
@@ -34,14 +42,19 @@ if [ "${1:-}" = stop ]; then
 fi
 
 stop_previous
+# The ports are checked before .demo is emptied: what holds them may be a
+# clipperd started by hand on .demo/data, whose data must not vanish.
+if port_busy "$port"; then
+  echo "port $port is busy: stop what listens there (a clipperd serving .demo/data?) or run CLIPPERD_PORT=NNNN make demo" >&2
+  exit 1
+fi
+if port_busy "$metrics_port"; then
+  echo "port $metrics_port (metrics) is busy: stop what listens there or run CLIPPERD_METRICS_PORT=NNNN make demo" >&2
+  exit 1
+fi
 rm -rf "$work" && mkdir -p "$work"
 echo "== building the provider and clipperd"
 make -s -C "$root" build
-
-if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-  echo "port $port is busy: stop what listens there or run CLIPPERD_PORT=NNNN make demo" >&2
-  exit 1
-fi
 
 echo "== generating a $duration sample video with speech (festival, else espeak-ng) and scene cuts"
 "$root/bin/clipperd" sample --out "$work/sample.mp4" --duration "$duration" --width 1280 --height 720
@@ -52,7 +65,7 @@ CLIPPERD_API_KEY="$key" "$root/bin/clipperd" serve --listen "127.0.0.1:$port" --
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  if port_busy "$port"; then break; fi
   kill -0 "$pid" 2>/dev/null || { cat "$work/clipperd.log"; exit 1; }
   sleep 0.1
 done
