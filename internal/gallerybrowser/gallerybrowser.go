@@ -98,22 +98,26 @@ func HasSession(ctx context.Context, base string) (bool, error) {
 	return false, nil
 }
 
-// FinishProject uploads the video file at path to the clipperd at base with
-// key, makes a project of it as req asks (its VideoURL set to the upload)
-// and waits until it is COMPLETE.
-func FinishProject(ctx context.Context, base, key, path string, req apitypes.CreateProjectRequest) (*apitypes.Project, error) {
-	c, err := client.New(client.Config{BaseURL: base, APIKey: key, RequestsPerMinute: 6000})
+// StartProject uploads the video file at path to the clipperd at base with
+// key and makes a project of it as req asks (its VideoURL set to the
+// upload), without waiting for it.
+func StartProject(ctx context.Context, base, key, path string, req apitypes.CreateProjectRequest) (*apitypes.Project, error) {
+	c, err := newClient(base, key)
 	if err != nil {
 		return nil, err
 	}
-	upload, err := c.UploadFile(ctx, path)
+	return startProject(ctx, c, path, req)
+}
+
+// FinishProject is StartProject, then waits until the project is COMPLETE.
+func FinishProject(ctx context.Context, base, key, path string, req apitypes.CreateProjectRequest) (*apitypes.Project, error) {
+	c, err := newClient(base, key)
 	if err != nil {
-		return nil, fmt.Errorf("gallerybrowser: uploading %s: %w", path, err)
+		return nil, err
 	}
-	req.VideoURL = upload
-	p, err := c.CreateProject(ctx, req)
+	p, err := startProject(ctx, c, path, req)
 	if err != nil {
-		return nil, fmt.Errorf("gallerybrowser: creating the project: %w", err)
+		return nil, err
 	}
 	done, err := c.WaitForProject(ctx, p.ID, client.WaitOptions{PollInterval: 250 * time.Millisecond, MaxPollInterval: time.Second, Known: p})
 	if err != nil {
@@ -123,4 +127,23 @@ func FinishProject(ctx context.Context, base, key, path string, req apitypes.Cre
 		return nil, errors.New("gallerybrowser: project " + p.ID + " ended in stage " + string(done.Stage))
 	}
 	return done, nil
+}
+
+// newClient is a client of the clipperd at base whose rate limit, far above
+// the server's test limit, never holds a test back.
+func newClient(base, key string) (*client.Client, error) {
+	return client.New(client.Config{BaseURL: base, APIKey: key, RequestsPerMinute: 6000})
+}
+
+func startProject(ctx context.Context, c *client.Client, path string, req apitypes.CreateProjectRequest) (*apitypes.Project, error) {
+	upload, err := c.UploadFile(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("gallerybrowser: uploading %s: %w", path, err)
+	}
+	req.VideoURL = upload
+	p, err := c.CreateProject(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("gallerybrowser: creating the project: %w", err)
+	}
+	return p, nil
 }

@@ -37,6 +37,7 @@ const hang = 2 * time.Minute
 type gallery struct {
 	base    string
 	project string
+	video   string // the source of the projects
 	browser context.Context
 }
 
@@ -52,6 +53,7 @@ func TestGalleryInBrowser(t *testing.T) {
 	t.Run("OtherOrgProjectIsNotFound", g.otherOrgProjectIsNotFound)
 	t.Run("LogoutEndsSession", g.logoutEndsSession)
 	t.Run("PhoneViewport", g.phoneViewport)
+	t.Run("ProgressUpdatesWithoutReload", g.progressUpdatesWithoutReload)
 }
 
 func startGallery(t *testing.T) *gallery {
@@ -97,7 +99,7 @@ func startGallery(t *testing.T) *gallery {
 		t.Fatal(err)
 	}
 	t.Cleanup(closeBrowser)
-	return &gallery{base: srv.URL(), project: p.ID, browser: browser}
+	return &gallery{base: srv.URL(), project: p.ID, video: video, browser: browser}
 }
 
 // session opens a tab with cookies of its own, its steps bounded by hang.
@@ -279,5 +281,33 @@ func (g *gallery) phoneViewport(t *testing.T) {
 	}
 	if sizes["page"] > sizes["viewport"] {
 		t.Errorf("the page is %v px wide in a %v px viewport: it scrolls sideways", sizes["page"], sizes["viewport"])
+	}
+}
+
+// progressUpdatesWithoutReload: a project created just before the list is
+// opened is shown in flight, then COMPLETE with its clips, by the progress
+// script alone: a mark set on the page survives, so it was not reloaded.
+func (g *gallery) progressUpdatesWithoutReload(t *testing.T) {
+	p, err := gallerybrowser.StartProject(t.Context(), g.base, ownerKey, g.video, apitypes.CreateProjectRequest{
+		UploadedVideoAttr: &apitypes.UploadedVideoAttr{Title: "Talk in flight"},
+		CurationPref:      &apitypes.CurationPref{ClipDurations: [][2]float64{{4, 8}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := g.session(t)
+	g.login(t, ctx, ownerKey)
+	row := `document.querySelector('li.project[data-project-id="` + p.ID + `"]')`
+	if state := run(t, ctx, "marking the page", chromedp.Evaluate[string](
+		`window.notReloaded = true; (r => r ? r.dataset.inFlight + ' ' + r.querySelector('.stage').textContent : 'no row')(`+row+`)`)); !strings.HasPrefix(state, "true ") {
+		t.Fatalf("the new project's row is %q, want it in flight", state)
+	}
+	do(t, ctx, "waiting for the row to show the project COMPLETE", chromedp.Poll[chromedp.Void](
+		`(r => r.dataset.inFlight === 'false' && r.querySelector('.stage').textContent === 'COMPLETE')(`+row+`)`,
+		chromedp.WithPollingTimeout(hang)))
+	got := run(t, ctx, "reading the row", chromedp.Evaluate[string](
+		`(r => String(window.notReloaded === true) + ' ' + r.querySelector('progress').hidden + ' ' + r.querySelector('.clip-count').textContent)(`+row+`)`))
+	if got == "" || !strings.HasPrefix(got, "true true ") || strings.HasSuffix(got, " 0") {
+		t.Errorf("after COMPLETE: not reloaded, bar hidden, clip count = %q, want \"true true N\" with N > 0", got)
 	}
 }
