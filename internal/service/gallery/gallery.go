@@ -121,12 +121,22 @@ func New(cfg Config) (http.Handler, error) {
 	mux.Handle("GET /ui/projects/{id}", g.authed(g.project))
 	mux.Handle("GET /ui/collections", g.authed(g.collections))
 	mux.Handle("GET /ui/schedules", g.authed(g.schedules))
-	mux.Handle("/ui/", g.authed(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/ui/", unrouted(g.authed(func(w http.ResponseWriter, r *http.Request) {
 		g.notFound(w, r, "There is no page at this address.")
-	}))
+	})))
 	// Cross-origin POSTs (a form on another site logging the visitor out or
 	// in) are refused; SameSite=Strict already keeps the cookie from them.
 	return g.headers(http.NewCrossOriginProtection().Handler(mux)), nil
+}
+
+// unrouted serves a catch-all's requests as ones no route took: the
+// catch-all's pattern ("/ui/") is not their route, and the metrics count
+// them as "other".
+func unrouted(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Pattern = ""
+		h.ServeHTTP(w, r)
+	})
 }
 
 // parsePages parses each page template with the layout.

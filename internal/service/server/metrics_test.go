@@ -135,3 +135,42 @@ func grepLines(text, prefix string) string {
 	lines := slices.DeleteFunc(strings.Split(text, "\n"), func(l string) bool { return !strings.HasPrefix(l, prefix) })
 	return strings.Join(lines, "\n")
 }
+
+// TestMissesAreCountedAsOther: requests that no route takes (the API's JSON
+// 404 and 405, the gallery's 404 page) are counted under route "other",
+// not under the catch-all patterns ("/", "/ui/") that passed them on.
+func TestMissesAreCountedAsOther(t *testing.T) {
+	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
+	c := newClient(t, srv, devKey)
+	for _, req := range []struct {
+		method, path string
+		want         int
+	}{
+		{http.MethodGet, "/api/no-such-endpoint", http.StatusNotFound},
+		{http.MethodDelete, "/api/clip-projects", http.StatusMethodNotAllowed},
+	} {
+		if resp, data := c.do(req.method, req.path, nil); resp.StatusCode != req.want {
+			t.Fatalf("%s %s: %d %s, want %d", req.method, req.path, resp.StatusCode, data, req.want)
+		}
+	}
+	cl := browser(t)
+	loginGallery(t, cl, srv, devKey)
+	if resp, body := fetch(t, cl, http.MethodGet, srv.URL()+"/ui/no-such-page", nil); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("an unknown gallery page: %d %s, want 404", resp.StatusCode, body)
+	}
+
+	s := metricstest.Get(t, "http://"+srv.MetricsAddr()+"/metrics")
+	for _, w := range []struct {
+		code string
+		min  float64
+	}{{"404", 2}, {"405", 1}} {
+		if got, _ := s.Value("clipperd_http_requests_total", "route", "other", "code", w.code); got < w.min {
+			t.Errorf("requests{route=other, code=%s} = %v, want at least %v\n%s", w.code, got, w.min, grepLines(s.Raw, "clipperd_http_requests_total"))
+		}
+	}
+	for _, route := range s.LabelValues("clipperd_http_requests_total", "route") {
+		if route == "/" || route == "/ui/" {
+			t.Errorf("a miss counted under the catch-all route %q:\n%s", route, grepLines(s.Raw, "clipperd_http_requests_total"))
+		}
+	}
+}
