@@ -50,7 +50,14 @@ type Config struct {
 	// the client failed logins are counted by; none: the peer is the
 	// client.
 	TrustedProxies []netip.Prefix
+	// OnThrottled is called with ThrottledLogin for every login refused
+	// with a 429 (the server counts them); nil = nothing.
+	OnThrottled func(reason string)
 }
+
+// ThrottledLogin is the reason OnThrottled reports: a client's failed
+// login attempts ran out.
+const ThrottledLogin = "login"
 
 // Gallery serves the /ui/ pages.
 type Gallery struct {
@@ -64,6 +71,7 @@ type Gallery struct {
 	logins *loginLimiter
 	// trustedProxies: see Config.TrustedProxies.
 	trustedProxies []netip.Prefix
+	throttled      func(reason string)
 }
 
 type callerKey struct{}
@@ -91,7 +99,10 @@ func New(cfg Config) (http.Handler, error) {
 	g := &Gallery{
 		store: cfg.Store, links: cfg.MediaLinks, log: cfg.Logger, ttl: cmp.Or(cfg.SessionTTL, DefaultSessionTTL),
 		now: cfg.Now, secure: strings.HasPrefix(cfg.PublicURL, "https://"),
-		pages: pages, logins: newLoginLimiter(), trustedProxies: cfg.TrustedProxies,
+		pages: pages, logins: newLoginLimiter(), trustedProxies: cfg.TrustedProxies, throttled: cfg.OnThrottled,
+	}
+	if g.throttled == nil {
+		g.throttled = func(string) {}
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

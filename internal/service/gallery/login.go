@@ -32,6 +32,7 @@ func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
 		g.log.Warn("gallery login counted by the proxy's address", "client", client, "err", err)
 	}
 	if g.logins.blocked(client, g.now()) {
+		g.throttled(ThrottledLogin)
 		w.Header().Set("Retry-After", strconv.Itoa(int(loginEvery.Seconds())))
 		g.render(w, r, http.StatusTooManyRequests, "login", "Log in",
 			loginPage{Error: "Too many login attempts from your address; wait a minute and try again."})
