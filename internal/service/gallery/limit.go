@@ -84,11 +84,10 @@ func clientAddr(r *http.Request, trusted []netip.Prefix) (client string, err err
 	if splitErr != nil {
 		host = r.RemoteAddr
 	}
-	ip, parseErr := netip.ParseAddr(host)
-	if parseErr != nil {
-		return host, nil
+	ip, ok := parseIP(host)
+	if !ok {
+		return host, nil // not an IP peer (a test's, a pipe's): counted as it is
 	}
-	ip = ip.Unmap().WithZone("")
 	if isTrusted(ip, trusted) {
 		ip, err = forwardedClient(r.Header.Values("X-Forwarded-For"), trusted, ip)
 	}
@@ -126,15 +125,20 @@ func forwardedClient(headers []string, trusted []netip.Prefix, peer netip.Addr) 
 // port ("203.0.113.7:51234", "[2001:db8::1]:443"), which some proxies send.
 func forwardedAddr(entry string) (netip.Addr, error) {
 	entry = strings.TrimSpace(entry)
-	ip, err := netip.ParseAddr(entry)
-	if err != nil {
-		ap, apErr := netip.ParseAddrPort(entry)
-		if apErr != nil {
-			return netip.Addr{}, fmt.Errorf("entry %q is not an IP address, with or without a port", entry)
-		}
-		ip = ap.Addr()
+	if ip, ok := parseIP(entry); ok {
+		return ip, nil
 	}
-	return ip.Unmap().WithZone(""), nil
+	ap, err := netip.ParseAddrPort(entry)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("entry %q is not an IP address, with or without a port", entry)
+	}
+	return ap.Addr().Unmap().WithZone(""), nil
+}
+
+// parseIP reads an IP address, IPv4-mapped ones as IPv4, without a zone.
+func parseIP(s string) (netip.Addr, bool) {
+	ip, err := netip.ParseAddr(s)
+	return ip.Unmap().WithZone(""), err == nil
 }
 
 func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {
