@@ -35,6 +35,10 @@ func buildClipperd(t *testing.T) string {
 	return bin
 }
 
+// freeAddr is a port free a moment ago, for the tests that must know the
+// address before clipperd starts or keep it across a restart (the client's
+// base URL, the media addresses a project signed); another test may take it
+// in between, so tests that need neither pass "127.0.0.1:0" instead.
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -45,12 +49,14 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// startProcess runs `clipperd serve` and waits for /healthz.
+// startProcess runs `clipperd serve --listen addr` and waits for /healthz
+// at the address its log says it listens on (addr may be "127.0.0.1:0").
 func startProcess(t *testing.T, bin, addr, dir, key string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--listen", addr, "--data", dir, "--rate-limit", "600", "--metrics-listen", "off")
 	cmd.Env = append(os.Environ(), "CLIPPERD_API_KEY="+key)
-	logFile, err := os.OpenFile(filepath.Join(dir, "..", filepath.Base(dir)+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logPath := filepath.Join(dir, "..", filepath.Base(dir)+".log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,15 +68,18 @@ func startProcess(t *testing.T, bin, addr, dir, key string) *exec.Cmd {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return cmd
+		log, _ := os.ReadFile(logPath)
+		if bound := listenedAt(string(log), "clipperd listening"); bound != "" {
+			resp, err := http.Get("http://" + bound + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return cmd
+				}
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("clipperd did not become healthy: %v", err)
+			t.Fatalf("clipperd did not become healthy:\n%s", log)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -150,7 +159,7 @@ func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {
 func TestSIGTERMStopsCleanly(t *testing.T) {
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	cmd := startProcess(t, bin, freeAddr(t), dir, "term-key")
+	cmd := startProcess(t, bin, "127.0.0.1:0", dir, "term-key")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -30,16 +31,17 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// serveInProcess runs `clipperd serve args...` with a free --listen
-// address until the test ends, waits for its /healthz, and returns its log.
+// serveInProcess runs `clipperd serve args...` listening on 127.0.0.1:0
+// until the test ends, waits for its /healthz, and returns its log. The
+// addresses it listens on are read back from the log (listenedAt): a port
+// freed for the server to take again may be taken by another test first.
 func serveInProcess(t *testing.T, args ...string) *lockedBuffer {
 	t.Helper()
-	apiAddr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	log := &lockedBuffer{}
 	go func() {
-		done <- serve(ctx, append([]string{"--listen", apiAddr, "--data", t.TempDir()}, args...), log)
+		done <- serve(ctx, append([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir()}, args...), log)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -55,32 +57,45 @@ func serveInProcess(t *testing.T, args ...string) *lockedBuffer {
 			t.Fatalf("serve ended: %v\n%s", err, log)
 		default:
 		}
-		if resp, err := http.Get("http://" + apiAddr + "/healthz"); err == nil {
-			_ = resp.Body.Close()
-			return log
+		if apiAddr := listenedAt(log.String(), "clipperd listening"); apiAddr != "" {
+			if resp, err := http.Get("http://" + apiAddr + "/healthz"); err == nil {
+				_ = resp.Body.Close()
+				return log
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("clipperd did not start serving")
+			t.Fatalf("clipperd did not start serving:\n%s", log)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// listenedAt is the addr of the last line of log whose message is msg (a
+// log a restarted process appends to holds several), "" before there is
+// one.
+func listenedAt(log, msg string) string {
+	all := regexp.MustCompile(`msg="`+regexp.QuoteMeta(msg)+`".* addr=(\S+)`).FindAllStringSubmatch(log, -1)
+	if len(all) == 0 {
+		return ""
+	}
+	return all[len(all)-1][1]
 }
 
 // --metrics-listen serves the metrics there, without the development key.
 func TestServeMetricsListen(t *testing.T) {
 	const key = "ck_serve_metrics_key"
 	t.Setenv(apiKeyEnv, key)
-	metricsAddr := freeAddr(t)
-	log := serveInProcess(t, "--metrics-listen", metricsAddr)
+	log := serveInProcess(t, "--metrics-listen", "127.0.0.1:0")
+	metricsAddr := listenedAt(log.String(), "metrics listening")
+	if metricsAddr == "" || strings.HasSuffix(metricsAddr, ":0") {
+		t.Fatalf("the log does not say where the metrics are (%q):\n%s", metricsAddr, log)
+	}
 	s := metricstest.Get(t, "http://"+metricsAddr+"/metrics")
 	if _, ok := s.Value("clipperd_projects", "stage", "COMPLETE"); !ok {
 		t.Errorf("clipperd_projects missing from the scrape:\n%s", s.Raw)
 	}
 	if strings.Contains(s.Raw, key) {
 		t.Error("the scrape holds the development key")
-	}
-	if !strings.Contains(log.String(), "metrics listening") {
-		t.Errorf("the log does not say where the metrics are:\n%s", log)
 	}
 }
 

@@ -16,6 +16,9 @@ func (a *API) jsonMisses(mux *http.ServeMux) http.Handler {
 			mux.ServeHTTP(w, r) // a route (or a redirect to one): the mux sets the path values
 			return
 		}
+		// No route took it: the pattern an outer mux set ("/") is not its
+		// route, and the metrics count it as "other".
+		r.Pattern = ""
 		miss := &missWriter{ResponseWriter: w}
 		h.ServeHTTP(miss, r)
 		switch miss.status {

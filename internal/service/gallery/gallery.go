@@ -50,7 +50,14 @@ type Config struct {
 	// the client failed logins are counted by; none: the peer is the
 	// client.
 	TrustedProxies []netip.Prefix
+	// OnThrottled is called with ThrottledLogin for every login refused
+	// with a 429 (the server counts them); nil = nothing.
+	OnThrottled func(reason string)
 }
+
+// ThrottledLogin is the reason OnThrottled reports: a client's failed
+// login attempts ran out.
+const ThrottledLogin = "login"
 
 // Gallery serves the /ui/ pages.
 type Gallery struct {
@@ -64,6 +71,7 @@ type Gallery struct {
 	logins *loginLimiter
 	// trustedProxies: see Config.TrustedProxies.
 	trustedProxies []netip.Prefix
+	throttled      func(reason string)
 }
 
 type callerKey struct{}
@@ -91,7 +99,10 @@ func New(cfg Config) (http.Handler, error) {
 	g := &Gallery{
 		store: cfg.Store, links: cfg.MediaLinks, log: cfg.Logger, ttl: cmp.Or(cfg.SessionTTL, DefaultSessionTTL),
 		now: cfg.Now, secure: strings.HasPrefix(cfg.PublicURL, "https://"),
-		pages: pages, logins: newLoginLimiter(), trustedProxies: cfg.TrustedProxies,
+		pages: pages, logins: newLoginLimiter(), trustedProxies: cfg.TrustedProxies, throttled: cfg.OnThrottled,
+	}
+	if g.throttled == nil {
+		g.throttled = func(string) {}
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
@@ -121,12 +132,22 @@ func New(cfg Config) (http.Handler, error) {
 	mux.Handle("GET /ui/projects/{id}", g.authed(g.project))
 	mux.Handle("GET /ui/collections", g.authed(g.collections))
 	mux.Handle("GET /ui/schedules", g.authed(g.schedules))
-	mux.Handle("/ui/", g.authed(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/ui/", unrouted(g.authed(func(w http.ResponseWriter, r *http.Request) {
 		g.notFound(w, r, "There is no page at this address.")
-	}))
+	})))
 	// Cross-origin POSTs (a form on another site logging the visitor out or
 	// in) are refused; SameSite=Strict already keeps the cookie from them.
 	return g.headers(http.NewCrossOriginProtection().Handler(mux)), nil
+}
+
+// unrouted serves a catch-all's requests as ones no route took: the
+// catch-all's pattern ("/ui/") is not their route, and the metrics count
+// them as "other".
+func unrouted(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Pattern = ""
+		h.ServeHTTP(w, r)
+	})
 }
 
 // parsePages parses each page template with the layout.

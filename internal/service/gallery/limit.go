@@ -1,6 +1,7 @@
 package gallery
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -75,44 +76,69 @@ func (l *loginLimiter) failed(client string, now time.Time) {
 // IPv6 one cut to its /64. The client is the peer, unless the peer is one
 // of the trusted proxies: then it is the right-most X-Forwarded-For entry
 // that is not one of them (entries further left are the client's word,
-// which anyone can make up).
-func clientAddr(r *http.Request, trusted []netip.Prefix) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
+// which anyone can make up). When that entry cannot be read the peer is
+// the client, and err says why: the caller logs it, as every client behind
+// that proxy then shares one bound.
+func clientAddr(r *http.Request, trusted []netip.Prefix) (client string, err error) {
+	host, _, splitErr := net.SplitHostPort(r.RemoteAddr)
+	if splitErr != nil {
 		host = r.RemoteAddr
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
+	ip, ok := parseIP(host)
+	if !ok {
+		return host, nil // not an IP peer (a test's, a pipe's): counted as it is
 	}
-	ip = ip.Unmap()
 	if isTrusted(ip, trusted) {
-		ip = forwardedClient(r.Header.Values("X-Forwarded-For"), trusted, ip)
+		ip, err = forwardedClient(r.Header.Values("X-Forwarded-For"), trusted, ip)
 	}
 	if ip.Is6() {
 		p, _ := ip.Prefix(64)
-		return p.String()
+		return p.String(), err
 	}
-	return ip.String()
+	return ip.String(), err
 }
 
 // forwardedClient walks the X-Forwarded-For entries from the right past
 // the trusted proxies; the first other one is the client. When every entry
-// is a proxy (or none is readable) the left-most proxy seen is.
-func forwardedClient(headers []string, trusted []netip.Prefix, peer netip.Addr) netip.Addr {
+// is a proxy the left-most one is; when the client's entry cannot be read
+// (or there is none) the peer is, with an error saying so.
+func forwardedClient(headers []string, trusted []netip.Prefix, peer netip.Addr) (netip.Addr, error) {
+	if len(headers) == 0 {
+		return peer, fmt.Errorf("trusted proxy %s sent no X-Forwarded-For", peer)
+	}
 	entries := strings.Split(strings.Join(headers, ","), ",")
-	client := peer
+	var client netip.Addr
 	for i := len(entries) - 1; i >= 0; i-- {
-		ip, err := netip.ParseAddr(strings.TrimSpace(entries[i]))
+		ip, err := forwardedAddr(entries[i])
 		if err != nil {
-			break
+			return peer, fmt.Errorf("X-Forwarded-For from trusted proxy %s: %w", peer, err)
 		}
-		client = ip.Unmap()
+		client = ip
 		if !isTrusted(client, trusted) {
 			break
 		}
 	}
-	return client
+	return client, nil
+}
+
+// forwardedAddr reads one X-Forwarded-For entry: an IP, or an IP with a
+// port ("203.0.113.7:51234", "[2001:db8::1]:443"), which some proxies send.
+func forwardedAddr(entry string) (netip.Addr, error) {
+	entry = strings.TrimSpace(entry)
+	if ip, ok := parseIP(entry); ok {
+		return ip, nil
+	}
+	ap, err := netip.ParseAddrPort(entry)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("entry %q is not an IP address, with or without a port", entry)
+	}
+	return ap.Addr().Unmap().WithZone(""), nil
+}
+
+// parseIP reads an IP address, IPv4-mapped ones as IPv4, without a zone.
+func parseIP(s string) (netip.Addr, bool) {
+	ip, err := netip.ParseAddr(s)
+	return ip.Unmap().WithZone(""), err == nil
 }
 
 func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {

@@ -27,8 +27,12 @@ func (g *Gallery) loginForm(w http.ResponseWriter, r *http.Request) {
 // login is POST /ui/login: a known api_key starts a session (303 to /ui/);
 // anything else is the form again with a 401.
 func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
-	client := clientAddr(r, g.trustedProxies)
+	client, err := clientAddr(r, g.trustedProxies)
+	if err != nil {
+		g.log.Warn("gallery login counted by the proxy's address", "client", client, "err", err)
+	}
 	if g.logins.blocked(client, g.now()) {
+		g.throttled(ThrottledLogin)
 		w.Header().Set("Retry-After", strconv.Itoa(int(loginEvery.Seconds())))
 		g.render(w, r, http.StatusTooManyRequests, "login", "Log in",
 			loginPage{Error: "Too many login attempts from your address; wait a minute and try again."})

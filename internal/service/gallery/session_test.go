@@ -283,30 +283,47 @@ func TestClientsBehindATrustedProxyAreCountedApart(t *testing.T) {
 
 func TestForwardedClientAddresses(t *testing.T) {
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	for _, c := range []struct{ peer, xff, want string }{
-		{"10.0.0.1:1", "203.0.113.5", "203.0.113.5"},
-		{"10.0.0.1:1", "1.2.3.4, 203.0.113.5, 10.9.9.9", "203.0.113.5"},
-		{"10.0.0.1:1", "10.1.1.1", "10.1.1.1"},
-		{"10.0.0.1:1", "", "10.0.0.1"},
-		{"10.0.0.1:1", "2001:db8:1:2::7", "2001:db8:1:2::/64"},
-		{"192.0.2.1:1", "203.0.113.5", "192.0.2.1"},
+	for name, c := range map[string]struct {
+		peer      string
+		forwarded []string
+		want      string
+		wantWarn  bool
+	}{
+		"no proxy: the peer":                     {peer: "198.51.100.9:4000", forwarded: []string{"203.0.113.7"}, want: "198.51.100.9"},
+		"one proxy: the entry before it":         {peer: "10.0.0.1:4000", forwarded: []string{"203.0.113.7"}, want: "203.0.113.7"},
+		"entries further left are not believed":  {peer: "10.0.0.1:4000", forwarded: []string{"1.2.3.4, 203.0.113.7"}, want: "203.0.113.7"},
+		"proxies chained, across headers":        {peer: "10.0.0.1:4000", forwarded: []string{"203.0.113.7, 10.0.0.3", "10.0.0.2"}, want: "203.0.113.7"},
+		"an IPv4 entry with a port":              {peer: "10.0.0.1:4000", forwarded: []string{"203.0.113.7:51234"}, want: "203.0.113.7"},
+		"an IPv6 entry with a port: its /64":     {peer: "10.0.0.1:4000", forwarded: []string{"[2001:db8::1]:443"}, want: "2001:db8::/64"},
+		"a proxy entry with a port is passed":    {peer: "10.0.0.1:4000", forwarded: []string{"203.0.113.7, 10.0.0.2:8080"}, want: "203.0.113.7"},
+		"every entry a proxy: the left-most":     {peer: "10.0.0.1:4000", forwarded: []string{"10.0.0.3, 10.0.0.2"}, want: "10.0.0.3"},
+		"unreadable client entry: the peer":      {peer: "10.0.0.1:4000", forwarded: []string{"1.2.3.4, unknown, 10.0.0.2"}, want: "10.0.0.1", wantWarn: true},
+		"no X-Forwarded-For from a proxy: peer":  {peer: "10.0.0.1:4000", want: "10.0.0.1", wantWarn: true},
+		"an empty entry is not an address: peer": {peer: "10.0.0.1:4000", forwarded: []string{"203.0.113.7,"}, want: "10.0.0.1", wantWarn: true},
 	} {
-		r := &http.Request{RemoteAddr: c.peer, Header: http.Header{}}
-		if c.xff != "" {
-			r.Header.Set("X-Forwarded-For", c.xff)
+		r := httptest.NewRequest(http.MethodPost, "/ui/login", nil)
+		r.RemoteAddr = c.peer
+		for _, f := range c.forwarded {
+			r.Header.Add("X-Forwarded-For", f)
 		}
-		if got := clientAddr(r, trusted); got != c.want {
-			t.Errorf("peer %s X-Forwarded-For %q: client %s, want %s", c.peer, c.xff, got, c.want)
+		got, err := clientAddr(r, trusted)
+		if got != c.want || (err != nil) != c.wantWarn {
+			t.Errorf("%s: client %q (warning: %v), want %q (warning: %v)", name, got, err, c.want, c.wantWarn)
 		}
 	}
 }
 
 func TestIPv6ClientsAreCountedPerSlash64(t *testing.T) {
-	a := &http.Request{RemoteAddr: "[2001:db8:1:2:aaaa::1]:443"}
-	b := &http.Request{RemoteAddr: "[2001:db8:1:2:bbbb::9]:443"}
-	c := &http.Request{RemoteAddr: "[2001:db8:1:3::1]:443"}
-	if clientAddr(a, nil) != clientAddr(b, nil) || clientAddr(a, nil) == clientAddr(c, nil) {
-		t.Fatalf("clientAddr: %s %s %s", clientAddr(a, nil), clientAddr(b, nil), clientAddr(c, nil))
+	client := func(peer string) string {
+		addr, err := clientAddr(&http.Request{RemoteAddr: peer}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return addr
+	}
+	a, b, c := client("[2001:db8:1:2:aaaa::1]:443"), client("[2001:db8:1:2:bbbb::9]:443"), client("[2001:db8:1:3::1]:443")
+	if a != b || a == c {
+		t.Fatalf("clientAddr: %s %s %s", a, b, c)
 	}
 }
 

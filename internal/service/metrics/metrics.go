@@ -2,7 +2,7 @@
 // metrics of one server, in a registry of its own (several servers in one
 // process do not collide), and the listener that serves them apart from
 // the API. The other packages report through hooks in their Configs
-// (pipeline.Config.OnStageLeft, api.Config.OnThrottled, the OnAttempt of
+// (pipeline.Config.OnStageLeft, the OnThrottled of api and gallery, the OnAttempt of
 // outbound and publish), which the server wires to the methods here; what
 // the store holds is read at each scrape (statsCollector).
 //
@@ -64,6 +64,18 @@ var (
 	stageBuckets   = []float64{.1, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}
 )
 
+// The label values the hooks report, which metrics may not import the
+// packages of: api's and gallery's throttle reasons, the kinds of
+// conclusion actions (lower case), the outcomes of outbound's and
+// publish's attempts and publish's destination kinds. The server's tests
+// check them against those packages' constants.
+var (
+	throttleReasons     = []string{"rate", apitypes.CapReasonConcurrent, "login"}
+	actionKinds         = []string{strings.ToLower(apitypes.ActionWebhook), strings.ToLower(apitypes.ActionEmail)}
+	attemptOutcomes     = []string{"delivered", "will_retry", "gave_up"}
+	publishDestinations = []string{store.PublishToDir, "webhook"}
+)
+
 // New makes the metrics of one server in a registry of their own, with the
 // Go runtime's and the process's.
 func New(cfg Config) *Metrics {
@@ -80,7 +92,7 @@ func New(cfg Config) *Metrics {
 		latency: histogramVec("http_request_duration_seconds",
 			"Time from a request's arrival to the end of its answer, by route.", requestBuckets, "route"),
 		throttled: counterVec("throttled_requests_total",
-			"Requests answered 429, by reason: rate (the per-key rate limit) or concurrent (an organization's projects in flight).",
+			"Requests answered 429, by reason: rate (the per-key rate limit), concurrent (an organization's projects in flight) or login (a client's failed gallery logins).",
 			"reason"),
 		stages: histogramVec("pipeline_stage_duration_seconds",
 			"Time projects spent in a stage, observed when a run moves them on or stalls them (QUEUED: the wait for a worker).",
@@ -100,6 +112,19 @@ func New(cfg Config) *Metrics {
 	// present before the first project.
 	for _, stage := range apitypes.StagesWhere(func(s apitypes.Stage) bool { return s == apitypes.StageQueued || s.Processing() }) {
 		m.stages.WithLabelValues(string(stage))
+	}
+	// The fixed label combinations, present at 0 before anything happened:
+	// a rate over them, or an alert, has a series from the start.
+	for _, reason := range throttleReasons {
+		m.throttled.WithLabelValues(reason)
+	}
+	for _, outcome := range attemptOutcomes {
+		for _, kind := range actionKinds {
+			m.actions.WithLabelValues(kind, outcome)
+		}
+		for _, dest := range publishDestinations {
+			m.published.WithLabelValues(dest, outcome)
+		}
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.throttled, m.stages, m.actions, m.published, m.handlerErr,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -137,7 +162,7 @@ func (l scrapeLog) Println(v ...any) {
 	l.m.log.Warn("metrics scrape", "err", strings.TrimSpace(fmt.Sprintln(v...)))
 }
 
-// Throttled counts a 429 (api.Config.OnThrottled).
+// Throttled counts a 429 (api.Config.OnThrottled, gallery.Config.OnThrottled).
 func (m *Metrics) Throttled(reason string) { m.throttled.WithLabelValues(reason).Inc() }
 
 // StageLeft observes the time a project spent in stage

@@ -2,15 +2,21 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics/metricstest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // TestMetricsAfterAProjectCompletes: after a project completes (with a
@@ -134,4 +140,91 @@ func scrapeUntil(t *testing.T, url string, done func(metricstest.Scrape) bool) m
 func grepLines(text, prefix string) string {
 	lines := slices.DeleteFunc(strings.Split(text, "\n"), func(l string) bool { return !strings.HasPrefix(l, prefix) })
 	return strings.Join(lines, "\n")
+}
+
+// TestMissesAreCountedAsOther: requests that no route takes (the API's JSON
+// 404 and 405, the gallery's 404 page) are counted under route "other",
+// not under the catch-all patterns ("/", "/ui/") that passed them on.
+func TestMissesAreCountedAsOther(t *testing.T) {
+	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
+	c := newClient(t, srv, devKey)
+	for _, req := range []struct {
+		method, path string
+		want         int
+	}{
+		{http.MethodGet, "/api/no-such-endpoint", http.StatusNotFound},
+		{http.MethodDelete, "/api/clip-projects", http.StatusMethodNotAllowed},
+	} {
+		if resp, data := c.do(req.method, req.path, nil); resp.StatusCode != req.want {
+			t.Fatalf("%s %s: %d %s, want %d", req.method, req.path, resp.StatusCode, data, req.want)
+		}
+	}
+	cl := browser(t)
+	loginGallery(t, cl, srv, devKey)
+	if resp, body := fetch(t, cl, http.MethodGet, srv.URL()+"/ui/no-such-page", nil); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("an unknown gallery page: %d %s, want 404", resp.StatusCode, body)
+	}
+
+	s := metricstest.Get(t, "http://"+srv.MetricsAddr()+"/metrics")
+	for _, w := range []struct {
+		code string
+		min  float64
+	}{{"404", 2}, {"405", 1}} {
+		if got, _ := s.Value("clipperd_http_requests_total", "route", "other", "code", w.code); got < w.min {
+			t.Errorf("requests{route=other, code=%s} = %v, want at least %v\n%s", w.code, got, w.min, grepLines(s.Raw, "clipperd_http_requests_total"))
+		}
+	}
+	for _, route := range s.LabelValues("clipperd_http_requests_total", "route") {
+		if route == "/" || route == "/ui/" {
+			t.Errorf("a miss counted under the catch-all route %q:\n%s", route, grepLines(s.Raw, "clipperd_http_requests_total"))
+		}
+	}
+}
+
+// TestGalleryLoginThrottlingIsCounted: the gallery's 429 for too many
+// failed logins is counted as throttled with reason "login".
+func TestGalleryLoginThrottlingIsCounted(t *testing.T) {
+	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
+	cl := browser(t)
+	throttled := false
+	for range 20 {
+		resp, _ := fetch(t, cl, http.MethodPost, srv.URL()+"/ui/login", url.Values{"api_key": {"wrong"}})
+		if resp.StatusCode == http.StatusTooManyRequests {
+			throttled = true
+			break
+		}
+	}
+	if !throttled {
+		t.Fatal("20 failed logins were never answered 429")
+	}
+	s := metricstest.Get(t, "http://"+srv.MetricsAddr()+"/metrics")
+	if got, _ := s.Value("clipperd_throttled_requests_total", "reason", gallery.ThrottledLogin); got != 1 {
+		t.Errorf("throttled{reason=%q} = %v, want 1\n%s", gallery.ThrottledLogin, got, grepLines(s.Raw, "clipperd_throttled"))
+	}
+}
+
+// TestFixedSeriesExistFromTheStart: the counters whose labels come from
+// fixed lists have every combination at 0 before anything happened, so a
+// rate or an alert over them has a series to read from the start.
+func TestFixedSeriesExistFromTheStart(t *testing.T) {
+	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
+	s := metricstest.Get(t, "http://"+srv.MetricsAddr()+"/metrics")
+	outcomes := []string{outbound.OutcomeDelivered, outbound.OutcomeWillRetry, outbound.OutcomeGaveUp}
+	var want [][]string
+	for _, reason := range []string{api.ThrottledRate, api.ThrottledConcurrent, gallery.ThrottledLogin} {
+		want = append(want, []string{"clipperd_throttled_requests_total", "reason", reason})
+	}
+	for _, outcome := range outcomes {
+		for _, kind := range []string{apitypes.ActionWebhook, apitypes.ActionEmail} {
+			want = append(want, []string{"clipperd_action_delivery_attempts_total", "kind", strings.ToLower(kind), "outcome", outcome})
+		}
+		for _, dest := range []string{publish.Destination(store.PublishToDir), publish.Destination("webhook:https://example.com/hook")} {
+			want = append(want, []string{"clipperd_publish_attempts_total", "destination", dest, "outcome", outcome})
+		}
+	}
+	for _, w := range want {
+		if got, ok := s.Value(w[0], w[1:]...); !ok || got != 0 {
+			t.Errorf("%s%v = %v (present %v), want present at 0", w[0], w[1:], got, ok)
+		}
+	}
 }

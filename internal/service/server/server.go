@@ -253,7 +253,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 
 	ui, err := gallery.New(gallery.Config{Store: st, MediaLinks: s.links, PublicURL: s.url,
 		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now,
-		TrustedProxies: cfg.TrustedProxies})
+		TrustedProxies: cfg.TrustedProxies, OnThrottled: s.metrics.Throttled})
 	if err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)

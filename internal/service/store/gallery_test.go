@@ -166,3 +166,27 @@ func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
 		t.Fatalf("second page: %+v, %v", rest, err)
 	}
 }
+
+// TestUploadUsedByProjectSearchesBySourceAndOrg: the NOT EXISTS subqueries
+// that ask whether a project uses an upload must look projects up by
+// (source_id, org_id); with projects_org_created chosen instead, one org's
+// thousands of projects were scanned for every upload.
+func TestUploadUsedByProjectSearchesBySourceAndOrg(t *testing.T) {
+	s, _ := openTest(t)
+	// "USING INDEX" or "USING COVERING INDEX", as the subquery's columns allow.
+	const bySourceAndOrg = "INDEX projects_source_org (source_id=? AND org_id=?)"
+	for name, c := range map[string]struct {
+		query string
+		args  []any
+	}{
+		"storage used":     {query: storageUsedSQL, args: []any{"org"}},
+		"stats":            {query: statsTotalsSQL, args: []any{"2026-01"}},
+		"expired uploads":  {query: expiredUploadsSQL, args: []any{"2026-01-01T00:00:00.000Z", 10}},
+		"delete an upload": {query: deleteUploadSQL, args: []any{"u", "2026-01-01T00:00:00.000Z"}},
+	} {
+		plan := queryPlan(t, s, c.query, c.args...)
+		if !strings.Contains(plan, "SEARCH p USING ") || !strings.Contains(plan, bySourceAndOrg) {
+			t.Errorf("%s: the plan lacks %q:\n%s", name, bySourceAndOrg, plan)
+		}
+	}
+}

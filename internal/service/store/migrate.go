@@ -243,6 +243,11 @@ var migrations = []migration{
 	// schedules by status (an org's, by publish time).
 	{sql: `CREATE INDEX projects_org_created ON projects(org_id, created_at);
 	CREATE INDEX publish_schedules_org_status ON publish_schedules(org_id, status, publish_at);`},
+	// 14: whether a project uses an upload is asked by (source_id, org_id);
+	// without both columns in one index SQLite (never ANALYZEd) preferred
+	// projects_org_created and scanned the org's projects for every upload.
+	{sql: `DROP INDEX projects_source;
+	CREATE INDEX projects_source_org ON projects(source_id, org_id);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -53,25 +53,33 @@ func checkStorage(ctx context.Context, q querier, orgID string, adding, limit in
 	return quota.CheckStorage(used, adding, limit)
 }
 
+// expiredUploadsSQL lists the uploads created before ?1 that no project uses,
+// at most ?2.
+const expiredUploadsSQL = `SELECT ` + uploadColumns + ` FROM uploads u
+	WHERE u.created_at < ? AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.source_id = u.id AND p.org_id = u.org_id)
+	ORDER BY u.created_at, u.id LIMIT ?`
+
 // ExpiredUploads lists the uploads created before cutoff that no project
 // uses: sessions never completed, and complete files no project was made
 // from. Oldest first, at most limit.
 func (s *Store) ExpiredUploads(ctx context.Context, cutoff time.Time, limit int) ([]*Upload, error) {
-	ups, err := queryAll(ctx, s.db, scanUpload, `SELECT `+uploadColumns+` FROM uploads u
-		WHERE u.created_at < ? AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.source_id = u.id AND p.org_id = u.org_id)
-		ORDER BY u.created_at, u.id LIMIT ?`, Timestamp(cutoff), limit)
+	ups, err := queryAll(ctx, s.db, scanUpload, expiredUploadsSQL, Timestamp(cutoff), limit)
 	if err != nil {
 		return nil, fmt.Errorf("expired uploads: %w", err)
 	}
 	return ups, nil
 }
 
+// deleteUploadSQL deletes upload ?1 if it was created before ?2 and no
+// project uses it.
+const deleteUploadSQL = `DELETE FROM uploads WHERE id = ? AND created_at < ?
+	AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.source_id = uploads.id AND p.org_id = uploads.org_id)`
+
 // DeleteUpload removes the record of upload id if it is still expired at
 // cutoff and unused; deleted says whether it did. The caller removes the
 // file afterwards: a PUT still writing then finds its record gone.
 func (s *Store) DeleteUpload(ctx context.Context, id string, cutoff time.Time) (deleted bool, err error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM uploads WHERE id = ? AND created_at < ?
-		AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.source_id = uploads.id AND p.org_id = uploads.org_id)`, id, Timestamp(cutoff))
+	res, err := s.db.ExecContext(ctx, deleteUploadSQL, id, Timestamp(cutoff))
 	if err != nil {
 		return false, fmt.Errorf("delete upload %s: %w", id, err)
 	}
