@@ -53,10 +53,13 @@ func (m *paceModel) followLocked(p *apitypes.Project, due time.Time, typical tim
 		}
 		first := l.at.Before(due) || (l.at.Equal(due) && id < p.ID)
 		if l.late || (first && l.at.Add(lag).After(due)) {
-			held = later(held, l.at.Add(lag))
+			held = latest(held, l.at.Add(lag))
 		}
 	}
-	return earlier(held, due.Add(step))
+	if bound := due.Add(step); held.After(bound) {
+		return bound
+	}
+	return held
 }
 
 // waveAnsweredLocked reports whether a project created within step of
@@ -123,18 +126,4 @@ func (m *paceModel) forgetLookLocked(id string) {
 		delete(m.looks, id)
 		m.wakeLocked()
 	}
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-func earlier(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }

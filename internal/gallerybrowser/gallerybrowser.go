@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
+
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -24,8 +26,8 @@ import (
 // chromium, which scripts/ensure-tools.sh installs.
 const Binary = "chromium"
 
-// SessionCookie is the cookie a gallery login sets.
-const SessionCookie = "clipperd_session"
+// SessionCookie is the cookie a gallery login sets over http.
+const SessionCookie = gallery.SessionCookie
 
 // Start starts a headless Chromium and returns a chromedp context of its
 // first tab; cancel closes the browser and waits for it to exit.

@@ -11,16 +11,14 @@ import (
 // replaced.
 func (a *API) jsonMisses(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, pattern := mux.Handler(r)
-		if pattern != "" {
+		if _, pattern := mux.Handler(r); pattern != "" {
 			mux.ServeHTTP(w, r) // a route (or a redirect to one): the mux sets the path values
 			return
 		}
-		// No route took it: the pattern an outer mux set ("/") is not its
-		// route, and the metrics count it as "other".
-		r.Pattern = ""
+		// No route took it: the mux answers the miss and sets r.Pattern to
+		// "" (not the outer mux's "/"), which the metrics count as "other".
 		miss := &missWriter{ResponseWriter: w}
-		h.ServeHTTP(miss, r)
+		mux.ServeHTTP(miss, r)
 		switch miss.status {
 		case http.StatusNotFound:
 			a.fail(w, r, &notFoundError{msg: "no endpoint " + r.Method + " " + r.URL.Path})

@@ -29,17 +29,12 @@ const (
 // /64, which one client usually holds whole).
 type loginLimiter struct {
 	mu        sync.Mutex
-	clients   map[string]*clientLimit
+	clients   map[string]*rate.Limiter
 	lastSweep time.Time
 }
 
-type clientLimit struct {
-	lim  *rate.Limiter
-	seen time.Time
-}
-
 func newLoginLimiter() *loginLimiter {
-	return &loginLimiter{clients: map[string]*clientLimit{}}
+	return &loginLimiter{clients: map[string]*rate.Limiter{}}
 }
 
 // blocked reports whether client has no failed attempt left at now; an
@@ -48,7 +43,7 @@ func (l *loginLimiter) blocked(client string, now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.clients[client]
-	return c != nil && c.lim.TokensAt(now) < 1
+	return c != nil && c.TokensAt(now) < 1
 }
 
 // failed spends one attempt of client at now.
@@ -56,8 +51,9 @@ func (l *loginLimiter) failed(client string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.lastSweep) > limiterIdle {
+		// A client whose attempts have all come back is as a new one.
 		for a, c := range l.clients {
-			if now.Sub(c.seen) > limiterIdle {
+			if c.TokensAt(now) >= loginBurst {
 				delete(l.clients, a)
 			}
 		}
@@ -65,11 +61,10 @@ func (l *loginLimiter) failed(client string, now time.Time) {
 	}
 	c := l.clients[client]
 	if c == nil {
-		c = &clientLimit{lim: rate.NewLimiter(rate.Every(loginEvery), loginBurst)}
+		c = rate.NewLimiter(rate.Every(loginEvery), loginBurst)
 		l.clients[client] = c
 	}
-	c.seen = now
-	c.lim.AllowN(now, 1)
+	c.AllowN(now, 1)
 }
 
 // clientAddr is the address attempts are counted by: the client's IP, an

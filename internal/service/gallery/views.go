@@ -121,18 +121,15 @@ type prefRow struct {
 // readable: each set field a row, nested ones labelled by their path.
 func projectPrefs(p *store.Project) []prefSection {
 	var out []prefSection
+	// An unset preference (a nil pointer) gives no rows.
 	for _, doc := range []struct {
 		title string
 		v     any
-		set   bool
 	}{
-		{"Curation", p.CurationPref, p.CurationPref != nil},
-		{"Render", p.RenderPref, p.RenderPref != nil},
-		{"Import", p.ImportPref, p.ImportPref != nil},
+		{"Curation", p.CurationPref},
+		{"Render", p.RenderPref},
+		{"Import", p.ImportPref},
 	} {
-		if !doc.set {
-			continue
-		}
 		if rows := prefRows(doc.v); len(rows) > 0 {
 			out = append(out, prefSection{Title: doc.title, Rows: rows})
 		}

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -28,12 +29,12 @@ func publicHandler() http.Handler {
 	return mux
 }
 
-// TestInstrumentLabelsRequestsByPattern: a request is counted under the
+// TestObserveRequestLabelsRequestsByPattern: a request is counted under the
 // pattern that took it (the innermost mux's), with its status; requests no
 // pattern takes are "other"; ids in paths never become labels.
-func TestInstrumentLabelsRequestsByPattern(t *testing.T) {
+func TestObserveRequestLabelsRequestsByPattern(t *testing.T) {
 	m := New(Config{})
-	h := m.Instrument(publicHandler())
+	h := reqlog.Handler(slog.New(slog.DiscardHandler), m.ObserveRequest, publicHandler())
 	for _, req := range []struct{ method, path string }{
 		{http.MethodGet, "/api/clip-projects/prj_1"},
 		{http.MethodGet, "/api/clip-projects/prj_2"},
@@ -94,7 +95,7 @@ func TestStatusWriter(t *testing.T) {
 			t.Errorf("%s: Unwrap does not return the wrapped writer", tc.name)
 		}
 	}
-	if !slices.Contains([]string{otherRoute}, Route(httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/x", nil))) {
+	if !slices.Contains([]string{otherRoute}, routeOf(httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/x", nil))) {
 		t.Error("a request no mux saw is not routed \"other\"")
 	}
 }

@@ -14,14 +14,25 @@ import (
 // maxLoggedPath bounds the path of a request in the log.
 const maxLoggedPath = 120
 
-// Handler logs each request next answers to log.
-func Handler(log *slog.Logger, next http.Handler) http.Handler {
+// Observer is told of every request answered: its status and how long it
+// took (the metrics count them). r.Pattern is then the route that took it.
+type Observer func(r *http.Request, status int, took time.Duration)
+
+// Handler logs each request next answers to log and tells observe (when
+// not nil): one wrapper of the answer for both.
+func Handler(log *slog.Logger, observe Observer, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		log.Debug("http request", "method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.Code(),
-			"duration_ms", time.Since(start).Milliseconds())
+		took := time.Since(start)
+		if observe != nil {
+			observe(r, sw.Code(), took)
+		}
+		if log.Enabled(r.Context(), slog.LevelDebug) {
+			log.Debug("http request", "method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.Code(),
+				"duration_ms", took.Milliseconds())
+		}
 	})
 }
 

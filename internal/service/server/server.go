@@ -286,7 +286,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// Every request of the public listener is logged and counted, whichever
 	// handler takes it.
-	s.http.Handler = s.metrics.Instrument(reqlog.Handler(logger.With("component", "http"), s.http.Handler))
+	s.http.Handler = reqlog.Handler(logger.With("component", "http"), s.metrics.ObserveRequest, s.http.Handler)
 	served := limitConns(ln, cfg.MaxConnsPerIP, logger)
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()

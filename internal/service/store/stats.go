@@ -26,8 +26,7 @@ type Stats struct {
 // month ?1, then the bytes counted as storageUsedSQL counts them.
 const statsTotalsSQL = `SELECT
 	(SELECT COALESCE(SUM(used), 0) FROM credits WHERE month = ?1),
-	(SELECT COALESCE(SUM(u.received), 0) FROM uploads u WHERE NOT EXISTS (
-		SELECT 1 FROM projects p WHERE p.source_id = u.id AND p.org_id = u.org_id AND p.storage_size > 0)),
+	(SELECT COALESCE(SUM(u.received), 0) FROM uploads u WHERE ` + uploadNotInProjectSQL + `),
 	(SELECT COALESCE(SUM(storage_size), 0) FROM projects)`
 
 // Stats reads the server's Stats: two short reads, for a metrics scrape.

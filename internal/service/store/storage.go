@@ -19,9 +19,13 @@ const StorageExpired = "EXPIRED"
 // project's storageSize (its source and renders). An upload that a project
 // with a storageSize imported is counted in that project, not twice.
 const storageUsedSQL = `SELECT
-	(SELECT COALESCE(SUM(u.received), 0) FROM uploads u WHERE u.org_id = ?1 AND NOT EXISTS (
-		SELECT 1 FROM projects p WHERE p.source_id = u.id AND p.org_id = u.org_id AND p.storage_size > 0))
+	(SELECT COALESCE(SUM(u.received), 0) FROM uploads u WHERE u.org_id = ?1 AND ` + uploadNotInProjectSQL + `)
 	+ (SELECT COALESCE(SUM(storage_size), 0) FROM projects WHERE org_id = ?1)`
+
+// uploadNotInProjectSQL holds for an upload u whose bytes no project of its
+// org counts: the one rule of the quota and of the metrics.
+const uploadNotInProjectSQL = `NOT EXISTS (
+		SELECT 1 FROM projects p WHERE p.source_id = u.id AND p.org_id = u.org_id AND p.storage_size > 0)`
 
 // StorageUsed is the bytes the org keeps in uploads and project media.
 func (s *Store) StorageUsed(ctx context.Context, orgID string) (int64, error) {
