@@ -19,9 +19,8 @@ const (
 
 // collectionsPage is the data of /ui/collections.
 type collectionsPage struct {
-	Collections        []store.CollectionWithClips
-	Total, Page, Pages int
-	PrevPage, NextPage int // 0: none
+	pager
+	Collections []store.CollectionWithClips
 }
 
 // collections is GET /ui/collections?page=N: the org's collections, 50 a
@@ -37,13 +36,12 @@ func (g *Gallery) collections(w http.ResponseWriter, r *http.Request) {
 		g.fail(w, r, err)
 		return
 	}
-	data := collectionsPage{Collections: list, Total: total, Page: pageNum}
-	data.Pages, data.PrevPage, data.NextPage = paging(pageNum, total, collectionsPerPage)
-	if pageNum > data.Pages {
+	pg, ok := newPager(pageNum, total, collectionsPerPage)
+	if !ok {
 		g.notFound(w, r, "There is no such page of collections.")
 		return
 	}
-	g.render(w, r, http.StatusOK, "collections", "Collections", data)
+	g.render(w, r, http.StatusOK, "collections", "Collections", collectionsPage{pager: pg, Collections: list})
 }
 
 // scheduleView is a publish schedule with the account it publishes to and,

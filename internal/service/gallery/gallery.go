@@ -192,14 +192,23 @@ func (g *Gallery) headers(next http.Handler) http.Handler {
 // authed serves pages to a valid session and sends everyone else to the
 // login form.
 func (g *Gallery) authed(next http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key, err := g.authenticate(r)
+	return g.withSession(next, func(w http.ResponseWriter, r *http.Request, err error) {
 		if errors.Is(err, errNoSession) {
 			http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 			return
 		}
+		g.fail(w, r, err)
+	})
+}
+
+// withSession serves next to a valid session with its caller, and answers
+// every other request through refuse (err is errNoSession, or why the
+// session could not be read).
+func (g *Gallery) withSession(next http.HandlerFunc, refuse func(http.ResponseWriter, *http.Request, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, err := g.authenticate(r)
 		if err != nil {
-			g.fail(w, r, err)
+			refuse(w, r, err)
 			return
 		}
 		next(w, withCaller(r, key))

@@ -50,9 +50,8 @@ func newProjectRow(p store.ProjectSummary) projectRow {
 
 // projectList is the data of /ui/.
 type projectList struct {
+	pager
 	Rows                  []projectRow
-	Total, Page, Pages    int
-	PrevPage, NextPage    int // 0: none
 	FirstShown, LastShown int
 }
 
@@ -68,12 +67,12 @@ func (g *Gallery) projects(w http.ResponseWriter, r *http.Request) {
 		g.fail(w, r, err)
 		return
 	}
-	data := projectList{Total: total, Page: pageNum}
-	data.Pages, data.PrevPage, data.NextPage = paging(pageNum, total, projectsPerPage)
-	if pageNum > data.Pages {
+	pg, ok := newPager(pageNum, total, projectsPerPage)
+	if !ok {
 		g.notFound(w, r, "There is no such page of projects.")
 		return
 	}
+	data := projectList{pager: pg}
 	for _, p := range list {
 		data.Rows = append(data.Rows, newProjectRow(p))
 	}
@@ -90,17 +89,23 @@ func pageNumber(r *http.Request) (int, bool) {
 	return n, err == nil && n >= 1 && n <= 1<<20
 }
 
-// paging is how many pages total items make at perPage (at least one) and
-// the numbers of the pages before and after page (0: none).
-func paging(page, total, perPage int) (pages, prev, next int) {
-	pages = max(1, (total+perPage-1)/perPage)
+// pager is the paging of a list page: page Page of Pages over Total items.
+type pager struct {
+	Total, Page, Pages int
+	PrevPage, NextPage int // 0: none
+}
+
+// newPager pages total items perPage a page at page; not ok when page is
+// past the last (a list of none has one, empty, page).
+func newPager(page, total, perPage int) (pager, bool) {
+	p := pager{Total: total, Page: page, Pages: max(1, (total+perPage-1)/perPage)}
 	if page > 1 {
-		prev = page - 1
+		p.PrevPage = page - 1
 	}
-	if page < pages {
-		next = page + 1
+	if page < p.Pages {
+		p.NextPage = page + 1
 	}
-	return pages, prev, next
+	return p, page <= p.Pages
 }
 
 // progressAnswer is the body of GET /ui/progress.
@@ -139,20 +144,15 @@ func (g *Gallery) progress(w http.ResponseWriter, r *http.Request) {
 // answers 401 in JSON, which the script turns into a visit to the form;
 // when the session cannot be read it answers 500.
 func (g *Gallery) authedJSON(next http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key, err := g.authenticate(r)
+	return g.withSession(next, func(w http.ResponseWriter, _ *http.Request, err error) {
 		if errors.Is(err, errNoSession) {
 			writeJSONError(w, http.StatusUnauthorized, "Unauthorized", "log in at /ui/login")
 			return
 		}
-		if err != nil {
-			// A store that fails (busy, closing) is not a logout: the
-			// script retries a 500 and keeps its page.
-			g.log.Error("gallery session check failed", "err", err)
-			writeJSONError(w, http.StatusInternalServerError, "Internal Server Error", "the session could not be read")
-			return
-		}
-		next(w, withCaller(r, key))
+		// A store that fails (busy, closing) is not a logout: the script
+		// retries a 500 and keeps its page.
+		g.log.Error("gallery session check failed", "err", err)
+		writeJSONError(w, http.StatusInternalServerError, "Internal Server Error", "the session could not be read")
 	})
 }
 
