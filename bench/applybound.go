@@ -32,14 +32,20 @@ import (
 // alone when short projects make the calls of the first minute wait for
 // finishes: with 15 s projects, 20 of them, at most 8 are COMPLETE before
 // 45 s, so the 30th call goes at 45 s at the earliest and the 60th at 105 s.
-func jointBound(times []time.Duration, slots, perWindow, callsPerProject int, window time.Duration) time.Duration {
+//
+// extra counts calls beyond the least (a run's early polls, say), let go
+// at any time, even before the first create: the bound is then the least
+// time an apply making that many calls can take. It grows by up to a
+// window per perWindow extra calls: with 20 projects of 15 s, 61 to 64
+// calls take 120 s at the least, since call 61 goes two minutes after call 1.
+func jointBound(times []time.Duration, slots, perWindow, callsPerProject, extra int, window time.Duration) time.Duration {
 	sorted := slices.Clone(times)
 	slices.Sort(sorted)
 	n := len(sorted)
-	calls := n * callsPerProject
+	calls := n*callsPerProject + extra
 	var bound time.Duration
 	for m := 0; calls-m*perWindow >= 1; m++ {
-		c := finishedFor(calls-m*perWindow, n, slots, callsPerProject)
+		c := finishedFor(calls-m*perWindow-extra, n, slots, callsPerProject)
 		bound = max(bound, makespan(sorted[:c], slots)+time.Duration(m)*window)
 	}
 	return bound

@@ -39,8 +39,37 @@ func TestJointBound(t *testing.T) {
 		{"none", nil, 0},
 	}
 	for _, c := range cases {
-		if got := jointBound(c.times, 4, 30, 3, time.Minute); got != c.want {
+		if got := jointBound(c.times, 4, 30, 3, 0, time.Minute); got != c.want {
 			t.Errorf("%s: joint bound %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// Calls beyond the least: 20 projects of 15 s take 105 s with their 60
+// calls, 120 s with 61 to 64 (call 61 goes two minutes after call 1, and
+// the first four calls can all go at once), and still 120 s with 10 more,
+// since the relaxation lets extra calls go at the start; 30 more make a
+// third minute. 8 projects have room for 6 extra calls in one window.
+func TestJointBoundWithExtraCalls(t *testing.T) {
+	s := time.Second
+	cases := []struct {
+		name  string
+		times []time.Duration
+		extra int
+		want  time.Duration
+	}{
+		{"20 of 15 s, 60 calls", repeat(15*s, 20), 0, 105 * s},
+		{"20 of 15 s, 61 calls", repeat(15*s, 20), 1, 120 * s},
+		{"20 of 15 s, 64 calls", repeat(15*s, 20), 4, 120 * s},
+		{"20 of 15 s, 70 calls", repeat(15*s, 20), 10, 120 * s},
+		{"20 of 15 s, 91 calls", repeat(15*s, 20), 31, 180 * s},
+		{"8 of 15 s, 30 calls", repeat(15*s, 8), 6, 30 * s},
+		// 31 calls: call 31 a minute after call 1, at 60 s.
+		{"8 of 15 s, 31 calls", repeat(15*s, 8), 7, 60 * s},
+	}
+	for _, c := range cases {
+		if got := jointBound(c.times, 4, 30, 3, c.extra, time.Minute); got != c.want {
+			t.Errorf("%s: bound %v, want %v", c.name, got, c.want)
 		}
 	}
 }

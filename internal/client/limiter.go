@@ -86,6 +86,19 @@ func (l *sharedLimiter) admit(now time.Time) time.Duration {
 	return 0
 }
 
+// left is how many more requests the window admits at now.
+func (l *sharedLimiter) left(now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	used := 0
+	for _, t := range l.sent {
+		if now.Sub(t) < limitWindow {
+			used++
+		}
+	}
+	return max(l.size-used, 0)
+}
+
 // wait blocks until a request may be sent or ctx ends. A wait that would
 // outlast ctx's deadline fails at once, as the deadline it is.
 func (l *sharedLimiter) wait(ctx context.Context) error {

@@ -216,3 +216,51 @@ func TestPacePredictsFromTheLatestWave(t *testing.T) {
 		t.Fatalf("due %v after creation, want 50.167s from the latest wave", due.Sub(t0))
 	}
 }
+
+// A process bound by its rate window polls a step (an eighth of the typical
+// time) after the due, and planning tells the model when that starts.
+func TestRateBoundPollsAStepAfterTheDue(t *testing.T) {
+	c := newTestClient(t, "http://svc.test", func(cfg *Config) { cfg.RequestsPerMinute = 30 })
+	c.observe(seen("x", apitypes.StageQueued, t0, t0))
+	c.observe(seen("x", apitypes.StageComplete, t0, t0.Add(20*time.Second)))
+	created := t0.Add(time.Minute)
+	w := newProjectWait("b", WaitOptions{Known: seen("b", apitypes.StageQueued, created, created)})
+	w.anchored = false
+	w.anchor(w.last, created)
+
+	if d, _ := c.nextPoll(w, created); d != 20*time.Second {
+		t.Fatalf("plan with calls to spare %v, want the due (20s)", d)
+	}
+	// Eleven creates waiting for a slot need 33 calls; the window has 30.
+	for range 11 {
+		t.Cleanup(c.slots.waiter())
+	}
+	if !c.rateBound(time.Now()) {
+		t.Fatalf("not rate-bound with %d calls ahead and %d left", c.slots.callsAhead(), c.limiter.left(time.Now()))
+	}
+	if d, _ := c.nextPoll(w, created); d != 22500*time.Millisecond {
+		t.Fatalf("rate-bound plan %v, want the due plus 20s/8", d)
+	}
+}
+
+// Calls ahead against the window's room: ten waiting creates (30 calls) fit
+// an empty window, and stop fitting once one request has gone.
+func TestRateBoundCountsTheWindowsRoom(t *testing.T) {
+	c := newTestClient(t, "http://svc.test", func(cfg *Config) { cfg.RequestsPerMinute = 30 })
+	for range 10 {
+		t.Cleanup(c.slots.waiter())
+	}
+	now := time.Now()
+	if c.rateBound(now) {
+		t.Fatal("rate-bound with 30 calls ahead and 30 left")
+	}
+	if d := c.limiter.admit(now); d != 0 {
+		t.Fatalf("first request held %v", d)
+	}
+	if c.limiter.left(now) != 29 || !c.rateBound(now) {
+		t.Fatalf("left %d, bound %v after one request; want 29 and bound", c.limiter.left(now), c.rateBound(now))
+	}
+	if later := now.Add(limitWindow); c.limiter.left(later) != 30 || c.rateBound(later) {
+		t.Fatal("the request did not leave the window after it")
+	}
+}

@@ -91,6 +91,16 @@ func (s *slotPool) waiter() (done func()) {
 	}
 }
 
+// callsAhead is how many calls to the rate-limited routes this process's
+// projects still need at the least: a create, the poll that finds it done
+// and a clip listing for each create waiting for a slot, the last two for
+// each project in flight or on the wire.
+func (s *slotPool) callsAhead() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return 3*s.waiting + 2*(s.pending+len(s.held))
+}
+
 func (s *slotPool) oldestUnwatched() string {
 	id, order := "", -1
 	for k, h := range s.held {

@@ -93,6 +93,7 @@ func (c *Client) plan(w *projectWait, now time.Time) (time.Duration, <-chan stru
 // waits: news cannot have happened yet.
 func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan struct{}) {
 	longest := pacedCeilings * w.ceiling
+	c.pace.setRateBound(c.rateBound(now))
 	if w.last != nil {
 		if due, ok := c.pace.due(w.last); ok {
 			due = due.Add(w.offset) // the service's clock to this one's
@@ -121,6 +122,13 @@ func (c *Client) nextPoll(w *projectWait, now time.Time) (time.Duration, <-chan 
 	// The scout's wait always ends (COMPLETE, STALLED, an error, ctx) and
 	// then wakes this one; the timer is only a backstop.
 	return longest, c.pace.next()
+}
+
+// rateBound reports whether this process's projects still need more calls
+// to the rate-limited routes than its rate window has left at now: then an
+// early poll costs more than a late one (rateBoundLag).
+func (c *Client) rateBound(now time.Time) bool {
+	return c.slots.callsAhead() > c.limiter.left(now)
 }
 
 // unpaced is the plain backoff's interval, at most a third of the project's
