@@ -162,11 +162,19 @@ func (m *paceModel) expected(p *apitypes.Project, stage apitypes.Stage) (at, mar
 	return seconds(s.plain.mean()), seconds(s.plain.spread() / marginShare), true
 }
 
-// marginShare: a poll lands a quarter of the samples' spread after the mean.
-// The whole spread made every poll of the 20-project benchmark land long
-// after most projects had finished (one slow project widens it); a poll that
-// comes too early costs one more poll, an eighth of the typical time later.
-const marginShare = 4
+// marginShare: a poll lands half the samples' spread after the mean. A poll
+// that comes too early costs one more poll, an eighth of the typical time
+// later, and the calls an apply may spend are the scarcer budget: with 8
+// projects of about 20 s the scout's looks leave room for one early poll
+// at most under 3.5 calls a project, while the wall-time target leaves about
+// 10 s, against half a second more per wave for half the spread instead of
+// a quarter. (On this shared 2-core machine 8-project runs had 0 to 3 early
+// polls with either share: a wave's spread moves with the load more than
+// with the margin.) The whole spread made every
+// poll of a 20-project benchmark land long after most projects had finished,
+// when a mean over every sample let one slow project widen it; the spread is
+// now of the latest wave's samples only.
+const marginShare = 2
 
 // due predicts when project p, as last seen, should be COMPLETE: the
 // samples' time from entering its stage to completion after the moment it

@@ -35,13 +35,13 @@ func TestPaceDueFromLearnedStageTimes(t *testing.T) {
 		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(reach.done)))
 	}
 	created := t0.Add(time.Minute)
-	// Just created: due after the mean time to COMPLETE (20s) plus a quarter of its spread (4s).
-	if due, ok := m.due(seen("new", apitypes.StageQueued, created, created)); !ok || !due.Equal(created.Add(21*time.Second)) {
-		t.Fatalf("due %v %v, want created+21s", due, ok)
+	// Just created: due after the mean time to COMPLETE (20s) plus half its spread (4s).
+	if due, ok := m.due(seen("new", apitypes.StageQueued, created, created)); !ok || !due.Equal(created.Add(22*time.Second)) {
+		t.Fatalf("due %v %v, want created+22s", due, ok)
 	}
 	// Seen entering RENDER late (at 10s): the rest takes RENDER to COMPLETE (15s) plus the margin.
-	if due, _ := m.due(seen("new", apitypes.StageRender, created, created.Add(10*time.Second))); !due.Equal(created.Add(26 * time.Second)) {
-		t.Fatalf("due from RENDER %v, want created+26s", due.Sub(created))
+	if due, _ := m.due(seen("new", apitypes.StageRender, created, created.Add(10*time.Second))); !due.Equal(created.Add(27 * time.Second)) {
+		t.Fatalf("due from RENDER %v, want created+27s", due.Sub(created))
 	}
 }
 
@@ -211,9 +211,9 @@ func TestPacePredictsFromTheLatestWave(t *testing.T) {
 		m.observe(seen(id, apitypes.StageQueued, t0, t0))
 		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(done*time.Second)))
 	}
-	// The last four: mean 50 s, spread 2/3 s, a quarter of it as margin.
-	if due, _ := m.due(seen("next", apitypes.StageQueued, t0, t0)); due.Sub(t0).Round(time.Millisecond) != 50167*time.Millisecond {
-		t.Fatalf("due %v after creation, want 50.167s from the latest wave", due.Sub(t0))
+	// The last four: mean 50 s, spread 2/3 s, half of it as margin.
+	if due, _ := m.due(seen("next", apitypes.StageQueued, t0, t0)); due.Sub(t0).Round(time.Millisecond) != 50333*time.Millisecond {
+		t.Fatalf("due %v after creation, want 50.333s from the latest wave", due.Sub(t0))
 	}
 }
 
@@ -231,7 +231,7 @@ func TestRateBoundPollsAStepAfterTheDue(t *testing.T) {
 	if d, _ := c.nextPoll(w, created); d != 20*time.Second {
 		t.Fatalf("plan with calls to spare %v, want the due (20s)", d)
 	}
-	// Eleven creates waiting for a slot need 33 calls; the window has 30.
+	// Eleven creates waiting for a slot may need 33 calls; the window has 30.
 	for range 11 {
 		t.Cleanup(c.slots.waiter())
 	}
@@ -243,12 +243,23 @@ func TestRateBoundPollsAStepAfterTheDue(t *testing.T) {
 	}
 }
 
-// Calls ahead against the window's room: ten waiting creates (30 calls) fit
-// an empty window, and stop fitting once one request has gone.
+// Calls ahead against the window's room: four projects in flight and six
+// creates waiting for a slot (3 calls each: 30) fit an empty window, and
+// stop fitting once one request has gone.
 func TestRateBoundCountsTheWindowsRoom(t *testing.T) {
 	c := newTestClient(t, "http://svc.test", func(cfg *Config) { cfg.RequestsPerMinute = 30 })
-	for range 10 {
+	for i := range 4 {
+		sl, _, _ := c.slots.tryAcquire()
+		if sl == nil {
+			t.Fatalf("no slot for project %d of 4", i)
+		}
+		sl.hold(fmt.Sprintf("p%d", i))
+	}
+	for range 6 {
 		t.Cleanup(c.slots.waiter())
+	}
+	if got := c.slots.callsAhead(); got != 30 {
+		t.Fatalf("calls ahead %d, want 30", got)
 	}
 	now := time.Now()
 	if c.rateBound(now) {

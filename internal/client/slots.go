@@ -92,13 +92,17 @@ func (s *slotPool) waiter() (done func()) {
 }
 
 // callsAhead is how many calls to the rate-limited routes this process's
-// projects still need at the least: a create, the poll that finds it done
-// and a clip listing for each create waiting for a slot, the last two for
-// each project in flight or on the wire.
+// projects may still need: three for each, whether it waits for a slot (a
+// create, the poll that finds it done, a clip listing) or is in flight or
+// on the wire (that poll, the listing and room for one poll that finds it
+// running). Without that room the last wave of 8 projects, after the
+// scout's looks, polled at its dues with a call or two to spare, and one
+// or two early polls made the 31st call, which waited a minute for the
+// window.
 func (s *slotPool) callsAhead() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return 3*s.waiting + 2*(s.pending+len(s.held))
+	return 3 * (s.waiting + s.pending + len(s.held))
 }
 
 func (s *slotPool) oldestUnwatched() string {

@@ -19,7 +19,7 @@ func TestPaceWaveFollowsOneLook(t *testing.T) {
 		m.observe(seen(id, apitypes.StageQueued, t0, t0))
 		m.observe(seen(id, apitypes.StageComplete, t0, t0.Add(done)))
 	}
-	// Typical 20 s: a re-poll step of 2.5 s; due 21 s after creation.
+	// Typical 20 s: a re-poll step of 2.5 s; due 22 s after creation (20 s and half the 4 s spread).
 	wave := t0.Add(time.Minute)
 	a := seen("a", apitypes.StageQueued, wave, wave)
 	b := seen("b", apitypes.StageQueued, wave.Add(400*time.Millisecond), wave.Add(400*time.Millisecond))
@@ -33,8 +33,8 @@ func TestPaceWaveFollowsOneLook(t *testing.T) {
 		}
 		return d.Sub(wave)
 	}
-	if got := due(b); got != 21400*time.Millisecond {
-		t.Fatalf("b due at %v before any look, want its own 21.4s", got)
+	if got := due(b); got != 22400*time.Millisecond {
+		t.Fatalf("b due at %v before any look, want its own 22.4s", got)
 	}
 
 	next := m.next()
@@ -42,21 +42,21 @@ func TestPaceWaveFollowsOneLook(t *testing.T) {
 	if !isClosed(next) {
 		t.Fatal("a's look did not wake the other waits")
 	}
-	if got := due(b); got != 22*time.Second {
-		t.Fatalf("b due at %v, want a second after a's look at 21s", got)
+	if got := due(b); got != 23*time.Second {
+		t.Fatalf("b due at %v, want a second after a's look at 22s", got)
 	}
-	if got := due(later); got != 31*time.Second {
-		t.Fatalf("a project of a later wave due at %v, want its own 31s", got)
+	if got := due(later); got != 32*time.Second {
+		t.Fatalf("a project of a later wave due at %v, want its own 32s", got)
 	}
-	if got, _ := m.due(other); got.Sub(wave) != 21400*time.Millisecond {
+	if got, _ := m.due(other); got.Sub(wave) != 22400*time.Millisecond {
 		t.Fatalf("a project of another source size due at %v, want its own", got.Sub(wave))
 	}
 
-	// a was running at 21 s; its next look at 23.5 s would hold b past its
-	// due plus one step (21.4 + 2.5 s).
-	m.overdue(a, wave.Add(23500*time.Millisecond))
-	if got := due(b); got != 23900*time.Millisecond {
-		t.Fatalf("b due at %v behind a late lead, want 23.9s (its due plus one step)", got)
+	// a was running at 22 s; its next look at 24.5 s would hold b past its
+	// due plus one step (22.4 + 2.5 s).
+	m.overdue(a, wave.Add(24500*time.Millisecond))
+	if got := due(b); got != 24900*time.Millisecond {
+		t.Fatalf("b due at %v behind a late lead, want 24.9s (its due plus one step)", got)
 	}
 	m.overdue(a, wave.Add(22*time.Second))
 	if got := due(b); got != 23*time.Second {
