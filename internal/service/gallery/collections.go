@@ -26,19 +26,8 @@ type collectionsPage struct {
 // collections is GET /ui/collections?page=N: the org's collections, 50 a
 // page, each with its clips, which link to their projects.
 func (g *Gallery) collections(w http.ResponseWriter, r *http.Request) {
-	pageNum, ok := pageNumber(r)
+	list, pg, ok := listPage(g, w, r, "collections", collectionsPerPage, g.store.OrgCollectionsWithClips)
 	if !ok {
-		g.notFound(w, r, "There is no such page of collections.")
-		return
-	}
-	list, total, err := g.store.OrgCollectionsWithClips(r.Context(), caller(r).OrgID, (pageNum-1)*collectionsPerPage, collectionsPerPage)
-	if err != nil {
-		g.fail(w, r, err)
-		return
-	}
-	pg, ok := newPager(pageNum, total, collectionsPerPage)
-	if !ok {
-		g.notFound(w, r, "There is no such page of collections.")
 		return
 	}
 	g.render(w, r, http.StatusOK, "collections", "Collections", collectionsPage{pager: pg, Collections: list})

@@ -2,6 +2,7 @@ package gallery
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -57,19 +58,8 @@ type projectList struct {
 
 // projects is GET /ui/?page=N: the org's projects, newest first.
 func (g *Gallery) projects(w http.ResponseWriter, r *http.Request) {
-	pageNum, ok := pageNumber(r)
+	list, pg, ok := listPage(g, w, r, "projects", projectsPerPage, g.store.OrgProjects)
 	if !ok {
-		g.notFound(w, r, "There is no such page of projects.")
-		return
-	}
-	list, total, err := g.store.OrgProjects(r.Context(), caller(r).OrgID, (pageNum-1)*projectsPerPage, projectsPerPage)
-	if err != nil {
-		g.fail(w, r, err)
-		return
-	}
-	pg, ok := newPager(pageNum, total, projectsPerPage)
-	if !ok {
-		g.notFound(w, r, "There is no such page of projects.")
 		return
 	}
 	data := projectList{pager: pg}
@@ -77,9 +67,34 @@ func (g *Gallery) projects(w http.ResponseWriter, r *http.Request) {
 		data.Rows = append(data.Rows, newProjectRow(p))
 	}
 	if len(list) > 0 {
-		data.FirstShown, data.LastShown = (pageNum-1)*projectsPerPage+1, (pageNum-1)*projectsPerPage+len(list)
+		first := (pg.Page-1)*projectsPerPage + 1
+		data.FirstShown, data.LastShown = first, first+len(list)-1
 	}
 	g.render(w, r, http.StatusOK, "projects", "Projects", data)
+}
+
+// listPage reads the page of the caller's org's list (of what, for the 404
+// page) that the request's ?page=N asks for, perPage items a page, from
+// query (the page's items and the total). It answers a bad or missing page
+// or a store failure itself and is then not ok.
+func listPage[T any](g *Gallery, w http.ResponseWriter, r *http.Request, what string, perPage int,
+	query func(ctx context.Context, orgID string, offset, limit int) ([]T, int, error)) ([]T, pager, bool) {
+	pageNum, ok := pageNumber(r)
+	if !ok {
+		g.notFound(w, r, "There is no such page of "+what+".")
+		return nil, pager{}, false
+	}
+	list, total, err := query(r.Context(), caller(r).OrgID, (pageNum-1)*perPage, perPage)
+	if err != nil {
+		g.fail(w, r, err)
+		return nil, pager{}, false
+	}
+	pg, ok := newPager(pageNum, total, perPage)
+	if !ok {
+		g.notFound(w, r, "There is no such page of "+what+".")
+		return nil, pager{}, false
+	}
+	return list, pg, true
 }
 
 // pageNumber is the request's ?page=N (1 when absent); false when it is
