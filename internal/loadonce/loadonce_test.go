@@ -255,6 +255,25 @@ func awaitWaiters(t *testing.T, v *Value[string], n int) {
 	}
 }
 
+// leadAndWait starts a reader that loads (its load is p) and, once that load
+// runs, one that waits for it.
+func leadAndWait(t *testing.T, v *Value[string], l *loader, leadCtx, waitCtx context.Context) (lead <-chan got, p *pending, waiter <-chan got) {
+	t.Helper()
+	lead = getAsync(leadCtx, v, l)
+	p = l.next(t)
+	waiter = getAsync(waitCtx, v, l)
+	awaitWaiters(t, v, 1)
+	return lead, p, waiter
+}
+
+// loadsAnew checks that the next reader loads, and answers its load with want.
+func loadsAnew(t *testing.T, v *Value[string], l *loader, want string) {
+	t.Helper()
+	ch := getAsync(t.Context(), v, l)
+	l.next(t).answer <- answer{v: want}
+	expect(t, ch, want, nil)
+}
+
 func TestConcurrent(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -262,10 +281,9 @@ func TestConcurrent(t *testing.T) {
 		loads int32
 	}{
 		{"readers arriving during a load wait for it", func(t *testing.T, v *Value[string], l *loader) {
-			lead := getAsync(t.Context(), v, l)
-			p := l.next(t)
-			var waiters []<-chan got
-			for range 3 {
+			lead, p, first := leadAndWait(t, v, l, t.Context(), t.Context())
+			waiters := []<-chan got{first}
+			for range 2 {
 				waiters = append(waiters, getAsync(t.Context(), v, l))
 			}
 			awaitWaiters(t, v, 3)
@@ -277,15 +295,9 @@ func TestConcurrent(t *testing.T) {
 			expect(t, getAsync(t.Context(), v, l), "a", nil)
 		}, 1},
 		{"an invalidated load answers its readers, is not kept, and is not joined", func(t *testing.T, v *Value[string], l *loader) {
-			old := getAsync(t.Context(), v, l)
-			pOld := l.next(t)
-			oldWaiter := getAsync(t.Context(), v, l)
-			awaitWaiters(t, v, 1)
+			old, pOld, oldWaiter := leadAndWait(t, v, l, t.Context(), t.Context())
 			v.Invalidate()
-			fresh := getAsync(t.Context(), v, l)
-			pFresh := l.next(t) // its own load, while the old one still runs
-			pFresh.answer <- answer{v: "new"}
-			expect(t, fresh, "new", nil)
+			loadsAnew(t, v, l, "new")       // its own load, while the old one still runs
 			pOld.answer <- answer{v: "old"} // ends last: must not replace "new"
 			expect(t, old, "old", nil)
 			expect(t, oldWaiter, "old", nil)
@@ -297,16 +309,11 @@ func TestConcurrent(t *testing.T) {
 			v.Invalidate()
 			p.answer <- answer{v: "old"}
 			expect(t, old, "old", nil)
-			next := getAsync(t.Context(), v, l)
-			l.next(t).answer <- answer{v: "new"}
-			expect(t, next, "new", nil)
+			loadsAnew(t, v, l, "new")
 		}, 2},
 		{"a leader whose context ends does not fail its waiters", func(t *testing.T, v *Value[string], l *loader) {
 			ctx, cancel := context.WithCancel(t.Context())
-			lead := getAsync(ctx, v, l)
-			l.next(t)
-			waiter := getAsync(t.Context(), v, l)
-			awaitWaiters(t, v, 1)
+			lead, _, waiter := leadAndWait(t, v, l, ctx, t.Context())
 			cancel()
 			expect(t, lead, "", context.Canceled)
 			l.next(t).answer <- answer{v: "a"} // the waiter loads itself
@@ -314,11 +321,8 @@ func TestConcurrent(t *testing.T) {
 			expect(t, getAsync(t.Context(), v, l), "a", nil)
 		}, 2},
 		{"a waiter whose context ends returns at once; the load goes on", func(t *testing.T, v *Value[string], l *loader) {
-			lead := getAsync(t.Context(), v, l)
-			p := l.next(t)
 			ctx, cancel := context.WithCancel(t.Context())
-			waiter := getAsync(ctx, v, l)
-			awaitWaiters(t, v, 1)
+			lead, p, waiter := leadAndWait(t, v, l, t.Context(), ctx)
 			cancel()
 			expect(t, waiter, "", context.Canceled)
 			p.answer <- answer{v: "a"}
@@ -326,30 +330,20 @@ func TestConcurrent(t *testing.T) {
 			expect(t, getAsync(t.Context(), v, l), "a", nil)
 		}, 1},
 		{"waiters share the leader's error, which is not kept", func(t *testing.T, v *Value[string], l *loader) {
-			lead := getAsync(t.Context(), v, l)
-			p := l.next(t)
-			waiter := getAsync(t.Context(), v, l)
-			awaitWaiters(t, v, 1)
+			lead, p, waiter := leadAndWait(t, v, l, t.Context(), t.Context())
 			p.answer <- answer{err: errBoom}
 			expect(t, lead, "", errBoom)
 			expect(t, waiter, "", errBoom)
-			again := getAsync(t.Context(), v, l)
-			l.next(t).answer <- answer{v: "a"}
-			expect(t, again, "a", nil)
+			loadsAnew(t, v, l, "a")
 		}, 2},
 		{"a load that panics releases its waiters", func(t *testing.T, v *Value[string], l *loader) {
-			lead := getAsync(t.Context(), v, l)
-			p := l.next(t)
-			waiter := getAsync(t.Context(), v, l)
-			awaitWaiters(t, v, 1)
+			lead, p, waiter := leadAndWait(t, v, l, t.Context(), t.Context())
 			p.answer <- answer{err: errPanicNow}
 			if g := receive(t, lead); g.err == nil {
 				t.Fatal("the leader's panic was lost")
 			}
 			expect(t, waiter, "", errLoadPanicked)
-			again := getAsync(t.Context(), v, l)
-			l.next(t).answer <- answer{v: "a"}
-			expect(t, again, "a", nil)
+			loadsAnew(t, v, l, "a")
 		}, 2},
 	}
 	for _, tc := range cases {
