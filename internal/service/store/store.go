@@ -48,6 +48,14 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	return s, nil
 }
 
+// DB is the database, for the job system (package jobs), whose jobs are
+// rows beside the store's and are inserted in its transactions. Nothing
+// else reaches past the store's methods.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Engine names the database engine, as package jobs picks its driver by it.
+func (s *Store) Engine() string { return "sqlite" }
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
