@@ -68,6 +68,19 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 // Timestamp formats t the way the API reports times.
 func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
+// TxHook is another package's work inside a store transaction: the job
+// system (package jobs) inserting the job of the row the transaction
+// writes, or completing it, so the row and its job commit together. Nil
+// does nothing.
+type TxHook func(ctx context.Context, tx *sql.Tx) error
+
+func (h TxHook) run(ctx context.Context, tx *sql.Tx) error {
+	if h == nil {
+		return nil
+	}
+	return h(ctx, tx)
+}
+
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
