@@ -64,7 +64,8 @@ const (
 )
 
 // DefaultRetry is the retry curve of a job that fails: the backoff curve
-// from 1s doubling to 10 minutes, 10 attempts in all (about 30 minutes).
+// from 1s doubling to 10 minutes, 10 attempts in all (the nine waits,
+// jittered, add up to 4 to 9 minutes).
 var DefaultRetry = backoff.Retry{Base: time.Second, Max: 10 * time.Minute, Attempts: 10}
 
 // Config configures Jobs.
@@ -74,8 +75,8 @@ type Config struct {
 	DB *sql.DB
 	// Engine is the store's engine, EngineSQLite or EnginePostgres.
 	Engine string
-	// Retry is the curve of every kind's retries; zero fields take
-	// DefaultRetry's.
+	// Retry is the retry budget of every kind that sets none of its own;
+	// zero fields take DefaultRetry's.
 	Retry backoff.Retry
 	// RescueAfter: see DefaultRescueAfter; zero takes it.
 	RescueAfter time.Duration

@@ -217,17 +217,22 @@ func TestUniqueByArgs(t *testing.T) {
 	}
 }
 
-// TestRetriesThenGivesUp: a failing job is retried on the curve, its
-// last attempt says so, and its errors stay visible.
+// TestRetriesThenGivesUp: a failing job is retried on the curve within its
+// kind's budget (2 attempts here, the system's being 3), its last attempt
+// says so, and its errors stay visible.
 func TestRetriesThenGivesUp(t *testing.T) {
 	st := openStore(t, t.TempDir())
 	var last atomic.Int32
-	j := openJobs(t, st, Config{}, func(_ context.Context, job *Job[noteArgs]) error {
+	j := openJobs(t, st, Config{}, nil)
+	err := Register(j, Kind{Queue: QueueCopy, Retry: backoff.Retry{Attempts: 2}}, func(_ context.Context, job *Job[noteArgs]) error {
 		if job.LastAttempt() {
 			last.Add(1)
 		}
 		return fmt.Errorf("attempt %d of %d failed", job.Attempt, job.MaxAttempts)
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := j.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -243,10 +248,10 @@ func TestRetriesThenGivesUp(t *testing.T) {
 		t.Fatalf("recent %+v; want the one job", recent)
 	}
 	got := recent[0]
-	want := []string{"attempt 1 of 3 failed", "attempt 2 of 3 failed", "attempt 3 of 3 failed"}
-	if got.Kind != "test_note" || got.State != "discarded" || got.Attempt != 3 || fmt.Sprint(got.Errors) != fmt.Sprint(want) ||
+	want := []string{"attempt 1 of 2 failed", "attempt 2 of 2 failed"}
+	if got.Kind != "test_note" || got.State != "discarded" || got.Attempt != 2 || fmt.Sprint(got.Errors) != fmt.Sprint(want) ||
 		!strings.Contains(got.Args, `"doomed"`) {
-		t.Errorf("job %+v; want discarded after 3 attempts with errors %q", got, want)
+		t.Errorf("job %+v; want discarded after 2 attempts with errors %q", got, want)
 	}
 	if last.Load() != 1 {
 		t.Errorf("LastAttempt was true on %d attempts; want 1", last.Load())

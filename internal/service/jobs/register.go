@@ -10,6 +10,8 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 )
 
 // Args are a job's arguments, stored as JSON; Kind names the kind, once and
@@ -43,10 +45,13 @@ type Kind struct {
 	// Unique: a job whose args equal those of one already waiting, running
 	// or completed is not added (for jobs named by the id of their row).
 	Unique bool
+	// Retry is this kind's retry budget on the backoff curve (a delivery's
+	// is not a copy's); zero fields take the Jobs' Config.Retry.
+	Retry backoff.Retry
 }
 
 func (k Kind) insertOpts() *river.InsertOpts {
-	opts := &river.InsertOpts{Queue: k.Queue}
+	opts := &river.InsertOpts{Queue: k.Queue, MaxAttempts: k.Retry.Attempts}
 	if k.Unique {
 		opts.UniqueOpts = river.UniqueOpts{ByArgs: true}
 	}
@@ -61,7 +66,8 @@ func Register[T Args](j *Jobs, k Kind, work func(context.Context, *Job[T]) error
 		return fmt.Errorf("jobs: kind %q: unknown queue %q", zero.Kind(), k.Queue)
 	}
 	k.Timeout = cmp.Or(k.Timeout, DefaultTimeout)
-	if err := river.AddWorkerSafely(j.workers, &worker[T]{jobs: j, timeout: k.Timeout, work: work}); err != nil {
+	k.Retry = k.Retry.Or(j.retry)
+	if err := river.AddWorkerSafely(j.workers, &worker[T]{jobs: j, timeout: k.Timeout, retry: k.Retry, work: work}); err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
 	j.mu.Lock()
@@ -85,10 +91,16 @@ type worker[T Args] struct {
 	river.WorkerDefaults[T]
 	jobs    *Jobs
 	timeout time.Duration
+	retry   backoff.Retry
 	work    func(context.Context, *Job[T]) error
 }
 
 func (w *worker[T]) Timeout(*river.Job[T]) time.Duration { return w.timeout }
+
+// NextRetry puts the kind's own budget on the one curve.
+func (w *worker[T]) NextRetry(job *river.Job[T]) time.Time {
+	return curve{w.retry}.NextRetry(job.JobRow)
+}
 
 func (w *worker[T]) Work(ctx context.Context, rj *river.Job[T]) error {
 	err := w.work(ctx, &Job[T]{ID: rj.ID, Attempt: rj.Attempt, MaxAttempts: rj.MaxAttempts, Args: rj.Args, row: rj})
