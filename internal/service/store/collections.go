@@ -28,6 +28,9 @@ func (s *Store) CreateCollection(ctx context.Context, orgID, name string, maxCol
 	now := Timestamp(s.Now())
 	c := apitypes.Collection{CollectionID: NewID("col_"), CollectionName: name, CreatedAt: now, UpdatedAt: now}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockOrg(ctx, tx, orgID); err != nil {
+			return err
+		}
 		if maxCollections > 0 {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM collections WHERE org_id = ?`, orgID).Scan(&n); err != nil {
@@ -112,6 +115,11 @@ func (s *Store) DeleteCollection(ctx context.Context, orgID, id string) error {
 // the org.
 func (s *Store) AddCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		// Adds to one collection take turns: each numbers its content
+		// after the last one's.
+		if err := s.lockOrg(ctx, tx, orgID); err != nil {
+			return err
+		}
 		if _, err := getCollection(ctx, tx, orgID, collectionID); err != nil {
 			return err
 		}
@@ -175,7 +183,7 @@ func (s *Store) CollectionClips(ctx context.Context, orgID, collectionID string,
 		return nil, err
 	}
 	clips, err := queryAll(ctx, s.db, scanClip, `SELECT `+qualified(clipColumns, "c")+` FROM collection_contents cc
-		JOIN clips c ON c.id = cc.content_id WHERE cc.collection_id = ? ORDER BY cc.seq LIMIT ? OFFSET ?`, collectionID, limit, offset)
+		JOIN clips c ON c.id = cc.content_id WHERE cc.collection_id = ? ORDER BY cc.seq LIMIT ? OFFSET ?`, collectionID, limitArg(limit), offset)
 	if err != nil {
 		return nil, fmt.Errorf("list clips of collection %s: %w", collectionID, err)
 	}

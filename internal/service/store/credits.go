@@ -12,9 +12,14 @@ import (
 
 // chargeCredits takes n credits from the org's month at now, or returns the
 // *quota.MonthlyCapError that passing limit (<= 0: no limit) would cause.
-func chargeCredits(ctx context.Context, tx *sql.Tx, orgID string, now time.Time, n, limit int64) error {
+// The org stays locked until tx ends, so parallel charges read and write
+// the month in turn and never pass limit together.
+func (s *Store) chargeCredits(ctx context.Context, tx *sql.Tx, orgID string, now time.Time, n, limit int64) error {
 	if n <= 0 {
 		return nil
+	}
+	if err := s.lockOrg(ctx, tx, orgID); err != nil {
+		return err
 	}
 	month := quota.MonthOf(now)
 	var used int64
@@ -26,7 +31,7 @@ func chargeCredits(ctx context.Context, tx *sql.Tx, orgID string, now time.Time,
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO credits(org_id, month, used) VALUES (?, ?, ?)
-		ON CONFLICT(org_id, month) DO UPDATE SET used = used + excluded.used`, orgID, month, n)
+		ON CONFLICT(org_id, month) DO UPDATE SET used = credits.used + excluded.used`, orgID, month, n)
 	if err != nil {
 		return fmt.Errorf("charge credits: %w", err)
 	}
@@ -56,8 +61,8 @@ func refundProject(ctx context.Context, tx *sql.Tx, p *Project, now time.Time) e
 		if t, err := time.Parse(time.RFC3339Nano, p.CreatedAt); err == nil {
 			month = quota.MonthOf(t)
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE credits SET used = MAX(used - ?, 0) WHERE org_id = ? AND month = ?`,
-			p.CreditsCharged, p.OrgID, month)
+		_, err := tx.ExecContext(ctx, `UPDATE credits SET used = CASE WHEN used > ? THEN used - ? ELSE 0 END WHERE org_id = ? AND month = ?`,
+			p.CreditsCharged, p.CreditsCharged, p.OrgID, month)
 		if err != nil {
 			return fmt.Errorf("refund credits of project %s: %w", p.ID, err)
 		}

@@ -35,17 +35,15 @@ func (s *Store) EnqueueDelivery(ctx context.Context, d *Delivery) error {
 
 // insertDelivery stores d as a new pending delivery created at now, setting
 // its id; q is the database or the transaction of a project change.
-func insertDelivery(ctx context.Context, q execer, d *Delivery, now time.Time) error {
+func insertDelivery(ctx context.Context, q querier, d *Delivery, now time.Time) error {
 	d.Status, d.CreatedAt, d.Attempts, d.LastError = DeliveryPending, now, 0, ""
 	if d.NextAt.IsZero() {
 		d.NextAt = now
 	}
-	res, err := q.ExecContext(ctx, `INSERT INTO deliveries(project_id, kind, target, body, attempts, next_at, status, last_error, created_at)
-		VALUES (?, ?, ?, ?, 0, ?, ?, '', ?)`, d.ProjectID, d.Kind, d.Target, d.Body, Timestamp(d.NextAt), d.Status, Timestamp(now))
+	// RETURNING rather than LastInsertId, which pgx does not implement.
+	err := q.QueryRowContext(ctx, `INSERT INTO deliveries(project_id, kind, target, body, attempts, next_at, status, last_error, created_at)
+		VALUES (?, ?, ?, ?, 0, ?, ?, '', ?) RETURNING id`, d.ProjectID, d.Kind, d.Target, d.Body, Timestamp(d.NextAt), d.Status, Timestamp(now)).Scan(&d.ID)
 	if err != nil {
-		return fmt.Errorf("enqueue delivery: %w", err)
-	}
-	if d.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("enqueue delivery: %w", err)
 	}
 	return nil

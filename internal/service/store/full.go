@@ -22,7 +22,7 @@ func IsFull(err error) bool {
 		return true
 	}
 	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqliteFull
+	return errors.As(err, &se) && se.Code()&0xff == sqliteFull || isPostgresFull(err)
 }
 
 // LimitSize caps the database at the size it has now, so a write that
@@ -30,6 +30,9 @@ func IsFull(err error) bool {
 // removes the cap. Tests use it to reproduce a full disk without filling
 // one. The store's one connection keeps the setting.
 func (s *Store) LimitSize(ctx context.Context, lift bool) error {
+	if s.engine != EngineSQLite {
+		return errors.New("limit database size: only a SQLite store has a page cap")
+	}
 	pages := 1 << 30 // SQLite's default maximum
 	if !lift {
 		if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {

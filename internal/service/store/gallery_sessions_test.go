@@ -8,68 +8,72 @@ import (
 )
 
 func TestGallerySessionLivesUntilExpiryLogoutOrRevocation(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTest(t)
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	s.SetClock(func() time.Time { return now })
-	keyA, err := s.CreateKey(ctx, "org", "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyB, err := s.CreateKey(ctx, "org", "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []string{"s1", "s2"} {
-		if err := s.CreateGallerySession(ctx, id, Key{Key: keyA, OrgID: "org"}, now.Add(time.Hour)); err != nil {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, _ := be.open(t)
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		s.SetClock(func() time.Time { return now })
+		keyA, err := s.CreateKey(ctx, "org", "a")
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := s.CreateGallerySession(ctx, "s3", Key{Key: keyB, OrgID: "org"}, now.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if k, err := s.GallerySession(ctx, "s1", now); err != nil || k.Key != keyA || k.UserID != "a" {
-		t.Fatalf("live session: %+v, %v", k, err)
-	}
-	if _, err := s.GallerySession(ctx, "s1", now.Add(time.Hour)); !errors.Is(err, ErrNotFound) {
-		t.Errorf("session at its expiry: %v, want ErrNotFound", err)
-	}
-	if err := s.DeleteGallerySession(ctx, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.GallerySession(ctx, "s1", now); !errors.Is(err, ErrNotFound) {
-		t.Errorf("deleted session: %v, want ErrNotFound", err)
-	}
-	if err := s.RevokeKey(ctx, keyA); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.GallerySession(ctx, "s2", now); !errors.Is(err, ErrNotFound) {
-		t.Errorf("session of a revoked key: %v, want ErrNotFound", err)
-	}
-	if k, err := s.GallerySession(ctx, "s3", now); err != nil || k.Key != keyB {
-		t.Errorf("another key's session after the revocation: %+v, %v", k, err)
-	}
-	if n := countRows(t, s, "gallery_sessions"); n != 1 {
-		t.Errorf("%d sessions stored after the revocation, want the other key's only", n)
-	}
+		keyB, err := s.CreateKey(ctx, "org", "b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"s1", "s2"} {
+			if err := s.CreateGallerySession(ctx, id, Key{Key: keyA, OrgID: "org"}, now.Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.CreateGallerySession(ctx, "s3", Key{Key: keyB, OrgID: "org"}, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if k, err := s.GallerySession(ctx, "s1", now); err != nil || k.Key != keyA || k.UserID != "a" {
+			t.Fatalf("live session: %+v, %v", k, err)
+		}
+		if _, err := s.GallerySession(ctx, "s1", now.Add(time.Hour)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("session at its expiry: %v, want ErrNotFound", err)
+		}
+		if err := s.DeleteGallerySession(ctx, "s1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GallerySession(ctx, "s1", now); !errors.Is(err, ErrNotFound) {
+			t.Errorf("deleted session: %v, want ErrNotFound", err)
+		}
+		if err := s.RevokeKey(ctx, keyA); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GallerySession(ctx, "s2", now); !errors.Is(err, ErrNotFound) {
+			t.Errorf("session of a revoked key: %v, want ErrNotFound", err)
+		}
+		if k, err := s.GallerySession(ctx, "s3", now); err != nil || k.Key != keyB {
+			t.Errorf("another key's session after the revocation: %+v, %v", k, err)
+		}
+		if n := countRows(t, s, "gallery_sessions"); n != 1 {
+			t.Errorf("%d sessions stored after the revocation, want the other key's only", n)
+		}
+	})
 }
 
 func TestExpiredGallerySessionsAreSweptAtTheNextLogin(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTest(t)
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	s.SetClock(func() time.Time { return now })
-	key := Key{Key: "ck_x", OrgID: "org"}
-	if err := s.CreateGallerySession(ctx, "old", key, now.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	now = now.Add(time.Minute)
-	if err := s.CreateGallerySession(ctx, "new", key, now.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if n := countRows(t, s, "gallery_sessions"); n != 1 {
-		t.Fatalf("%d sessions stored, want only the live one", n)
-	}
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, _ := be.open(t)
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		s.SetClock(func() time.Time { return now })
+		key := Key{Key: "ck_x", OrgID: "org"}
+		if err := s.CreateGallerySession(ctx, "old", key, now.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+		if err := s.CreateGallerySession(ctx, "new", key, now.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if n := countRows(t, s, "gallery_sessions"); n != 1 {
+			t.Fatalf("%d sessions stored, want only the live one", n)
+		}
+	})
 }
 
 func countRows(t *testing.T, s *Store, table string) int {

@@ -11,52 +11,56 @@ import (
 )
 
 func TestOrgProjectsNewestFirstWithClipCounts(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTest(t)
-	var ids []string
-	for range 3 {
-		p := newProject("org")
-		p.CreatedAt = "2026-01-01T00:00:00.000Z" // the same millisecond: insertion order decides
-		if err := s.CreateProject(ctx, p, Admission{}); err != nil {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, _ := be.open(t)
+		var ids []string
+		for range 3 {
+			p := newProject("org")
+			p.CreatedAt = "2026-01-01T00:00:00.000Z" // the same millisecond: insertion order decides
+			if err := s.CreateProject(ctx, p, Admission{}); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, p.ID)
+		}
+		if err := s.CreateProject(ctx, newProject("other"), Admission{}); err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, p.ID)
-	}
-	if err := s.CreateProject(ctx, newProject("other"), Admission{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ReplaceClips(ctx, ids[0], "org", []apitypes.ExportableClip{{ID: ids[0] + ".a"}, {ID: ids[0] + ".b"}}); err != nil {
-		t.Fatal(err)
-	}
-	page, total, err := s.OrgProjects(ctx, "org", 1, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if total != 3 || len(page) != 2 || page[0].ID != ids[1] || page[1].ID != ids[0] || page[1].ClipCount != 2 || page[0].ClipCount != 0 {
-		t.Fatalf("page after 1 of %v: total %d, %+v", ids, total, page)
-	}
-	byID, err := s.OrgProjectsByID(ctx, "other", ids)
-	if err != nil || len(byID) != 0 {
-		t.Fatalf("another org's ids: %v, %v", byID, err)
-	}
+		if err := s.ReplaceClips(ctx, ids[0], "org", []apitypes.ExportableClip{{ID: ids[0] + ".a"}, {ID: ids[0] + ".b"}}); err != nil {
+			t.Fatal(err)
+		}
+		page, total, err := s.OrgProjects(ctx, "org", 1, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 3 || len(page) != 2 || page[0].ID != ids[1] || page[1].ID != ids[0] || page[1].ClipCount != 2 || page[0].ClipCount != 0 {
+			t.Fatalf("page after 1 of %v: total %d, %+v", ids, total, page)
+		}
+		byID, err := s.OrgProjectsByID(ctx, "other", ids)
+		if err != nil || len(byID) != 0 {
+			t.Fatalf("another org's ids: %v, %v", byID, err)
+		}
+	})
 }
 
 func TestRevokeKey(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTest(t)
-	key, err := s.CreateKey(ctx, "org", "u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RevokeKey(ctx, key); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.LookupKey(ctx, key); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("lookup of a revoked key: %v", err)
-	}
-	if err := s.RevokeKey(ctx, key); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("revoking again: %v, want ErrNotFound", err)
-	}
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, _ := be.open(t)
+		key, err := s.CreateKey(ctx, "org", "u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RevokeKey(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.LookupKey(ctx, key); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("lookup of a revoked key: %v", err)
+		}
+		if err := s.RevokeKey(ctx, key); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("revoking again: %v, want ErrNotFound", err)
+		}
+	})
 }
 
 // queryPlan is SQLite's plan of query with args, its details joined by
@@ -123,48 +127,50 @@ func TestGalleryReadsUseTheirIndexes(t *testing.T) {
 }
 
 func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTest(t)
-	p := newProject("org")
-	if err := s.CreateProject(ctx, p, Admission{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ReplaceClips(ctx, p.ID, "org", []apitypes.ExportableClip{
-		{ID: p.ID + ".a", CurationID: "a", Title: "A", Text: "a long transcript"}, {ID: p.ID + ".b", CurationID: "b", Title: "B"},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var cols []apitypes.Collection
-	for _, name := range []string{"first", "empty", "third"} {
-		c, err := s.CreateCollection(ctx, "org", name, 0)
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, _ := be.open(t)
+		p := newProject("org")
+		if err := s.CreateProject(ctx, p, Admission{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceClips(ctx, p.ID, "org", []apitypes.ExportableClip{
+			{ID: p.ID + ".a", CurationID: "a", Title: "A", Text: "a long transcript"}, {ID: p.ID + ".b", CurationID: "b", Title: "B"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var cols []apitypes.Collection
+		for _, name := range []string{"first", "empty", "third"} {
+			c, err := s.CreateCollection(ctx, "org", name, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, c)
+		}
+		if _, err := s.CreateCollection(ctx, "other", "theirs", 0); err != nil {
+			t.Fatal(err)
+		}
+		for _, add := range [][2]string{{cols[0].CollectionID, p.ID + ".b"}, {cols[0].CollectionID, p.ID + ".a"}, {cols[2].CollectionID, p.ID + ".a"}} {
+			if err := s.AddCollectionContent(ctx, "org", add[0], add[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page, total, err := s.OrgCollectionsWithClips(ctx, "org", 0, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cols = append(cols, c)
-	}
-	if _, err := s.CreateCollection(ctx, "other", "theirs", 0); err != nil {
-		t.Fatal(err)
-	}
-	for _, add := range [][2]string{{cols[0].CollectionID, p.ID + ".b"}, {cols[0].CollectionID, p.ID + ".a"}, {cols[2].CollectionID, p.ID + ".a"}} {
-		if err := s.AddCollectionContent(ctx, "org", add[0], add[1]); err != nil {
-			t.Fatal(err)
+		if total != 3 || len(page) != 2 || page[0].CollectionName != "first" || page[1].CollectionName != "empty" || len(page[1].Clips) != 0 {
+			t.Fatalf("first page: total %d, %+v", total, page)
 		}
-	}
-	page, total, err := s.OrgCollectionsWithClips(ctx, "org", 0, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if total != 3 || len(page) != 2 || page[0].CollectionName != "first" || page[1].CollectionName != "empty" || len(page[1].Clips) != 0 {
-		t.Fatalf("first page: total %d, %+v", total, page)
-	}
-	want := []CollectionClip{{ID: p.ID + ".b", ProjectID: p.ID, CurationID: "b", Title: "B"}, {ID: p.ID + ".a", ProjectID: p.ID, CurationID: "a", Title: "A"}}
-	if !slices.Equal(page[0].Clips, want) {
-		t.Errorf("clips of the first collection %+v, want %+v in the order added", page[0].Clips, want)
-	}
-	rest, _, err := s.OrgCollectionsWithClips(ctx, "org", 2, 2)
-	if err != nil || len(rest) != 1 || rest[0].CollectionName != "third" || len(rest[0].Clips) != 1 {
-		t.Fatalf("second page: %+v, %v", rest, err)
-	}
+		want := []CollectionClip{{ID: p.ID + ".b", ProjectID: p.ID, CurationID: "b", Title: "B"}, {ID: p.ID + ".a", ProjectID: p.ID, CurationID: "a", Title: "A"}}
+		if !slices.Equal(page[0].Clips, want) {
+			t.Errorf("clips of the first collection %+v, want %+v in the order added", page[0].Clips, want)
+		}
+		rest, _, err := s.OrgCollectionsWithClips(ctx, "org", 2, 2)
+		if err != nil || len(rest) != 1 || rest[0].CollectionName != "third" || len(rest[0].Clips) != 1 {
+			t.Fatalf("second page: %+v, %v", rest, err)
+		}
+	})
 }
 
 // TestUploadUsedByProjectSearchesBySourceAndOrg: the NOT EXISTS subqueries

@@ -9,9 +9,18 @@ import (
 // migration is one step of the schema: SQL, a Go function (for a step that
 // must decode old data), or both, SQL first. All of it runs in one
 // transaction.
+//
+// The store runs on SQLite and on PostgreSQL. A fresh PostgreSQL database
+// starts at version postgresBase with schemaPostgres (schema_postgres.go),
+// so the steps up to it are SQLite's alone. Every migration after it needs
+// its PostgreSQL counterpart in postgres (the same change in PostgreSQL's
+// DDL: BIGINT for integers, DOUBLE PRECISION, BYTEA, TEXT COLLATE "C"),
+// and its apply, which runs on both engines, writes SQL both accept
+// (dialect.go); TestMigrationsHavePostgresCounterparts holds to it.
 type migration struct {
-	sql   string
-	apply func(context.Context, *sql.Tx) error
+	sql      string
+	postgres string
+	apply    func(context.Context, *sql.Tx) error
 }
 
 // migrations are applied in order, each once; append, never edit.
@@ -254,29 +263,79 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrations table: %w", err)
 	}
-	var have int
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
+	have, err := schemaVersion(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	if s.engine == EnginePostgres && have < postgresBase {
+		if err := s.migrateStep(ctx, postgresBase, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, schemaPostgres)
+			return err
+		}); err != nil {
+			return err
+		}
+		have = postgresBase
 	}
 	for i := have; i < len(migrations); i++ {
-		err := s.tx(ctx, func(tx *sql.Tx) error {
-			m := migrations[i]
-			if m.sql != "" {
-				if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		m := migrations[i]
+		stmt := m.sql
+		if s.engine == EnginePostgres {
+			stmt = m.postgres
+		}
+		err := s.migrateStep(ctx, i+1, func(tx *sql.Tx) error {
+			if stmt != "" {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return err
 				}
 			}
 			if m.apply != nil {
-				if err := m.apply(ctx, tx); err != nil {
-					return err
-				}
+				return m.apply(ctx, tx)
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)`, i+1, Timestamp(s.Now()))
-			return err
+			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("migration %d: %w", i+1, err)
+			return err
 		}
 	}
 	return nil
+}
+
+// migrateStep brings the schema to version by fn in one transaction,
+// unless another process got there first: on PostgreSQL several clipperd
+// processes may start at once, and a lock makes them take turns.
+func (s *Store) migrateStep(ctx context.Context, version int, fn func(*sql.Tx) error) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if s.engine == EnginePostgres {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('clipperd schema_migrations', 17))`); err != nil {
+				return err
+			}
+		}
+		have, err := schemaVersion(ctx, tx)
+		if err != nil || have >= version {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		// A PostgreSQL start records each version its base schema holds,
+		// so the table reads the same on both engines.
+		for v := have + 1; v <= version; v++ {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)`, v, Timestamp(s.Now())); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("migration %d: %w", version, err)
+	}
+	return nil
+}
+
+func schemaVersion(ctx context.Context, q querier) (int, error) {
+	var have int
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return have, nil
 }

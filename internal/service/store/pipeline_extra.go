@@ -30,7 +30,7 @@ func (s *Store) MutateProjectWithEffects(ctx context.Context, id string, fn func
 	var out *Project
 	var queued []Delivery
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		p, err := getProject(ctx, tx, id)
+		p, err := s.getProjectForUpdate(ctx, tx, id)
 		if err != nil {
 			return err
 		}

@@ -127,7 +127,7 @@ func (s *Store) CreatePost(ctx context.Context, orgID string, content PostConten
 		if p, err = newPost(ctx, tx, orgID, content, s.Now()); err != nil {
 			return err
 		}
-		if err := chargePost(ctx, tx, p, monthlyCap); err != nil {
+		if err := s.chargePost(ctx, tx, p, monthlyCap); err != nil {
 			return err
 		}
 		return insertPost(ctx, tx, p)
@@ -151,9 +151,9 @@ func newPost(ctx context.Context, q querier, orgID string, content PostContent, 
 }
 
 // chargePost takes p's price from its org's month (of p's creation).
-func chargePost(ctx context.Context, tx *sql.Tx, p *Post, monthlyCap int64) error {
+func (s *Store) chargePost(ctx context.Context, tx *sql.Tx, p *Post, monthlyCap int64) error {
 	price := quota.PostCredits(p.Platform)
-	if err := chargeCredits(ctx, tx, p.OrgID, p.CreatedAt, price, monthlyCap); err != nil {
+	if err := s.chargeCredits(ctx, tx, p.OrgID, p.CreatedAt, price, monthlyCap); err != nil {
 		return err
 	}
 	p.CreditsCharged = price

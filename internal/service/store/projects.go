@@ -130,6 +130,9 @@ type Admission struct {
 // limit.
 func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockOrg(ctx, tx, p.OrgID); err != nil {
+			return err
+		}
 		if adm.MaxConcurrent > 0 {
 			n, err := countActive(ctx, tx, p.OrgID)
 			if err != nil {
@@ -142,7 +145,7 @@ func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) er
 		if err := checkStorage(ctx, tx, p.OrgID, 0, adm.StorageQuota); err != nil {
 			return err
 		}
-		if err := chargeCredits(ctx, tx, p.OrgID, s.Now(), adm.Reserve, adm.MonthlyCredits); err != nil {
+		if err := s.chargeCredits(ctx, tx, p.OrgID, s.Now(), adm.Reserve, adm.MonthlyCredits); err != nil {
 			return err
 		}
 		p.CreditsCharged = adm.Reserve
@@ -181,6 +184,16 @@ func (s *Store) GetProject(ctx context.Context, id string) (*Project, error) {
 
 func getProject(ctx context.Context, q querier, id string) (*Project, error) {
 	p, err := queryOne(ctx, q, scanProject, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id)
+	if err != nil {
+		return nil, fmt.Errorf("get project %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// getProjectForUpdate reads project id in tx to rewrite it: a second
+// transaction doing the same waits for tx and reads what it wrote.
+func (s *Store) getProjectForUpdate(ctx context.Context, tx *sql.Tx, id string) (*Project, error) {
+	p, err := queryOne(ctx, tx, scanProject, `SELECT `+projectColumns+` FROM projects WHERE id = ?`+s.forUpdate(), id)
 	if err != nil {
 		return nil, fmt.Errorf("get project %s: %w", id, err)
 	}
@@ -248,12 +261,12 @@ func scanString(row scanner) (string, error) {
 func (s *Store) ChargeProjectCredits(ctx context.Context, id string, total, limit int64) (*Project, error) {
 	var out *Project
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		p, err := getProject(ctx, tx, id)
+		p, err := s.getProjectForUpdate(ctx, tx, id)
 		if err != nil {
 			return err
 		}
 		if extra := total - p.CreditsCharged; extra > 0 {
-			if err := chargeCredits(ctx, tx, p.OrgID, s.Now(), extra, limit); err != nil {
+			if err := s.chargeCredits(ctx, tx, p.OrgID, s.Now(), extra, limit); err != nil {
 				return err
 			}
 			p.CreditsCharged = total

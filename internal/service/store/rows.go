@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"strings"
 )
 
@@ -61,6 +62,15 @@ func qualified(columns, alias string) string {
 		parts[i] = alias + "." + strings.TrimSpace(c)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// limitArg is limit as a LIMIT's argument, where < 0 means no limit:
+// SQLite reads a negative LIMIT so, PostgreSQL refuses it.
+func limitArg(limit int) int64 {
+	if limit < 0 {
+		return math.MaxInt64
+	}
+	return int64(limit)
 }
 
 func placeholders(n int) string {

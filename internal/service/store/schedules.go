@@ -107,11 +107,15 @@ func (s *Store) NextScheduleAt(ctx context.Context) (next time.Time, ok bool, er
 func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64) (*Post, error) {
 	var out *Post
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		sc, err := getSchedule(ctx, tx, id)
+		// Locked, a second firing waits for this one and finds it fired.
+		sc, err := queryOne(ctx, tx, scanSchedule, `SELECT `+scheduleColumns+` FROM publish_schedules WHERE id = ?`+s.forUpdate(), id)
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("get schedule %s: %w", id, err)
+		}
 		if err != nil || sc.Status != SchedulePending {
 			return err
 		}
-		p, err := scheduledPost(ctx, tx, sc, s.Now(), monthlyCap)
+		p, err := s.scheduledPost(ctx, tx, &sc, s.Now(), monthlyCap)
 		if err != nil {
 			return err
 		}
@@ -132,7 +136,7 @@ func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64) (
 // it cannot be made (the month's credits are spent, the account is gone),
 // failed and saying why, so the schedule still fires once and the reason
 // stays on record.
-func scheduledPost(ctx context.Context, tx *sql.Tx, sc *Schedule, now time.Time, monthlyCap int64) (*Post, error) {
+func (s *Store) scheduledPost(ctx context.Context, tx *sql.Tx, sc *Schedule, now time.Time, monthlyCap int64) (*Post, error) {
 	p, err := newPost(ctx, tx, sc.OrgID, sc.PostContent, now)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -142,7 +146,7 @@ func scheduledPost(ctx context.Context, tx *sql.Tx, sc *Schedule, now time.Time,
 		return nil, err
 	default:
 		var capErr *quota.MonthlyCapError
-		if err := chargePost(ctx, tx, p, monthlyCap); errors.As(err, &capErr) {
+		if err := s.chargePost(ctx, tx, p, monthlyCap); errors.As(err, &capErr) {
 			p.Status, p.LastError = PostFailed, err.Error()
 		} else if err != nil {
 			return nil, err

@@ -1,4 +1,5 @@
-// Package store keeps clipperd's state in SQLite (modernc.org/sqlite, pure Go):
+// Package store keeps clipperd's state in SQLite (modernc.org/sqlite, pure
+// Go, the default) or PostgreSQL (pgx), through one code path (dialect.go):
 // keys, projects, clips, uploads, credits, the outbound delivery queue, and
 // the posts and publish schedules of connected social accounts.
 // Records that mirror API resources are stored as JSON next to the columns
@@ -22,25 +23,48 @@ var ErrNotFound = errors.New("not found")
 
 // Store is the database handle. It is safe for concurrent use.
 type Store struct {
-	db  *sql.DB
-	now func() time.Time
+	db     *sql.DB
+	engine string // EngineSQLite or EnginePostgres
+	now    func() time.Time
 }
 
-// Open opens (creating if needed) DIR/clipperd.db and applies migrations.
-func Open(ctx context.Context, dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// DefaultFile is the SQLite database's name in the data directory.
+const DefaultFile = "clipperd.db"
+
+// Open opens (creating if needed) the database at location and applies
+// migrations. location is a postgres:// or postgresql:// URL, or the path
+// of a SQLite file; a directory means the file DefaultFile in it, as the
+// data directory holds it by default.
+func Open(ctx context.Context, location string) (*Store, error) {
+	if IsPostgresURL(location) {
+		db, err := openPostgres(ctx, location)
+		if err != nil {
+			return nil, err
+		}
+		return open(ctx, db, EnginePostgres)
+	}
+	file := location
+	if fi, err := os.Stat(location); err == nil && fi.IsDir() {
+		file = filepath.Join(location, DefaultFile)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	dsn := "file:" + filepath.Join(dir, "clipperd.db") +
+	dsn := "file:" + file +
 		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	// One connection serialises writers, which SQLite does anyway; it
-	// avoids SQLITE_BUSY between our own goroutines.
+	// avoids SQLITE_BUSY between our own goroutines. PostgreSQL keeps a
+	// pool, and the rules that relied on this take locks (dialect.go).
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, now: time.Now}
+	return open(ctx, db, EngineSQLite)
+}
+
+func open(ctx context.Context, db *sql.DB, engine string) (*Store, error) {
+	s := &Store{db: db, engine: engine, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -53,8 +77,9 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 // else reaches past the store's methods.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Engine names the database engine, as package jobs picks its driver by it.
-func (s *Store) Engine() string { return "sqlite" }
+// Engine names the database engine, EngineSQLite or EnginePostgres, as
+// package jobs picks its driver by it.
+func (s *Store) Engine() string { return s.engine }
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
