@@ -228,7 +228,7 @@ func (pc *preparedCall) failure(r reply, lastErr error, n int) error {
 	case r.err == nil:
 		return r.apiErr
 	case !r.ctxEnded:
-		return fmt.Errorf("%s %s: after %d attempt(s): %w", pc.method, pc.path, n, r.err)
+		return &TransportError{Method: pc.method, Path: pc.path, Attempts: n, Err: r.err}
 	case lastErr != nil:
 		return stopped(lastErr, r.err)
 	}
