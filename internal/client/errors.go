@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,13 +129,20 @@ func IsTransient(err error) bool {
 // TransportError is a call that got no whole answer after its attempts: the
 // connection failed, was cut off or timed out.
 type TransportError struct {
-	Method, Path string
-	Attempts     int
-	Err          error
+	Method, Path   string
+	Attempts       int
+	AttemptTimeout time.Duration // the deadline of each attempt, 0 if none
+	Err            error         // the last attempt's failure
 }
 
+// Error names the last attempt's failure; when that was the attempt's own
+// deadline, it says so, since the operation's timeout had not ended.
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("%s %s: after %d attempt(s): %v", e.Method, e.Path, e.Attempts, e.Err)
+	msg := fmt.Sprintf("%s %s: after %d attempt(s): %v", e.Method, e.Path, e.Attempts, e.Err)
+	if e.AttemptTimeout > 0 && errors.Is(e.Err, context.DeadlineExceeded) {
+		msg += fmt.Sprintf(" (no answer within the %s each attempt waits)", e.AttemptTimeout)
+	}
+	return msg
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }

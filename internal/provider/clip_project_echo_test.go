@@ -39,12 +39,10 @@ func newDefaultsEchoServer(t *testing.T, target string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		direct(r)
-		r.Header.Del("Accept-Encoding") // bodies are rewritten as plain JSON
-	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(u)
+		r.Out.Header.Del("Accept-Encoding") // bodies are rewritten as plain JSON
+	}}
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		if !strings.HasPrefix(resp.Request.URL.Path, "/api/clip-projects") || resp.StatusCode >= 300 {
 			return nil

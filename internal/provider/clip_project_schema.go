@@ -238,5 +238,5 @@ func timeoutsAttribute(ctx context.Context) schema.Attribute {
 	}
 	nested.MarkdownDescription = "Operation timeouts as duration strings such as `30s` or `2h45m`. `create` (default `60m`) " +
 		"bounds the upload and the wait for completion; `read` and `update` default to `5m`; `delete` only forgets the project."
-	return nested
+	return checkedTimeouts(nested)
 }
