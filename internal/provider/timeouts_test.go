@@ -22,22 +22,19 @@ func TestAccTimeouts_validated(t *testing.T) {
 		return regexp.MustCompile(fmt.Sprintf(`(?s)Invalid timeout.*timeouts\.%s:\s+must\s+be\s+a\s+positive\s+duration.*not\s+"%s"`,
 			name, regexp.QuoteMeta(value)))
 	}
+	project := func(timeouts string) string {
+		return fmt.Sprintf(`resource "clipper_clip_project" "bad" {
+  video_url = "https://videos.example.com/talk.mp4"
+  timeouts  = { %s }
+}`, timeouts)
+	}
 	cases := []struct {
 		config string
 		want   *regexp.Regexp
 	}{
-		{`resource "clipper_clip_project" "bad" {
-  video_url = "https://videos.example.com/talk.mp4"
-  timeouts  = { create = "-5m" }
-}`, rule("create", "-5m")},
-		{`resource "clipper_clip_project" "bad" {
-  video_url = "https://videos.example.com/talk.mp4"
-  timeouts  = { read = "0s" }
-}`, rule("read", "0s")},
-		{`resource "clipper_clip_project" "bad" {
-  video_url = "https://videos.example.com/talk.mp4"
-  timeouts  = { update = "soon" }
-}`, rule("update", "soon")},
+		{project(`create = "-5m"`), rule("create", "-5m")},
+		{project(`read = "0s"`), rule("read", "0s")},
+		{project(`update = "soon"`), rule("update", "soon")},
 		{`resource "clipper_censor_job" "bad" {
   content_id = "prj_1.c01"
   timeouts   = { create = "0" }

@@ -10,15 +10,31 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// stringPlanCase is one plan of an optional and computed string argument:
+// a create or an update from state, with config, and what it should plan.
+type stringPlanCase struct {
+	name          string
+	create        bool
+	state, config types.String
+	wantPlan      types.String
+	wantReplace   bool
+}
+
+func runStringPlans(t *testing.T, m planmodifier.String, cases []stringPlanCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, replace := planString(t, m, tc.create, tc.state, tc.config)
+			if !plan.Equal(tc.wantPlan) || replace != tc.wantReplace {
+				t.Fatalf("planned %s (replace %t), want %s (replace %t)", plan, replace, tc.wantPlan, tc.wantReplace)
+			}
+		})
+	}
+}
+
 func TestNullIsDefault(t *testing.T) {
 	null, auto, en, unknown := types.StringNull(), types.StringValue("auto"), types.StringValue("en"), types.StringUnknown()
-	for _, tc := range []struct {
-		name          string
-		create        bool
-		state, config types.String
-		wantPlan      types.String
-		wantReplace   bool
-	}{
+	runStringPlans(t, NullIsDefault("auto"), []stringPlanCase{
 		{"create without it", true, null, null, null, false},
 		{"create with it", true, null, en, en, false},
 		{"imported default, left out", false, auto, null, auto, false},
@@ -28,39 +44,19 @@ func TestNullIsDefault(t *testing.T) {
 		{"a language, now left out", false, en, null, null, true},
 		{"a language, unchanged", false, en, en, en, false},
 		{"unknown until apply", false, en, unknown, unknown, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			plan, replace := planString(t, NullIsDefault("auto"), tc.create, tc.state, tc.config)
-			if !plan.Equal(tc.wantPlan) || replace != tc.wantReplace {
-				t.Fatalf("planned %s (replace %t), want %s (replace %t)", plan, replace, tc.wantPlan, tc.wantReplace)
-			}
-		})
-	}
+	})
 }
 
 func TestNullIsServiceChoice(t *testing.T) {
 	null, named, other := types.StringNull(), types.StringValue("talk.mp4"), types.StringValue("Quarterly talk")
-	for _, tc := range []struct {
-		name          string
-		create        bool
-		state, config types.String
-		wantPlan      types.String
-		wantReplace   bool
-	}{
+	runStringPlans(t, NullIsServiceChoice(), []stringPlanCase{
 		{"create without it", true, null, null, null, false},
 		{"imported service title, left out", false, named, null, named, false},
 		{"never set, left out", false, null, null, null, false},
 		{"configured as reported", false, named, named, named, false},
 		{"configured differently", false, named, other, other, true},
 		{"configured where there was none", false, null, other, other, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			plan, replace := planString(t, NullIsServiceChoice(), tc.create, tc.state, tc.config)
-			if !plan.Equal(tc.wantPlan) || replace != tc.wantReplace {
-				t.Fatalf("planned %s (replace %t), want %s (replace %t)", plan, replace, tc.wantPlan, tc.wantReplace)
-			}
-		})
-	}
+	})
 }
 
 // planString runs m on a create (no state) or an update of an optional and
