@@ -15,6 +15,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // noteArgs is a test job named by the note it belongs to.
@@ -27,10 +28,18 @@ func (noteArgs) Kind() string { return "test_note" }
 // testRetry retries fast: the same curve, in milliseconds.
 var testRetry = backoff.Retry{Base: 10 * time.Millisecond, Max: 40 * time.Millisecond, Attempts: 3}
 
-// openStore opens the store of dir, as clipperd does (one connection).
-func openStore(t *testing.T, dir string) *store.Store {
+// forEachEngine runs fn on each engine the store runs on; newLocation
+// makes a new, empty database of it (a SQLite data directory, or a
+// PostgreSQL database of the test's own).
+func forEachEngine(t *testing.T, fn func(t *testing.T, newLocation func(testing.TB) string)) {
+	t.Run(EngineSQLite, func(t *testing.T) { fn(t, func(tb testing.TB) string { return tb.TempDir() }) })
+	t.Run(EnginePostgres, func(t *testing.T) { fn(t, storetest.PostgresURL) })
+}
+
+// openStore opens the store at location, as clipperd does.
+func openStore(t *testing.T, location string) *store.Store {
 	t.Helper()
-	st, err := store.Open(t.Context(), dir)
+	st, err := store.Open(t.Context(), location)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,20 +162,22 @@ func countOf(t *testing.T, j *Jobs, state string) int64 {
 // TestMigrateBesideStore: River's schema goes into the store's file next
 // to the store's own, and opening again applies nothing twice.
 func TestMigrateBesideStore(t *testing.T) {
-	dir := t.TempDir()
-	st := openStore(t, dir)
-	openJobs(t, st, Config{}, nil)
-	openJobs(t, st, Config{}, nil)
-	var river, store int
-	if err := st.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM river_migration`).Scan(&river); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&store); err != nil {
-		t.Fatal(err)
-	}
-	if river == 0 || store == 0 {
-		t.Errorf("river migrations %d, store migrations %d; want both applied", river, store)
-	}
+	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
+		dir := newLocation(t)
+		st := openStore(t, dir)
+		openJobs(t, st, Config{}, nil)
+		openJobs(t, st, Config{}, nil)
+		var river, store int
+		if err := st.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM river_migration`).Scan(&river); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&store); err != nil {
+			t.Fatal(err)
+		}
+		if river == 0 || store == 0 {
+			t.Errorf("river migrations %d, store migrations %d; want both applied", river, store)
+		}
+	})
 }
 
 func TestOpenRefusesUnknownEngine(t *testing.T) {
@@ -180,120 +191,128 @@ func TestOpenRefusesUnknownEngine(t *testing.T) {
 // TestInsertTxWithItsRow: a job exists exactly when the transaction of its
 // row commits, runs once on the store's one connection, and sees the row.
 func TestInsertTxWithItsRow(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	j := openJobs(t, st, Config{}, func(ctx context.Context, job *Job[noteArgs]) error {
-		return bump(ctx, st, job.Args.Note)
+	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
+		st := openStore(t, newLocation(t))
+		j := openJobs(t, st, Config{}, func(ctx context.Context, job *Job[noteArgs]) error {
+			return bump(ctx, st, job.Args.Note)
+		})
+		if err := j.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := addNote(t.Context(), st, j, "kept", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := addNote(t.Context(), st, j, "undone", true); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, "the committed job completed", func() bool { return countOf(t, j, "completed") == 1 })
+		if got := runsOf(t, st); len(got) != 1 || got["kept"] != 1 {
+			t.Errorf("runs %v; want kept once, no undone row", got)
+		}
+		if n := countOf(t, j, "available") + countOf(t, j, "retryable"); n != 0 {
+			t.Errorf("%d jobs left waiting; the rolled back job must not exist", n)
+		}
 	})
-	if err := j.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := addNote(t.Context(), st, j, "kept", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := addNote(t.Context(), st, j, "undone", true); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "the committed job completed", func() bool { return countOf(t, j, "completed") == 1 })
-	if got := runsOf(t, st); len(got) != 1 || got["kept"] != 1 {
-		t.Errorf("runs %v; want kept once, no undone row", got)
-	}
-	if n := countOf(t, j, "available") + countOf(t, j, "retryable"); n != 0 {
-		t.Errorf("%d jobs left waiting; the rolled back job must not exist", n)
-	}
 }
 
 // TestUniqueByArgs: inserting the job of a row twice adds one job.
 func TestUniqueByArgs(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	j := openJobs(t, st, Config{}, func(context.Context, *Job[noteArgs]) error { return nil })
-	if err := addNote(t.Context(), st, j, "n1", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Insert(t.Context(), noteArgs{Note: "n1"}); err != nil {
-		t.Fatal(err)
-	}
-	if n := countOf(t, j, "available"); n != 1 {
-		t.Errorf("%d available jobs; want 1", n)
-	}
+	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
+		st := openStore(t, newLocation(t))
+		j := openJobs(t, st, Config{}, func(context.Context, *Job[noteArgs]) error { return nil })
+		if err := addNote(t.Context(), st, j, "n1", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Insert(t.Context(), noteArgs{Note: "n1"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := countOf(t, j, "available"); n != 1 {
+			t.Errorf("%d available jobs; want 1", n)
+		}
+	})
 }
 
 // TestRetriesThenGivesUp: a failing job is retried on the curve within its
 // kind's budget (2 attempts here, the system's being 3), its last attempt
 // says so, and its errors stay visible.
 func TestRetriesThenGivesUp(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	var last atomic.Int32
-	j := openJobs(t, st, Config{}, nil)
-	err := Register(j, Kind{Queue: QueueCopy, Retry: backoff.Retry{Attempts: 2}}, func(_ context.Context, job *Job[noteArgs]) error {
-		if job.LastAttempt() {
-			last.Add(1)
+	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
+		st := openStore(t, newLocation(t))
+		var last atomic.Int32
+		j := openJobs(t, st, Config{}, nil)
+		err := Register(j, Kind{Queue: QueueCopy, Retry: backoff.Retry{Attempts: 2}}, func(_ context.Context, job *Job[noteArgs]) error {
+			if job.LastAttempt() {
+				last.Add(1)
+			}
+			return fmt.Errorf("attempt %d of %d failed", job.Attempt, job.MaxAttempts)
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return fmt.Errorf("attempt %d of %d failed", job.Attempt, job.MaxAttempts)
+		if err := j.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := addNote(t.Context(), st, j, "doomed", false); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 20*time.Second, "the job was discarded", func() bool { return countOf(t, j, "discarded") == 1 })
+		recent, err := j.Recent(t.Context(), QueueCopy, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recent) != 1 {
+			t.Fatalf("recent %+v; want the one job", recent)
+		}
+		got := recent[0]
+		want := []string{"attempt 1 of 2 failed", "attempt 2 of 2 failed"}
+		if got.Kind != "test_note" || got.State != "discarded" || got.Attempt != 2 || fmt.Sprint(got.Errors) != fmt.Sprint(want) ||
+			!strings.Contains(got.Args, `"doomed"`) {
+			t.Errorf("job %+v; want discarded after 2 attempts with errors %q", got, want)
+		}
+		if last.Load() != 1 {
+			t.Errorf("LastAttempt was true on %d attempts; want 1", last.Load())
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := addNote(t.Context(), st, j, "doomed", false); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 20*time.Second, "the job was discarded", func() bool { return countOf(t, j, "discarded") == 1 })
-	recent, err := j.Recent(t.Context(), QueueCopy, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recent) != 1 {
-		t.Fatalf("recent %+v; want the one job", recent)
-	}
-	got := recent[0]
-	want := []string{"attempt 1 of 2 failed", "attempt 2 of 2 failed"}
-	if got.Kind != "test_note" || got.State != "discarded" || got.Attempt != 2 || fmt.Sprint(got.Errors) != fmt.Sprint(want) ||
-		!strings.Contains(got.Args, `"doomed"`) {
-		t.Errorf("job %+v; want discarded after 2 attempts with errors %q", got, want)
-	}
-	if last.Load() != 1 {
-		t.Errorf("LastAttempt was true on %d attempts; want 1", last.Load())
-	}
 }
 
 // TestStopHandsBackRunningJob: a job cut short by Stop is available again
 // without its attempt counted, and the next start runs it.
 func TestStopHandsBackRunningJob(t *testing.T) {
-	dir := t.TempDir()
-	st := openStore(t, dir)
-	held := make(chan struct{}, 1)
-	first := openJobs(t, st, Config{}, func(ctx context.Context, _ *Job[noteArgs]) error {
-		held <- struct{}{}
-		<-ctx.Done()
-		return ctx.Err()
-	})
-	if err := first.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := addNote(t.Context(), st, first, "cut", false); err != nil {
-		t.Fatal(err)
-	}
-	<-held
-	grace, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-	first.Stop(grace)
-	cancel()
-	recent, err := first.Recent(t.Context(), QueueCopy, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recent) != 1 || recent[0].State != "available" || recent[0].Attempt != 0 {
-		t.Fatalf("after Stop: %+v; want the job available, no attempt counted", recent)
-	}
+	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
+		dir := newLocation(t)
+		st := openStore(t, dir)
+		held := make(chan struct{}, 1)
+		first := openJobs(t, st, Config{}, func(ctx context.Context, _ *Job[noteArgs]) error {
+			held <- struct{}{}
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		if err := first.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := addNote(t.Context(), st, first, "cut", false); err != nil {
+			t.Fatal(err)
+		}
+		<-held
+		grace, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		first.Stop(grace)
+		cancel()
+		recent, err := first.Recent(t.Context(), QueueCopy, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recent) != 1 || recent[0].State != "available" || recent[0].Attempt != 0 {
+			t.Fatalf("after Stop: %+v; want the job available, no attempt counted", recent)
+		}
 
-	next := openJobs(t, st, Config{}, func(ctx context.Context, job *Job[noteArgs]) error {
-		return bump(ctx, st, job.Args.Note)
+		next := openJobs(t, st, Config{}, func(ctx context.Context, job *Job[noteArgs]) error {
+			return bump(ctx, st, job.Args.Note)
+		})
+		if err := next.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, "the handed back job ran after the next start", func() bool { return runsOf(t, st)["cut"] == 1 })
 	})
-	if err := next.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "the handed back job ran after the next start", func() bool { return runsOf(t, st)["cut"] == 1 })
 }
 
 // busyCounter counts the log records that report SQLite's lock errors.
@@ -317,54 +336,56 @@ func (b busyCounter) Enabled(context.Context, slog.Level) bool { return true }
 // store handle of one file (as two processes would be), share 200 jobs
 // inserted while they run: every job runs exactly once, none is lost.
 func TestClaimedExactlyOnceByTwoProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 200 jobs")
-	}
-	dir := t.TempDir()
-	var busy atomic.Int64
-	logger := slog.New(busyCounter{busy: &busy})
-	var mu sync.Mutex
-	ranBy := map[string][]int{}
-	stores := []*store.Store{openStore(t, dir), openStore(t, dir)}
-	var systems []*Jobs
-	for i, st := range stores {
-		j := openJobs(t, st, Config{Logger: logger}, func(ctx context.Context, job *Job[noteArgs]) error {
-			if err := bump(ctx, st, job.Args.Note); err != nil {
-				return err
+	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
+		if testing.Short() {
+			t.Skip("runs 200 jobs")
+		}
+		dir := newLocation(t)
+		var busy atomic.Int64
+		logger := slog.New(busyCounter{busy: &busy})
+		var mu sync.Mutex
+		ranBy := map[string][]int{}
+		stores := []*store.Store{openStore(t, dir), openStore(t, dir)}
+		var systems []*Jobs
+		for i, st := range stores {
+			j := openJobs(t, st, Config{Logger: logger}, func(ctx context.Context, job *Job[noteArgs]) error {
+				if err := bump(ctx, st, job.Args.Note); err != nil {
+					return err
+				}
+				mu.Lock()
+				ranBy[job.Args.Note] = append(ranBy[job.Args.Note], i)
+				mu.Unlock()
+				return nil
+			})
+			if err := j.Start(t.Context()); err != nil {
+				t.Fatal(err)
 			}
-			mu.Lock()
-			ranBy[job.Args.Note] = append(ranBy[job.Args.Note], i)
-			mu.Unlock()
-			return nil
-		})
-		if err := j.Start(t.Context()); err != nil {
-			t.Fatal(err)
+			systems = append(systems, j)
 		}
-		systems = append(systems, j)
-	}
-	const n = 200
-	start := time.Now()
-	for k := range n {
-		i := k % 2
-		if err := addNote(t.Context(), stores[i], systems[i], fmt.Sprintf("n%03d", k), false); err != nil {
-			t.Fatal(err)
+		const n = 200
+		start := time.Now()
+		for k := range n {
+			i := k % 2
+			if err := addNote(t.Context(), stores[i], systems[i], fmt.Sprintf("n%03d", k), false); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	waitFor(t, 60*time.Second, "every job completed", func() bool { return countOf(t, systems[0], "completed") == n })
-	elapsed := time.Since(start)
+		waitFor(t, 60*time.Second, "every job completed", func() bool { return countOf(t, systems[0], "completed") == n })
+		elapsed := time.Since(start)
 
-	runs := runsOf(t, stores[0])
-	perProcess := [2]int{}
-	for k := range n {
-		note := fmt.Sprintf("n%03d", k)
-		if runs[note] != 1 || len(ranBy[note]) != 1 {
-			t.Errorf("note %s ran %d times (by %v); want once", note, runs[note], ranBy[note])
-			continue
+		runs := runsOf(t, stores[0])
+		perProcess := [2]int{}
+		for k := range n {
+			note := fmt.Sprintf("n%03d", k)
+			if runs[note] != 1 || len(ranBy[note]) != 1 {
+				t.Errorf("note %s ran %d times (by %v); want once", note, runs[note], ranBy[note])
+				continue
+			}
+			perProcess[ranBy[note][0]]++
 		}
-		perProcess[ranBy[note][0]]++
-	}
-	t.Logf("%d jobs in %s over two handles of one file: %v per process, %d SQLITE_BUSY log records",
-		n, elapsed.Round(time.Millisecond), perProcess, busy.Load())
+		t.Logf("%d jobs in %s over two handles of one file: %v per process, %d SQLITE_BUSY log records",
+			n, elapsed.Round(time.Millisecond), perProcess, busy.Load())
+	})
 }
 
 // TestOneConnectionNeitherDeadlocksNorStarves: River's background work (the
