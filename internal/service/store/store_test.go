@@ -249,3 +249,31 @@ func TestSocialAccounts(t *testing.T) {
 		}
 	})
 }
+
+// TestMigrationsHavePostgresCounterparts: a PostgreSQL database starts at
+// postgresBase, so each later migration carries its PostgreSQL statements.
+func TestMigrationsHavePostgresCounterparts(t *testing.T) {
+	if postgresBase > len(migrations) {
+		t.Fatalf("postgresBase %d is past the %d migrations", postgresBase, len(migrations))
+	}
+	for i, m := range migrations[postgresBase:] {
+		if m.sql != "" && m.postgres == "" {
+			t.Errorf("migration %d has SQLite statements and no PostgreSQL counterpart (migration.postgres)", postgresBase+i+1)
+		}
+	}
+}
+
+// TestBothEnginesReachTheSameVersion: the PostgreSQL schema records the
+// versions SQLite's migrations reach, so later migrations apply to both.
+func TestBothEnginesReachTheSameVersion(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		s, _ := be.open(t)
+		var n, highest int
+		if err := s.db.QueryRowContext(context.Background(), `SELECT COUNT(*), MAX(version) FROM schema_migrations`).Scan(&n, &highest); err != nil {
+			t.Fatal(err)
+		}
+		if n != len(migrations) || highest != len(migrations) {
+			t.Errorf("%d versions recorded up to %d; want %d", n, highest, len(migrations))
+		}
+	})
+}

@@ -1,0 +1,30 @@
+package store
+
+import "testing"
+
+func TestRebind(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`SELECT 1`, `SELECT 1`},
+		{`SELECT a FROM t WHERE b = ? AND c IN (?, ?)`, `SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)`},
+		{`SELECT ?1 + ?1, ?2`, `SELECT $1 + $1, $2`},
+		{`SELECT ?2, ?`, `SELECT $2, $3`}, // SQLite: a bare ? follows the largest number so far
+		{`SELECT '?' || "a?b" || ? -- what?`, `SELECT '?' || "a?b" || $1 -- what?`},
+		{"SELECT ? -- a ?\n, ?", "SELECT $1 -- a ?\n, $2"},
+		{`SELECT $1 WHERE x ? 'key'`, `SELECT $1 WHERE x ? 'key'`}, // already PostgreSQL's (the job system's)
+	} {
+		if got := rebind(tc.in); got != tc.want {
+			t.Errorf("rebind(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestIsPostgresURL(t *testing.T) {
+	for loc, want := range map[string]bool{
+		"postgres://u:p@h/db": true, "postgresql://h/db?sslmode=disable": true,
+		"/var/lib/clipperd/clipperd.db": false, "./data": false, "": false,
+	} {
+		if got := IsPostgresURL(loc); got != want {
+			t.Errorf("IsPostgresURL(%q) = %v", loc, got)
+		}
+	}
+}
