@@ -18,7 +18,7 @@ import (
 func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("data", "./clipperd-data", "data directory of the server")
+	dir, database := storeFlags(fs)
 	org := fs.String("org", "", "organization id the key acts for (required)")
 	user := fs.String("user", "", "user id the key acts for (required)")
 	if err := parseFlags(fs, args); err != nil {
@@ -28,7 +28,7 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *org == "" || *user == "" {
 		return fmt.Errorf("%w: keys create: --org and --user are required", errUsage)
 	}
-	st, err := store.Open(ctx, *dir)
+	st, err := store.Open(ctx, store.Location(*database, *dir))
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("data", "./clipperd-data", "data directory of the server")
+	dir, database := storeFlags(fs)
 	var key string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		key, args = args[0], args[1:]
@@ -68,7 +68,7 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if key = strings.TrimSpace(key); key == "" {
 		return fmt.Errorf("%w: keys revoke: the KEY to revoke is required", errUsage)
 	}
-	st, err := store.Open(ctx, *dir)
+	st, err := store.Open(ctx, store.Location(*database, *dir))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,9 @@
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
+//
+// Every command that opens the state also takes --database: a postgres://
+// URL, or a SQLite file (default DATA/clipperd.db).
 package main
 
 import (
@@ -34,6 +37,9 @@ const usage = `usage:
                                                        address handed out so far stops working (revocation)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
+
+Every command with --data also takes --database URL|FILE: the state in PostgreSQL
+(postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db).
 `
 
 // errUsage marks a command-line mistake (exit status 2).
@@ -114,4 +120,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("%w: %s: unexpected argument %q", errUsage, fs.Name(), fs.Arg(0))
 	}
 	return nil
+}
+
+const databaseUsage = "the state's database: a postgres:// URL (several clipperd processes may share it) or a SQLite file (default DATA/clipperd.db)"
+
+// storeFlags adds the flags that say where a server's state is, for the
+// commands that open its store.
+func storeFlags(fs *flag.FlagSet) (dir, database *string) {
+	dir = fs.String("data", "./clipperd-data", "data directory of the server")
+	database = fs.String("database", "", databaseUsage)
+	return dir, database
 }

@@ -16,11 +16,11 @@ import (
 func mediaKeyRotate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("media-key rotate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("data", "./clipperd-data", "data directory of the server")
+	dir, database := storeFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, *dir)
+	st, err := store.Open(ctx, store.Location(*database, *dir))
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var cfg server.Config
 	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
 	fs.StringVar(&cfg.DataDir, "data", "./clipperd-data", "data directory (database, uploads, media)")
+	fs.StringVar(&cfg.Database, "database", "", databaseUsage)
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out (default http://<listen>)")
 	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")

@@ -63,6 +63,16 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	return open(ctx, db, EngineSQLite)
 }
 
+// Location is the database a server with data directory dataDir uses:
+// database (a PostgreSQL URL or a SQLite file) when set, else the SQLite
+// file DefaultFile in dataDir.
+func Location(database, dataDir string) string {
+	if database != "" {
+		return database
+	}
+	return filepath.Join(dataDir, DefaultFile)
+}
+
 func open(ctx context.Context, db *sql.DB, engine string) (*Store, error) {
 	s := &Store{db: db, engine: engine, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
