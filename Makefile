@@ -28,9 +28,9 @@ gallery-screenshot:
 	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx chromium
 	go run ./scripts/gallery-screenshot -out assets/gallery.png
 
-## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd.
+## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd; the store suite on SQLite and on a local PostgreSQL (ensure-tools.sh postgres).
 test:
-	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint
+	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint postgres
 	$(MAKE) vet lint docs-check
 	TF_ACC=1 go test -count=1 -timeout 45m ./...
 

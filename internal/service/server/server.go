@@ -66,11 +66,11 @@ const defaultShutdownGrace = 10 * time.Second
 
 // Config configures a server. Zero limits take the spec's defaults.
 type Config struct {
-	Listen    string // "127.0.0.1:8787" default; "127.0.0.1:0" picks a free port
-	DataDir   string // required
+	Listen  string // "127.0.0.1:8787" default; "127.0.0.1:0" picks a free port
+	DataDir string // required
 	// Database is where the state lives: a postgres:// URL or a SQLite
 	// file; "" is DataDir/clipperd.db (store.Location).
-	Database string
+	Database  string
 	PublicURL string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
 	APIKey    string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
 	// Limits of every organization; zero fields take the spec's defaults.
