@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestRebind(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -25,6 +28,25 @@ func TestIsPostgresURL(t *testing.T) {
 	} {
 		if got := IsPostgresURL(loc); got != want {
 			t.Errorf("IsPostgresURL(%q) = %v", loc, got)
+		}
+	}
+}
+
+func TestOpenTellsFilesFromDataDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ location, file string }{
+		{dir + "/new-data", dir + "/new-data/" + DefaultFile}, // a data directory, as callers have always passed
+		{dir + "/state.db", dir + "/state.db"},
+		{dir + "/deep/er/x.sqlite3", dir + "/deep/er/x.sqlite3"},
+		{dir, dir + "/" + DefaultFile},
+	} {
+		s, err := Open(t.Context(), tc.location)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", tc.location, err)
+		}
+		_ = s.Close()
+		if fi, err := os.Stat(tc.file); err != nil || fi.IsDir() {
+			t.Errorf("Open(%q) made no database file %s: %v", tc.location, tc.file, err)
 		}
 	}
 }

@@ -32,9 +32,11 @@ type Store struct {
 const DefaultFile = "clipperd.db"
 
 // Open opens (creating if needed) the database at location and applies
-// migrations. location is a postgres:// or postgresql:// URL, or the path
-// of a SQLite file; a directory means the file DefaultFile in it, as the
-// data directory holds it by default.
+// migrations. location is a postgres:// or postgresql:// URL, or a SQLite
+// file: an existing file, or a new one named *.db, *.sqlite or *.sqlite3.
+// Any other path is a data directory (created if needed), whose database
+// is the file DefaultFile in it, as callers that pass the data directory
+// have always meant.
 func Open(ctx context.Context, location string) (*Store, error) {
 	if IsPostgresURL(location) {
 		db, err := openPostgres(ctx, location)
@@ -44,7 +46,7 @@ func Open(ctx context.Context, location string) (*Store, error) {
 		return open(ctx, db, EnginePostgres)
 	}
 	file := location
-	if fi, err := os.Stat(location); err == nil && fi.IsDir() {
+	if !isSQLiteFile(location) {
 		file = filepath.Join(location, DefaultFile)
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -61,6 +63,17 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	// pool, and the rules that relied on this take locks (dialect.go).
 	db.SetMaxOpenConns(1)
 	return open(ctx, db, EngineSQLite)
+}
+
+func isSQLiteFile(path string) bool {
+	if fi, err := os.Stat(path); err == nil {
+		return !fi.IsDir()
+	}
+	switch filepath.Ext(path) {
+	case ".db", ".sqlite", ".sqlite3":
+		return true
+	}
+	return false
 }
 
 // Location is the database a server with data directory dataDir uses:
