@@ -271,7 +271,7 @@ func seedRenderedClip(t *testing.T, dir, publicURL string) (projectID, clipID st
 		t.Fatal(err)
 	}
 	defer st.Close()
-	now := store.Timestamp(time.Now())
+	now := time.Now()
 	p := &store.Project{ID: store.NewID("prj_"), OrgID: server.DevOrgID, UserID: server.DevUserID,
 		Stage: apitypes.StageComplete, CreatedAt: now, UpdatedAt: now}
 	if err := st.CreateProject(t.Context(), p, store.Admission{}); err != nil {

@@ -154,7 +154,7 @@ func seedPostable(t *testing.T, dataDir, platform string) (contentID, account st
 	t.Helper()
 	st := storeOf(t, dataDir)
 	ctx := t.Context()
-	now := store.Timestamp(st.Now())
+	now := st.Now()
 	p := &store.Project{ID: store.NewID("prj_"), OrgID: server.DevOrgID, UserID: server.DevUserID, Stage: apitypes.StageComplete,
 		CreatedAt: now, UpdatedAt: now}
 	if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {

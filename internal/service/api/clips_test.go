@@ -16,13 +16,13 @@ import (
 // 400 naming pageNum.
 func TestExportableClipsPaging(t *testing.T) {
 	st, key := keyedStore(t)
-	now := store.Timestamp(time.Now())
+	now := time.Now()
 	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: now}, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
 	var clips []apitypes.ExportableClip
 	for _, id := range []string{"c1", "c2", "c3"} {
-		clips = append(clips, apitypes.ExportableClip{ID: "p1." + id, CurationID: id, UpdatedAt: now})
+		clips = append(clips, apitypes.ExportableClip{ID: "p1." + id, CurationID: id, UpdatedAt: store.Timestamp(now)})
 	}
 	if err := st.ReplaceClips(t.Context(), "p1", "org-a", clips); err != nil {
 		t.Fatal(err)

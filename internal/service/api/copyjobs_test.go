@@ -49,7 +49,7 @@ func newCopyFixture(t *testing.T) *copyFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := store.Timestamp(time.Now())
+	now := time.Now()
 	for _, p := range []*store.Project{
 		{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: now},
 		{ID: "pb", OrgID: "org-b", Stage: apitypes.StageComplete, CreatedAt: now},
@@ -57,7 +57,7 @@ func newCopyFixture(t *testing.T) *copyFixture {
 		if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ReplaceClips(ctx, p.ID, p.OrgID, []apitypes.ExportableClip{{ID: p.ID + ".c01", CurationID: "c01", Title: "A clip", UpdatedAt: now}}); err != nil {
+		if err := st.ReplaceClips(ctx, p.ID, p.OrgID, []apitypes.ExportableClip{{ID: p.ID + ".c01", CurationID: "c01", Title: "A clip", UpdatedAt: store.Timestamp(now)}}); err != nil {
 			t.Fatal(err)
 		}
 	}

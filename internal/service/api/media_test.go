@@ -65,13 +65,13 @@ func newMediaFixture(t *testing.T) *mediaFixture {
 	st, key := keyedStore(t)
 	f := &mediaFixture{t: t, st: st, key: key, now: time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)}
 	dir := t.TempDir()
-	now := store.Timestamp(f.now)
+	now := f.now
 	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete,
 		Visibility: apitypes.VisibilityDefault, CreatedAt: now}, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
 	base := "http://clipperd.test/media/p1/"
-	clip := apitypes.ExportableClip{ID: "p1.c1", ProjectID: "p1", CurationID: "c1", URIForExport: base + "c1.mp4", URIForPreview: base + "c1.preview.mp4", UpdatedAt: now}
+	clip := apitypes.ExportableClip{ID: "p1.c1", ProjectID: "p1", CurationID: "c1", URIForExport: base + "c1.mp4", URIForPreview: base + "c1.preview.mp4", UpdatedAt: store.Timestamp(now)}
 	if err := st.ReplaceClips(t.Context(), "p1", "org-a", []apitypes.ExportableClip{clip}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ type projectRow struct {
 
 func newProjectRow(p store.ProjectSummary) projectRow {
 	row := projectRow{
-		ID: p.ID, Title: projectTitle(p.Project), Source: projectSource(p.Project), Created: p.CreatedAt, Shown: shownTime(p.CreatedAt),
+		ID: p.ID, Title: projectTitle(p.Project), Source: projectSource(p.Project), Created: store.Timestamp(p.CreatedAt), Shown: shownTime(store.Timestamp(p.CreatedAt)),
 		Stage: string(p.Stage), InFlight: p.Stage.InFlight(), Percent: stagePercent(p.Stage),
 		Clips: p.ClipCount, Credits: p.CreditsCharged,
 	}

@@ -156,7 +156,7 @@ func TestProjectMediaExpire(t *testing.T) {
 	e.clock.advance(24*time.Hour + time.Second)
 	// Only p has expired: move the other one's expiry a day on.
 	if _, err := e.st.MutateProject(context.Background(), later.ID, func(p *store.Project) error {
-		p.StorageExpireAt = store.Timestamp(e.clock.now().Add(24 * time.Hour))
+		p.StorageExpireAt = e.clock.now().Add(24 * time.Hour)
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func newStore(t *testing.T) (*store.Store, string) {
 	}
 	p := &store.Project{}
 	p.ID, p.OrgID, p.UserID = testProject, testOrg, "user-1"
-	p.Stage, p.CreatedAt = apitypes.StageComplete, store.Timestamp(time.Now())
+	p.Stage, p.CreatedAt = apitypes.StageComplete, time.Now()
 	if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}

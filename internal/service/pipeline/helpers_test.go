@@ -116,7 +116,7 @@ func (e *env) upload(path string) string {
 // create inserts a QUEUED project the way the API does.
 func (e *env) create(req apitypes.CreateProjectRequest) string {
 	e.t.Helper()
-	now := store.Timestamp(e.st.Now())
+	now := e.st.Now()
 	p := &store.Project{}
 	p.VideoURL = req.VideoURL
 	id := store.NewID("prj_")
@@ -148,7 +148,7 @@ func (e *env) project(id string) *store.Project {
 func (e *env) waitDone(id string) *store.Project {
 	e.t.Helper()
 	return e.waitFor(id, func(p *store.Project) bool {
-		return p.Stage == apitypes.StageComplete || (p.Stage == apitypes.StageStalled && p.RetryAt == "")
+		return p.Stage == apitypes.StageComplete || (p.Stage == apitypes.StageStalled && p.RetryAt.IsZero())
 	})
 }
 

@@ -128,9 +128,9 @@ func (r *Runner) enter(p *store.Project, claim bool, stage apitypes.Stage, start
 		if !p.Stage.Waiting() {
 			return errNotQueued
 		}
-		p.RetryAt, p.Error = "", nil // a new run; stallCount keeps the history
-		if t, err := time.Parse(time.RFC3339Nano, p.UpdatedAt); err == nil {
-			*started = t // the time spent waiting in QUEUED
+		p.RetryAt, p.Error = time.Time{}, nil // a new run; stallCount keeps the history
+		if !p.UpdatedAt.IsZero() {
+			*started = p.UpdatedAt // the time spent waiting in QUEUED
 		}
 	}
 	p.Stage = stage
@@ -160,7 +160,7 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	err = r.persist(ctx, "completion", j.p.ID, func() (err error) {
 		_, queued, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
 			p.Stage = apitypes.StageComplete
-			p.Error, p.RetryAt = nil, ""
+			p.Error, p.RetryAt = nil, time.Time{}
 			p.StorageSize = sourceSize(p.SourcePath) + size
 			return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed)}, nil
 		})
@@ -196,7 +196,7 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 	}
 	permanent := isPermanent(cause)
 	noTool := !permanent && missingTool(cause)
-	var retryAt string
+	var retryAt time.Time
 	var refunded bool
 	mutate := func(p *store.Project) (store.Effects, error) {
 		if guard != nil && !guard(p) {
@@ -209,21 +209,21 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 		if !restart && !noTool {
 			p.FailureStalls++
 		}
-		retryAt = ""
+		retryAt = time.Time{}
 		text := msg
 		switch {
 		case permanent:
 		case restart:
-			retryAt = store.Timestamp(r.cfg.Store.Now())
+			retryAt = r.cfg.Store.Now()
 		case noTool:
-			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(max(1, p.FailureStalls))))
+			retryAt = r.cfg.Store.Now().Add(r.retryDelay(max(1, p.FailureStalls)))
 		case p.FailureStalls > int64(r.cfg.MaxRetries):
 			text = fmt.Sprintf("%s (not retried: the project failed %d times)", msg, p.FailureStalls)
 		default:
-			retryAt = store.Timestamp(r.cfg.Store.Now().Add(r.retryDelay(p.FailureStalls)))
+			retryAt = r.cfg.Store.Now().Add(r.retryDelay(p.FailureStalls))
 		}
 		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &text, &count, retryAt
-		if retryAt != "" {
+		if !retryAt.IsZero() {
 			return store.Effects{}, nil // not a conclusion yet: the service tries again
 		}
 		refunded = quota.RefundsOnStall(stageName)
@@ -257,11 +257,11 @@ func (r *Runner) retryDelay(n int64) time.Duration {
 // requeue moves a STALLED project whose retry is due back to QUEUED.
 func (r *Runner) requeue(ctx context.Context, id string) error {
 	_, err := r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
-		if p.Stage != apitypes.StageStalled || p.RetryAt == "" {
+		if p.Stage != apitypes.StageStalled || p.RetryAt.IsZero() {
 			return errNotQueued
 		}
 		// The error described the last run; the next one starts clean.
-		p.Stage, p.RetryAt, p.Error = apitypes.StageQueued, "", nil
+		p.Stage, p.RetryAt, p.Error = apitypes.StageQueued, time.Time{}, nil
 		return nil
 	})
 	if errors.Is(err, errNotQueued) {

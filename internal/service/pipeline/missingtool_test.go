@@ -25,7 +25,7 @@ func TestMissingToolIsRetried(t *testing.T) {
 
 	var stallError string
 	p := e.waitFor(id, func(p *store.Project) bool {
-		if p.Stage == apitypes.StageStalled && p.RetryAt == "" {
+		if p.Stage == apitypes.StageStalled && p.RetryAt.IsZero() {
 			t.Fatalf("stalled for good without the tools: %v", deref(p.Error))
 		}
 		if p.Error != nil {

@@ -23,7 +23,7 @@ func TestImportOwnMediaOnlyClipsOfTheSameOrg(t *testing.T) {
 	ctx := context.Background()
 	mine := e.create(apitypes.CreateProjectRequest{VideoURL: "up_a"})
 	theirs := store.NewID("prj_")
-	other := &store.Project{ID: theirs, OrgID: "org-other", Stage: apitypes.StageComplete, CreatedAt: store.Timestamp(e.st.Now())}
+	other := &store.Project{ID: theirs, OrgID: "org-other", Stage: apitypes.StageComplete, CreatedAt: e.st.Now()}
 	if err := e.st.CreateProject(ctx, other, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}

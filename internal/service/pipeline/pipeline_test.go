@@ -291,7 +291,7 @@ func TestTextUploadStallsForGoodAndNotifiesFailure(t *testing.T) {
 	if p.Error == nil || !strings.Contains(*p.Error, "not a video") || !strings.Contains(*p.Error, "IMPORT") {
 		t.Errorf("error = %v, want it to say the upload is not a video", deref(p.Error))
 	}
-	if p.StallCount == nil || *p.StallCount != 1 || p.RetryAt != "" {
+	if p.StallCount == nil || *p.StallCount != 1 || !p.RetryAt.IsZero() {
 		t.Errorf("stallCount %v retryAt %q, want 1 and no retry", deref(p.StallCount), p.RetryAt)
 	}
 	expectRefunded(t, e, p)

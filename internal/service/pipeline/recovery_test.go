@@ -52,7 +52,7 @@ func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
 				return true
 			default:
 			}
-			if p.Stage == apitypes.StageStalled && p.RetryAt == "" {
+			if p.Stage == apitypes.StageStalled && p.RetryAt.IsZero() {
 				t.Fatalf("restart %d: the project stalled for good: %v", i, deref(p.Error))
 			}
 			return false
@@ -92,7 +92,7 @@ func TestRequeueClearsErrorKeepsStallCount(t *testing.T) {
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
 	msg, two := "IMPORT failed: the server answered 503", int64(2)
 	if _, err := e.st.MutateProject(context.Background(), id, func(p *store.Project) error {
-		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &msg, &two, store.Timestamp(e.st.Now())
+		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &msg, &two, e.st.Now()
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestRequeueClearsErrorKeepsStallCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.project(id)
-	if p.Stage != apitypes.StageQueued || p.Error != nil || p.StallCount == nil || *p.StallCount != 2 || p.RetryAt != "" {
+	if p.Stage != apitypes.StageQueued || p.Error != nil || p.StallCount == nil || *p.StallCount != 2 || !p.RetryAt.IsZero() {
 		t.Errorf("after requeue: stage %s error %v stallCount %v retryAt %q; want QUEUED, no error, 2, none",
 			p.Stage, deref(p.Error), deref(p.StallCount), p.RetryAt)
 	}

@@ -27,7 +27,7 @@ func (r *Runner) watch(ctx context.Context) error {
 		}
 		seen := *p
 		r.stallWhen(ctx, p.ID, p.Stage, stoppedError(p.Stage), 0, func(now *store.Project) bool {
-			return now.Stage == seen.Stage && now.UpdatedAt == seen.UpdatedAt
+			return now.Stage == seen.Stage && now.UpdatedAt.Equal(seen.UpdatedAt)
 		})
 	}
 	return nil

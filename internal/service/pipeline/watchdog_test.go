@@ -38,7 +38,7 @@ func TestWatchdogStallsAProjectNoWorkerHolds(t *testing.T) {
 	e.runner()
 	e.orphan(id, apitypes.StageRender, 0)
 	p := e.waitFor(id, func(p *store.Project) bool { return p.Stage != apitypes.StageRender })
-	if p.Stage != apitypes.StageStalled || p.RetryAt == "" || p.FailureStalls != 1 ||
+	if p.Stage != apitypes.StageStalled || p.RetryAt.IsZero() || p.FailureStalls != 1 ||
 		p.Error == nil || !strings.Contains(*p.Error, "stopped making progress in RENDER") {
 		t.Errorf("orphaned project: stage %s retryAt %q failureStalls %d error %v; want STALLED, retried, 1, stopped making progress",
 			p.Stage, p.RetryAt, p.FailureStalls, deref(p.Error))
@@ -63,7 +63,7 @@ func TestWatchdogFreesTheSlotAfterRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.project(id)
-	if p.Stage != apitypes.StageStalled || p.RetryAt != "" {
+	if p.Stage != apitypes.StageStalled || !p.RetryAt.IsZero() {
 		t.Fatalf("stage %s retryAt %q, want STALLED for good", p.Stage, p.RetryAt)
 	}
 	if err := e.st.CreateProject(context.Background(), &store.Project{ID: "p-next", OrgID: testOrg, Stage: apitypes.StageQueued}, admit); err != nil {

@@ -39,7 +39,7 @@ func seededClip(t *testing.T, srv *Server, render []byte) (projectID, clipID str
 	t.Helper()
 	ctx := t.Context()
 	p := &store.Project{ID: store.NewID("prj_"), OrgID: DevOrgID, UserID: DevUserID, Stage: apitypes.StageComplete,
-		CreatedAt: store.Timestamp(srv.store.Now()), UpdatedAt: store.Timestamp(srv.store.Now())}
+		CreatedAt: srv.store.Now(), UpdatedAt: srv.store.Now()}
 	if err := srv.store.CreateProject(ctx, p, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
@@ -21,8 +22,8 @@ type CensorJob struct {
 	Status    string // apitypes.CensorQueued, CensorProcessing, CensorConcluded or CensorFailed
 	Error     string // why a FAILED job failed
 	Words     int    // how many words a CONCLUDED job censored
-	CreatedAt string
-	UpdatedAt string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // API is the job as GET /api/censor-jobs/{jobId} answers it: error is null
@@ -40,17 +41,17 @@ const censorJobColumns = `id, org_id, project_id, clip_id, beep, status, error, 
 
 func scanCensorJob(row scanner) (*CensorJob, error) {
 	var j CensorJob
-	err := row.Scan(&j.ID, &j.OrgID, &j.ProjectID, &j.ClipID, &j.Beep, &j.Status, &j.Error, &j.Words, &j.CreatedAt, &j.UpdatedAt)
+	err := row.Scan(&j.ID, &j.OrgID, &j.ProjectID, &j.ClipID, &j.Beep, &j.Status, &j.Error, &j.Words, timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
 	return &j, err
 }
 
 // CreateCensorJob stores j as a new QUEUED job with a new id.
 func (s *Store) CreateCensorJob(ctx context.Context, j *CensorJob) error {
-	now := Timestamp(s.Now())
+	now := stamp(s.Now())
 	j.ID, j.CreatedAt, j.UpdatedAt = NewID("cj_"), now, now
 	j.Status, j.Error, j.Words = apitypes.CensorQueued, "", 0
 	_, err := s.db.ExecContext(ctx, `INSERT INTO censor_jobs(`+censorJobColumns+`) VALUES (`+placeholders(10)+`)`,
-		j.ID, j.OrgID, j.ProjectID, j.ClipID, boolInt(j.Beep), j.Status, j.Error, j.Words, j.CreatedAt, j.UpdatedAt)
+		j.ID, j.OrgID, j.ProjectID, j.ClipID, boolInt(j.Beep), j.Status, j.Error, j.Words, timeText(j.CreatedAt), timeText(j.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("insert censor job: %w", err)
 	}
@@ -86,10 +87,10 @@ func (s *Store) StartCensorJob(ctx context.Context, id string) (bool, error) {
 // FinishCensorJob records the outcome of an unfinished job: its status,
 // error and the number of words censored. A finished job is left as it is.
 func (s *Store) FinishCensorJob(ctx context.Context, j *CensorJob) error {
-	j.UpdatedAt = Timestamp(s.Now())
+	j.UpdatedAt = stamp(s.Now())
 	_, err := s.db.ExecContext(ctx, `UPDATE censor_jobs SET status = ?, error = ?, words = ?, updated_at = ?
 		WHERE id = ? AND status IN (?, ?)`,
-		j.Status, j.Error, j.Words, j.UpdatedAt, j.ID, apitypes.CensorQueued, apitypes.CensorProcessing)
+		j.Status, j.Error, j.Words, timeText(j.UpdatedAt), j.ID, apitypes.CensorQueued, apitypes.CensorProcessing)
 	if err != nil {
 		return fmt.Errorf("finish censor job %s: %w", j.ID, err)
 	}

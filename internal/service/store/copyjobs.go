@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
@@ -31,8 +32,8 @@ type CopyJob struct {
 	// result is reused only while the clip is unchanged, so a project run
 	// again (new clips, new text) gets new copy.
 	ClipVersion string
-	CreatedAt   string
-	UpdatedAt   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // API is the job as GET /api/social-copy-jobs/{jobId} answers it.
@@ -48,13 +49,13 @@ const copyJobColumns = `id, org_id, project_id, clip_id, post_account_id, sub_ac
 
 func copyJobValues(j *CopyJob) []any {
 	return []any{j.ID, j.OrgID, j.ProjectID, j.ClipID, j.PostAccountID, j.SubAccountID, j.Prompt, j.Platform, j.Status,
-		boolInt(j.Cached), j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, j.CreatedAt, j.UpdatedAt}
+		boolInt(j.Cached), j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, timeText(j.CreatedAt), timeText(j.UpdatedAt)}
 }
 
 func scanCopyJob(row scanner) (*CopyJob, error) {
 	var j CopyJob
 	err := row.Scan(&j.ID, &j.OrgID, &j.ProjectID, &j.ClipID, &j.PostAccountID, &j.SubAccountID, &j.Prompt, &j.Platform, &j.Status,
-		&j.Cached, &j.Title, &j.Description, &j.Hashtags, &j.Error, &j.ClipVersion, &j.CreatedAt, &j.UpdatedAt)
+		&j.Cached, &j.Title, &j.Description, &j.Hashtags, &j.Error, &j.ClipVersion, timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
 	return &j, err
 }
 
@@ -66,7 +67,7 @@ func scanCopyJob(row scanner) (*CopyJob, error) {
 // enqueue (the worker's job) runs in the same transaction as the insert, as
 // does the lookup.
 func (s *Store) CreateCopyJob(ctx context.Context, j *CopyJob, regenerate bool, enqueue TxHook) error {
-	now := Timestamp(s.Now())
+	now := stamp(s.Now())
 	j.ID, j.CreatedAt, j.UpdatedAt = NewID("scj_"), now, now
 	j.Status, j.Cached, j.Title, j.Description, j.Hashtags, j.Error = apitypes.CopyRunning, false, "", "", "", ""
 	return s.tx(ctx, func(tx *sql.Tx) error {
@@ -113,11 +114,11 @@ func (s *Store) CopyJob(ctx context.Context, id string) (*CopyJob, error) {
 // is no longer RUNNING is left as it is. then (completing the worker's job)
 // runs in the same transaction.
 func (s *Store) FinishCopyJob(ctx context.Context, j *CopyJob, then TxHook) error {
-	j.UpdatedAt = Timestamp(s.Now())
+	j.UpdatedAt = stamp(s.Now())
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE social_copy_jobs SET status = ?, title = ?, description = ?, hashtags = ?, error = ?,
 			clip_version = ?, updated_at = ? WHERE id = ? AND status = ?`,
-			j.Status, j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, j.UpdatedAt, j.ID, apitypes.CopyRunning)
+			j.Status, j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, timeText(j.UpdatedAt), j.ID, apitypes.CopyRunning)
 		if err != nil {
 			return fmt.Errorf("finish copy job %s: %w", j.ID, err)
 		}

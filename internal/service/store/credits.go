@@ -58,8 +58,8 @@ func refundProject(ctx context.Context, tx *sql.Tx, p *Project, now time.Time) e
 	}
 	if p.CreditsCharged > 0 {
 		month := quota.MonthOf(now)
-		if t, err := time.Parse(time.RFC3339Nano, p.CreatedAt); err == nil {
-			month = quota.MonthOf(t)
+		if !p.CreatedAt.IsZero() {
+			month = quota.MonthOf(p.CreatedAt)
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE credits SET used = CASE WHEN used > ? THEN used - ? ELSE 0 END WHERE org_id = ? AND month = ?`,
 			p.CreditsCharged, p.CreditsCharged, p.OrgID, month)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
@@ -17,7 +18,7 @@ func TestOrgProjectsNewestFirstWithClipCounts(t *testing.T) {
 		var ids []string
 		for range 3 {
 			p := newProject("org")
-			p.CreatedAt = "2026-01-01T00:00:00.000Z" // the same millisecond: insertion order decides
+			p.CreatedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // the same millisecond: insertion order decides
 			if err := s.CreateProject(ctx, p, Admission{}); err != nil {
 				t.Fatal(err)
 			}

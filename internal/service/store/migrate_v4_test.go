@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -85,7 +86,7 @@ func TestVersion3DataDirOpensAndKeepsEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stalled.Stage != apitypes.StageStalled || *stalled.Error != "RENDER failed: disk" || stalled.RetryAt != "2026-11-23T01:06:00.000Z" ||
+	if stalled.Stage != apitypes.StageStalled || *stalled.Error != "RENDER failed: disk" || Timestamp(stalled.RetryAt) != "2026-11-23T01:06:00.000Z" ||
 		stalled.FailureStalls != 1 || stalled.VideoURL != "https://example.com/v.mp4" || stalled.CurationPref != nil || stalled.Model != nil {
 		t.Errorf("migrated STALLED project: %+v", stalled)
 	}
@@ -151,7 +152,7 @@ func TestVersion3DataDirKeepsWorkingAfterTheMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := s.MutateProject(ctx, "prj_old2", func(p *Project) error {
-		p.Stage, p.RetryAt, p.Error = apitypes.StageQueued, "", nil
+		p.Stage, p.RetryAt, p.Error = apitypes.StageQueued, time.Time{}, nil
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -170,7 +171,7 @@ func TestVersion3DataDirKeepsWorkingAfterTheMigration(t *testing.T) {
 		t.Errorf("schema versions = %d, %v; want %d", versions, err, len(migrations))
 	}
 	p, err := s.GetProject(ctx, "prj_old2")
-	if err != nil || p.Stage != apitypes.StageQueued || p.RetryAt != "" || p.Error != nil || p.CreditsCharged != 12 {
+	if err != nil || p.Stage != apitypes.StageQueued || !p.RetryAt.IsZero() || p.Error != nil || p.CreditsCharged != 12 {
 		t.Errorf("after changes: %+v, %v", p, err)
 	}
 	if due, _ := s.DueRetries(ctx); len(due) != 0 {

@@ -44,7 +44,7 @@ func (s *Store) MutateProjectWithEffects(ctx context.Context, id string, fn func
 				return err
 			}
 		}
-		p.UpdatedAt = Timestamp(now)
+		p.UpdatedAt = stamp(now)
 		if err := putProject(ctx, tx, p); err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ func TestStalledWithRetryCountsAgainstConcurrentCap(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		stall := func(id, retryAt string) {
+		stall := func(id string, retryAt time.Time) {
 			t.Helper()
 			if _, err := s.MutateProject(ctx, id, func(p *Project) error {
 				p.Stage, p.RetryAt = apitypes.StageStalled, retryAt
@@ -32,11 +32,11 @@ func TestStalledWithRetryCountsAgainstConcurrentCap(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		stall(a.ID, Timestamp(s.Now().Add(time.Minute)))
+		stall(a.ID, s.Now().Add(time.Minute))
 		if err := s.CreateProject(ctx, newProject("org"), adm); !errors.Is(err, ErrConcurrentCap) {
 			t.Fatalf("create while a project waits for its retry: %v, want ErrConcurrentCap", err)
 		}
-		stall(a.ID, "") // retries used up: STALLED for good
+		stall(a.ID, time.Time{}) // retries used up: STALLED for good
 		if err := s.CreateProject(ctx, newProject("org"), adm); err != nil {
 			t.Fatalf("create after a permanent stall: %v", err)
 		}
@@ -129,9 +129,9 @@ func TestProjectRecordRoundTrips(t *testing.T) {
 			ID: "prj_round", OrgID: "org", UserID: "user", Stage: apitypes.StageStalled, Visibility: apitypes.VisibilityPublic,
 			SourcePlatform: apitypes.PlatformUploaded, SourceID: "up_1", VideoURL: "up_1", Model: str(apitypes.ModelClipBasic),
 			BrandTemplateID: str("preset-fancy-Simple"), ProductTier: ProductTier, StorageSize: 1234, StorageStatus: StorageTemp,
-			StorageExpireAt: "2026-12-23T00:00:00.000Z", Error: str("RENDER failed"), StallCount: &two, FailureStalls: 1,
-			RetryAt: "2026-11-23T00:05:00.000Z", RefundStatus: str(RefundStatusRefunded), SourcePath: "/data/media/prj_round/source.mp4",
-			SourceDurationSec: 61.5, CreatedAt: "2026-11-23T00:00:00.000Z", UpdatedAt: "2026-11-23T00:00:00.000Z",
+			StorageExpireAt: parseTimestamp("2026-12-23T00:00:00.000Z"), Error: str("RENDER failed"), StallCount: &two, FailureStalls: 1,
+			RetryAt: parseTimestamp("2026-11-23T00:05:00.000Z"), RefundStatus: str(RefundStatusRefunded), SourcePath: "/data/media/prj_round/source.mp4",
+			SourceDurationSec: 61.5, CreatedAt: parseTimestamp("2026-11-23T00:00:00.000Z"), UpdatedAt: parseTimestamp("2026-11-23T00:00:00.000Z"),
 			CurationPref:      &apitypes.CurationPref{Model: apitypes.ModelClipBasic, ClipDurations: [][2]float64{{10, 30}}},
 			RenderPref:        &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait, EnableCaption: &yes},
 			ImportPref:        &apitypes.ImportPref{SourceLang: "en"},

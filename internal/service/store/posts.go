@@ -109,12 +109,6 @@ func scanPost(row scanner) (Post, error) {
 	return p, nil
 }
 
-// parseTimestamp reads a time the store wrote with Timestamp; "" is the zero time.
-func parseTimestamp(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s)
-	return t
-}
-
 // CreatePost makes a pending post of content for one of the org's accounts,
 // due now. Its price (quota.PostCredits of the account's platform) is taken
 // from the org's month in the same transaction, or a *quota.MonthlyCapError

@@ -24,7 +24,7 @@ var projectPermissions = []string{"PROJECT_SHARE", "PROJECT_EDIT", "PROJECT_VIEW
 // are the one mapping between the API's project and the stored record.
 func NewProject(key Key, req *apitypes.CreateProjectRequest, platform, sourceID string, now time.Time) *Project {
 	id := NewID("")
-	created := Timestamp(now)
+	created := stamp(now)
 	model, tpl := req.CurationPref.Model, req.BrandTemplateID
 	var stalls int64
 	return &Project{
@@ -40,7 +40,7 @@ func NewProject(key Key, req *apitypes.CreateProjectRequest, platform, sourceID 
 		BrandTemplateID:   &tpl,
 		ProductTier:       ProductTier,
 		StorageStatus:     StorageTemp,
-		StorageExpireAt:   Timestamp(now.Add(mediaRetention)),
+		StorageExpireAt:   created.Add(mediaRetention),
 		StallCount:        &stalls,
 		CreatedAt:         created,
 		UpdatedAt:         created,
@@ -68,9 +68,9 @@ func (p *Project) API() apitypes.Project {
 		Stage:                 p.Stage,
 		StorageSize:           p.StorageSize,
 		StorageStatus:         p.StorageStatus,
-		StorageExpireAt:       p.StorageExpireAt,
-		CreatedAt:             p.CreatedAt,
-		UpdatedAt:             p.UpdatedAt,
+		StorageExpireAt:       timeText(p.StorageExpireAt),
+		CreatedAt:             timeText(p.CreatedAt),
+		UpdatedAt:             timeText(p.UpdatedAt),
 		Cluster:               clusterName,
 		Visibility:            p.Visibility,
 		Permissions:           slices.Clone(projectPermissions),

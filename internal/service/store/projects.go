@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
@@ -27,7 +28,7 @@ type Project struct {
 	ProductTier     string
 	StorageSize     int64
 	StorageStatus   string
-	StorageExpireAt string
+	StorageExpireAt time.Time // zero: never
 	Error           *string
 	StallCount      *int64
 	// FailureStalls counts the stalls caused by transient failures of the
@@ -35,15 +36,15 @@ type Project struct {
 	// of clipperd raise StallCount only, so restarts never give up a project.
 	FailureStalls int64
 	// RetryAt, when set on a STALLED project, is when the service retries it.
-	RetryAt      string
+	RetryAt      time.Time
 	RefundStatus *string
 	// CreditsCharged counts the credits taken for this project so far.
 	CreditsCharged int64
 	// SourcePath is the imported media under the data dir, once IMPORT has run.
 	SourcePath        string
 	SourceDurationSec float64
-	CreatedAt         string
-	UpdatedAt         string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
 
 	// The preferences of the create request, which the project echoes and
 	// the pipeline reads. They are the user's own documents, kept in one
@@ -87,23 +88,21 @@ func projectValues(p *Project) ([]any, error) {
 		return nil, fmt.Errorf("encode preferences of project %s: %w", p.ID, err)
 	}
 	return []any{p.ID, p.OrgID, p.UserID, string(p.Stage), p.Visibility, p.SourcePlatform, p.SourceID, p.VideoURL, p.Model,
-		p.BrandTemplateID, p.ProductTier, p.StorageSize, p.StorageStatus, p.StorageExpireAt, p.Error, p.StallCount,
-		p.FailureStalls, nullString(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourcePath, p.SourceDurationSec,
-		p.CreatedAt, p.UpdatedAt, string(prefs)}, nil
+		p.BrandTemplateID, p.ProductTier, p.StorageSize, p.StorageStatus, timeText(p.StorageExpireAt), p.Error, p.StallCount,
+		p.FailureStalls, nullTime(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourcePath, p.SourceDurationSec,
+		timeText(p.CreatedAt), timeText(p.UpdatedAt), string(prefs)}, nil
 }
 
 func scanProject(row scanner) (*Project, error) {
 	var p Project
-	var retryAt sql.NullString
 	var prefs string
 	err := row.Scan(&p.ID, &p.OrgID, &p.UserID, &p.Stage, &p.Visibility, &p.SourcePlatform, &p.SourceID, &p.VideoURL, &p.Model,
-		&p.BrandTemplateID, &p.ProductTier, &p.StorageSize, &p.StorageStatus, &p.StorageExpireAt, &p.Error, &p.StallCount,
-		&p.FailureStalls, &retryAt, &p.RefundStatus, &p.CreditsCharged, &p.SourcePath, &p.SourceDurationSec,
-		&p.CreatedAt, &p.UpdatedAt, &prefs)
+		&p.BrandTemplateID, &p.ProductTier, &p.StorageSize, &p.StorageStatus, timeCol{&p.StorageExpireAt}, &p.Error, &p.StallCount,
+		&p.FailureStalls, timeCol{&p.RetryAt}, &p.RefundStatus, &p.CreditsCharged, &p.SourcePath, &p.SourceDurationSec,
+		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &prefs)
 	if err != nil {
 		return nil, err
 	}
-	p.RetryAt = retryAt.String
 	var pr projectPrefs
 	if err := json.Unmarshal([]byte(prefs), &pr); err != nil {
 		return nil, fmt.Errorf("decode preferences of project %s: %w", p.ID, err)
@@ -270,7 +269,7 @@ func (s *Store) ChargeProjectCredits(ctx context.Context, id string, total, limi
 				return err
 			}
 			p.CreditsCharged = total
-			p.UpdatedAt = Timestamp(s.Now())
+			p.UpdatedAt = stamp(s.Now())
 			if err := putProject(ctx, tx, p); err != nil {
 				return err
 			}

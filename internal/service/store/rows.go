@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // scanner is what a row-scanning function reads from: one *sql.Row or the
@@ -90,6 +92,51 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Times are stored as text in Timestamp's form (UTC, milliseconds, fixed
+// width) on both engines: the byte order of the text is time order, so
+// queries compare and sort the column against Timestamp's strings alike on
+// SQLite and PostgreSQL, and one scan path reads them. Records hold
+// time.Time; the zero time is "" (or NULL in a nullable column).
+
+// timeText is t as its column holds it; "" for the zero time.
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return Timestamp(t)
+}
+
+// nullTime is t for a nullable time column: NULL for the zero time.
+func nullTime(t time.Time) sql.NullString { return nullString(timeText(t)) }
+
+// stamp is t as the store keeps it (UTC, to the millisecond), so a record
+// reads back equal to the one written.
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// timeCol scans a time column (text, "" or NULL) into a time.Time.
+type timeCol struct{ t *time.Time }
+
+func (c timeCol) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case nil:
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return fmt.Errorf("time column holds a %T", src)
+	}
+	*c.t = parseTimestamp(s)
+	return nil
+}
+
+// parseTimestamp reads a time the store wrote with Timestamp; "" is the zero time.
+func parseTimestamp(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
 }
 
 // nullString maps "" to NULL, for optional text columns.

@@ -15,7 +15,7 @@ import (
 func addUpload(t *testing.T, s *Store, org string, n int64, complete bool, created time.Time) *Upload {
 	t.Helper()
 	u := &Upload{ID: NewID("up_"), OrgID: org, UserID: "u", Path: "/nowhere/" + org, Total: n, Received: n, Complete: complete,
-		CreatedAt: Timestamp(created)}
+		CreatedAt: created}
 	if _, err := s.db.ExecContext(context.Background(), `INSERT INTO uploads(`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.CreatedAt); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func addUpload(t *testing.T, s *Store, org string, n int64, complete bool, creat
 func addProject(t *testing.T, s *Store, stage apitypes.Stage, size int64, sourceID string, expire time.Time) *Project {
 	t.Helper()
 	p := newProject("org")
-	p.Stage, p.StorageSize, p.SourceID, p.StorageStatus, p.StorageExpireAt = stage, size, sourceID, StorageTemp, Timestamp(expire)
+	p.Stage, p.StorageSize, p.SourceID, p.StorageStatus, p.StorageExpireAt = stage, size, sourceID, StorageTemp, expire
 	if err := s.CreateProject(context.Background(), p, Admission{}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func newProject(org string) *Project {
 	id := NewID("")
-	return &Project{ID: id, OrgID: org, Stage: apitypes.StageQueued, CreatedAt: Timestamp(time.Now())}
+	return &Project{ID: id, OrgID: org, Stage: apitypes.StageQueued, CreatedAt: stamp(time.Now())}
 }
 
 func TestReopenKeepsDataAndMigrationsOnce(t *testing.T) {

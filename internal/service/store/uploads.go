@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Upload is a local-file upload: a link handed out by POST /api/upload-links
@@ -17,20 +18,20 @@ type Upload struct {
 	Total     int64  // declared size, -1 until known
 	Received  int64  // contiguous bytes written from offset 0
 	Complete  bool
-	CreatedAt string
+	CreatedAt time.Time
 }
 
 // SaveUpload inserts a new upload (CreatedAt unset) or updates a stored
 // one. An update of an upload that is gone (the janitor deleted it as
 // expired) is ErrNotFound: a PUT still running never brings it back.
 func (s *Store) SaveUpload(ctx context.Context, u *Upload) error {
-	if u.CreatedAt == "" {
-		u.CreatedAt = Timestamp(s.Now())
+	if u.CreatedAt.IsZero() {
+		u.CreatedAt = stamp(s.Now())
 		_, err := s.db.ExecContext(ctx, `INSERT INTO uploads(id, org_id, user_id, session_id, path, total, received, complete, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.CreatedAt)
+			u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), timeText(u.CreatedAt))
 		if err != nil {
-			u.CreatedAt = ""
+			u.CreatedAt = time.Time{}
 			return fmt.Errorf("save upload %s: %w", u.ID, err)
 		}
 		return nil
@@ -76,7 +77,7 @@ const uploadColumns = `id, org_id, user_id, session_id, path, total, received, c
 func scanUpload(row scanner) (*Upload, error) {
 	var u Upload
 	var complete int
-	if err := row.Scan(&u.ID, &u.OrgID, &u.UserID, &u.SessionID, &u.Path, &u.Total, &u.Received, &complete, &u.CreatedAt); err != nil {
+	if err := row.Scan(&u.ID, &u.OrgID, &u.UserID, &u.SessionID, &u.Path, &u.Total, &u.Received, &complete, timeCol{&u.CreatedAt}); err != nil {
 		return nil, err
 	}
 	u.Complete = complete != 0
