@@ -1,0 +1,76 @@
+package server
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+)
+
+// TestAPIFlowOnEachEngine runs the API's whole path once with the state in
+// SQLite (the default) and once in PostgreSQL (--database): an upload, a
+// project to COMPLETE and its clips, a collection of them, a post and a
+// schedule published, and a social copy job, all answered alike.
+func TestAPIFlowOnEachEngine(t *testing.T) {
+	video := sourceVideo(t)
+	for _, engine := range []struct {
+		name     string
+		database func(*testing.T) string
+	}{
+		{store.EngineSQLite, func(*testing.T) string { return "" }},
+		{store.EnginePostgres, func(t *testing.T) string { return storetest.PostgresURL(t) }},
+	} {
+		t.Run(engine.name, func(t *testing.T) {
+			srv := startServer(t, Config{Database: engine.database(t)})
+			if got := srv.store.Engine(); got != engine.name {
+				t.Fatalf("server store on %s, want %s", got, engine.name)
+			}
+			c := newClient(t, srv, devKey)
+
+			projects, clips := c.finishedProjects(video, [2]int{0, 12})
+			if p := c.project(projects[0].ID); p.Stage != apitypes.StageComplete || p.CreatedAt == "" || p.StorageExpireAt <= p.CreatedAt {
+				t.Errorf("complete project %+v", p)
+			}
+			clip := clips[0]
+
+			col := c.mustCreateCollection("on " + engine.name)
+			resp, data := c.do(http.MethodPost, "/api/collection-contents", apitypes.CollectionContent{CollectionID: col.CollectionID, ContentID: clip.ID})
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("add to collection: %d %s", resp.StatusCode, data)
+			}
+			resp, data = c.do(http.MethodGet, "/api/exportable-clips?q=findByCollectionId&collectionId="+col.CollectionID, nil)
+			if inCol := decode[[]apitypes.ExportableClip](t, data); resp.StatusCode != http.StatusOK || len(inCol) != 1 || inCol[0].ID != clip.ID {
+				t.Errorf("clips of the collection: %d %s", resp.StatusCode, data)
+			}
+
+			account := connect(t, srv, DevOrgID, "YOUTUBE", "")
+			cl := devAPIClient(t, srv)
+			postID, err := cl.CreatePostTask(t.Context(), postBody(clip.ProjectID, clip.CurationID, account))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scheduleID, err := cl.CreatePublishSchedule(t.Context(), scheduleBody(clip.ProjectID, clip.CurationID, account, time.Now().Add(time.Second)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := publishedPost(t, srv, account, postID); got.ContentID != clip.ID {
+				t.Errorf("post.json of the post task = %+v", got)
+			}
+			if got := publishedPost(t, srv, account, firedPost(t, srv, scheduleID)); got.ScheduleID != scheduleID || got.ContentID != clip.ID {
+				t.Errorf("post.json of the schedule = %+v", got)
+			}
+
+			jobID, err := cl.CreateSocialCopyJob(t.Context(), apitypes.SocialCopyJobRequest{ProjectID: clip.ProjectID, ClipID: clip.CurationID,
+				PostAccountID: account, Prompt: "formal"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if job := copyJobDone(t, cl, jobID); job.Status != apitypes.CopyCompleted || !sameCopy(job, expectedCopy(t, clip, "YOUTUBE", "formal")) {
+				t.Errorf("copy job %+v, want COMPLETED with the formal copy", job)
+			}
+		})
+	}
+}
