@@ -184,3 +184,19 @@ func TestParallelPublishesRecordOne(t *testing.T) {
 		}
 	})
 }
+
+func TestParallelKeysOfAnOrgNumberApart(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, _ := be.open(t)
+		parallel(8, func(int) {
+			if _, err := s.CreateKey(ctx, "org", "user"); err != nil {
+				t.Error(err)
+			}
+		})
+		var n, distinct int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT seq) FROM api_keys WHERE org_id = ?`, "org").Scan(&n, &distinct); err != nil || n != 8 || distinct != 8 {
+			t.Errorf("%d keys with %d distinct numbers (%v); want 8 and 8", n, distinct, err)
+		}
+	})
+}

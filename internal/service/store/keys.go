@@ -20,14 +20,21 @@ func (s *Store) EnsureKey(ctx context.Context, key, orgID, userID string) error 
 	if key == "" || orgID == "" || userID == "" {
 		return errors.New("ensure key: key, org and user are required")
 	}
-	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO api_keys(key, org_id, user_id, created_at, seq)
-		 VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM api_keys))
-		 ON CONFLICT(key) DO NOTHING`, key, orgID, userID, Timestamp(s.Now()))
-	if err != nil {
-		return fmt.Errorf("ensure key: %w", err)
-	}
-	return nil
+	// The org's keys take their numbers in turn, so its first key (which
+	// signs its webhooks) is one key however many are made at once.
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockOrg(ctx, tx, orgID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO api_keys(key, org_id, user_id, created_at, seq)
+			 VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM api_keys))
+			 ON CONFLICT(key) DO NOTHING`, key, orgID, userID, Timestamp(s.Now()))
+		if err != nil {
+			return fmt.Errorf("ensure key: %w", err)
+		}
+		return nil
+	})
 }
 
 // CreateKey makes a new random key for org/user and returns it.
