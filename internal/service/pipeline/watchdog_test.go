@@ -91,7 +91,7 @@ func TestWatchdogLeavesHeldAndChangedProjects(t *testing.T) {
 	seen := *e.project(held)
 	e.orphan(held, apitypes.StageUpload, 0) // the worker moved on
 	r.stallWhen(context.Background(), held, seen.Stage, stoppedError(seen.Stage), 0, func(now *store.Project) bool {
-		return now.Stage == seen.Stage && now.UpdatedAt == seen.UpdatedAt
+		return now.Stage == seen.Stage && now.UpdatedAt.Equal(seen.UpdatedAt)
 	})
 	if p := e.project(held); p.Stage != apitypes.StageUpload {
 		t.Errorf("a project that moved on was stalled: %s", p.Stage)
