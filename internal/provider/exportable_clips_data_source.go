@@ -43,7 +43,12 @@ func (d *ExportableClipsDataSource) Schema(ctx context.Context, _ datasource.Sch
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Exportable clips of a project or of a collection, every page of them.",
+		MarkdownDescription: "Exportable clips of a project or of a collection, every page of them. For a project " +
+			"managed in the same configuration, use the `clips` attribute of `clipper_clip_project` instead: it stays " +
+			"known when the project changes in place, while this data source is read again at apply whenever the " +
+			"project has a pending change, which makes every id taken from it unknown in the plan (replacing the posts, " +
+			"schedules and collection contents that use it). Use the data source for projects this configuration does " +
+			"not manage, and for the clips of a collection.",
 		Attributes: map[string]schema.Attribute{
 			"timeouts": dataSourceTimeoutsAttribute(ctx),
 			"id":       str("The `project_id` or `collection_id` the clips were listed by."),

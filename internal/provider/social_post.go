@@ -151,8 +151,10 @@ func splitContentID(contentID types.String, diags *diag.Diagnostics) (projectID,
 
 // contentIDDescription describes the content_id of the social resources and
 // data source.
-const contentIDDescription = "The clip: its composite id `{projectId}.{curationId}`, the `id` of an item of " +
-	"`clipper_exportable_clips`. The provider sends its two parts as `projectId` and `clipId`."
+const contentIDDescription = "The clip: its composite id `{projectId}.{curationId}`, such as " +
+	"`clipper_clip_project.<name>.clips[0].id`, which stays known when the project changes in place (or the `id` of " +
+	"an item of `clipper_exportable_clips` for a project not managed here). The provider sends its two parts as " +
+	"`projectId` and `clipId`."
 
 // logFields names the post in log lines: ids only, never the API key.
 func (m *postModel) logFields() map[string]any {
