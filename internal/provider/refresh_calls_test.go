@@ -15,10 +15,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// callCounter sits between the provider and clipperd, counts every request
-// by kind and, with collectionPage set, makes clipperd page the account's
+// callCounter counts every request its proxies pass to clipperd, by kind.
+// With collectionPage set, they make clipperd page the account's
 // collections that many to a page (a service with small pages).
 type callCounter struct {
+	upstream       *url.URL
 	collectionPage int
 
 	mu    sync.Mutex
@@ -34,15 +35,24 @@ const (
 	callOther          = "other"
 )
 
-func newCallCounter(t *testing.T, upstream string, collectionPage int) (*callCounter, string) {
+func newCallCounter(t *testing.T, upstream string, collectionPage int) *callCounter {
 	t.Helper()
 	target, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc := &callCounter{collectionPage: collectionPage}
+	cc := &callCounter{upstream: target, collectionPage: collectionPage}
 	cc.reset()
-	forward := httputil.NewSingleHostReverseProxy(target)
+	return cc
+}
+
+// proxy starts another proxy counting into cc and returns its address. The
+// client shares its state (clip listings, rate limiter) per process and base
+// address: a provider configured with a new proxy's address starts cold, as
+// a new provider process of a Terraform command does.
+func (cc *callCounter) proxy(t *testing.T) string {
+	t.Helper()
+	forward := httputil.NewSingleHostReverseProxy(cc.upstream)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cc.count(r)
 		if cc.collectionPage > 0 && r.URL.Path == "/api/collections" && r.Method == http.MethodGet {
@@ -53,7 +63,7 @@ func newCallCounter(t *testing.T, upstream string, collectionPage int) (*callCou
 		forward.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return cc, srv.URL
+	return srv.URL
 }
 
 func (cc *callCounter) reset() {
@@ -109,7 +119,7 @@ func (cc *callCounter) String() string {
 // dataSources every project's clips are also read by a clips data source,
 // which the contents take their ids from, as configurations written before
 // clipper_clip_project had clips did.
-func refreshConfig(env accEnv, base string, projects, collections int, dataSources bool) string {
+func refreshConfig(env accEnv, projects, collections int, dataSources bool) string {
 	clips := "clipper_clip_project.p[%s].clips"
 	extra := ""
 	if dataSources {
@@ -123,7 +133,13 @@ data "clipper_exportable_clips" "p" {
 	}
 	first := fmt.Sprintf(clips, fmt.Sprintf("floor(count.index * %d / %d)", projects, collections))
 	second := fmt.Sprintf(clips, fmt.Sprintf("(floor(count.index * %d / %d) + 1) %% %d", projects, collections, projects))
-	return accEnv{URL: base}.providerBlock() + fmt.Sprintf(`
+	// base_url from CLIPPER_BASE_URL, which each step points at a new proxy.
+	return fmt.Sprintf(`
+provider "clipper" {
+  api_key             = %[7]q
+  requests_per_minute = 600
+}
+
 resource "clipper_clip_project" "p" {
   count       = %[1]d
   source_file = %[3]q
@@ -152,7 +168,7 @@ resource "clipper_collection_content" "second" {
   collection_id = clipper_collection.c[count.index].id
   content_id    = %[6]s[0].id
 }
-`, projects, collections, env.Video, extra, first, second)
+`, projects, collections, env.Video, extra, first, second, accAPIKey)
 }
 
 // A refresh of 4 projects, 20 collections and 40 contents against a service
@@ -162,12 +178,17 @@ resource "clipper_collection_content" "second" {
 func TestAccRefreshCalls_smallPages(t *testing.T) {
 	env := testAccSetup(t)
 	const projects, collections, page = 4, 20, 2
-	counter, base := newCallCounter(t, env.URL, page)
+	counter := newCallCounter(t, env.URL, page)
 	want := map[string]int{callCollectionPage: collections / page, callContentListing: collections,
 		callProjectRead: projects, callClipListing: projects}
 	minimum := 0
 	for _, n := range want {
 		minimum += n
+	}
+	// cold points the provider at a new proxy and counts from zero.
+	cold := func() {
+		t.Setenv("CLIPPER_BASE_URL", counter.proxy(t))
+		counter.reset()
 	}
 	check := func(*terraform.State) error {
 		counts, total := counter.counts()
@@ -184,15 +205,16 @@ func TestAccRefreshCalls_smallPages(t *testing.T) {
 	}
 	// The same projects, collections and contents, their ids taken from
 	// the projects' clips, then also read by clips data sources.
-	withoutDS := refreshConfig(env, base, projects, collections, false)
-	withDS := refreshConfig(env, base, projects, collections, true)
+	withoutDS := refreshConfig(env, projects, collections, false)
+	withDS := refreshConfig(env, projects, collections, true)
+	t.Setenv("CLIPPER_BASE_URL", counter.proxy(t))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders(),
 		Steps: []resource.TestStep{
 			{Config: withoutDS},
-			{PreConfig: counter.reset, RefreshState: true, Check: check},
+			{PreConfig: cold, RefreshState: true, Check: check},
 			{Config: withDS},
-			{PreConfig: counter.reset, RefreshState: true, Check: check},
+			{PreConfig: cold, RefreshState: true, Check: check},
 		},
 	})
 }
