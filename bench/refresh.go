@@ -14,8 +14,9 @@ import (
 )
 
 // refreshConfig is %[1]d collections, %[2]d clip projects and two contents
-// in each collection, their ids taken from the projects' clips: collection
-// j holds the first clip of project j*P/N and of the next project.
+// in each collection, their ids taken from the clips of %[3]s (the projects,
+// or data sources %[4]s declares): collection j holds the first clip of
+// project j*P/N and of the next project.
 const refreshConfig = `
 terraform {
   required_providers {
@@ -39,16 +40,26 @@ resource "clipper_collection" "bench" {
   name  = "bench ${count.index}"
 }
 
+%[4]s
 resource "clipper_collection_content" "first" {
   count         = %[1]d
   collection_id = clipper_collection.bench[count.index].id
-  content_id    = clipper_clip_project.bench[floor(count.index * %[2]d / %[1]d)].clips[0].id
+  content_id    = %[3]s[floor(count.index * %[2]d / %[1]d)].clips[0].id
 }
 
 resource "clipper_collection_content" "second" {
   count         = %[1]d
   collection_id = clipper_collection.bench[count.index].id
-  content_id    = clipper_clip_project.bench[(floor(count.index * %[2]d / %[1]d) + 1) %% %[2]d].clips[0].id
+  content_id    = %[3]s[(floor(count.index * %[2]d / %[1]d) + 1) %% %[2]d].clips[0].id
+}
+`
+
+// refreshDataSources reads each project's clips with a data source, for
+// --data-sources (configurations written before projects had clips).
+const refreshDataSources = `
+data "clipper_exportable_clips" "bench" {
+  count      = %d
+  project_id = clipper_clip_project.bench[count.index].id
 }
 `
 
@@ -63,6 +74,7 @@ func runRefresh(ctx context.Context, args []string) error {
 	collections := fs.Int("collections", 20, "clipper_collection resources, each holding two clips (clipper_collection_content)")
 	projects := fs.Int("projects", 4, "clipper_clip_project resources whose clips the collections hold")
 	page := fs.Int("page", 2, "collections per page of the small-page server")
+	dataSources := fs.Bool("data-sources", false, "take the clip ids from clipper_exportable_clips data sources, one per project")
 	settle := fs.Duration("settle", 61*time.Second, "wait before each plan, so earlier requests have left the server's one-minute rate window")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -80,7 +92,11 @@ func runRefresh(ctx context.Context, args []string) error {
 	if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: 20 * time.Second}); err != nil {
 		return err
 	}
-	if err := b.writeConfig(fmt.Sprintf(refreshConfig, *collections, *projects)); err != nil {
+	clips, extra := "clipper_clip_project.bench", ""
+	if *dataSources {
+		clips, extra = "data.clipper_exportable_clips.bench", fmt.Sprintf(refreshDataSources, *projects)
+	}
+	if err := b.writeConfig(fmt.Sprintf(refreshConfig, *collections, *projects, clips, extra)); err != nil {
 		return err
 	}
 	vars := "-var=source_file=" + src
@@ -96,6 +112,9 @@ func runRefresh(ctx context.Context, args []string) error {
 
 	fmt.Printf("### terraform plan (refresh) of %d collections, %d collection contents and %d clip projects\n\n",
 		*collections, 2**collections, *projects)
+	if *dataSources {
+		fmt.Printf("The contents take their clip ids from a `clipper_exportable_clips` data source per project.\n\n")
+	}
 	servers := []struct {
 		name  string
 		proxy *countingProxy

@@ -303,7 +303,7 @@ func TestReplacingAPostWarns(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2030, 1, 2, 15, 4, 5, 0, time.UTC)
 	schedule := &PublishScheduleResource{now: func() time.Time { return now }}
-	post := NewPostTaskResource()
+	post := &PostTaskResource{}
 	scheduled := func(contentID types.String, at string) tfsdk.State {
 		return stateOf(t, schedule, &publishScheduleModel{postModel: postModel{ID: types.StringValue("sch_1"),
 			ContentID: contentID, PostAccountID: types.StringValue("pa_1"), Title: types.StringValue("Launch")},
@@ -324,14 +324,14 @@ func TestReplacingAPostWarns(t *testing.T) {
 		prior, plan tfsdk.State
 		want        string // a regexp the warning matches; "" for none
 	}{
-		{"a post whose content_id is unknown", post.(resource.ResourceWithModifyPlan), posted(clip, launch), posted(types.StringUnknown(), launch),
+		{"a post whose content_id is unknown", post, posted(clip, launch), posted(types.StringUnknown(), launch),
 			`Post post_1 will be replaced because of content_id \("prj_1.c01" -> known after apply\): this publishes the clip again`},
-		{"a post with another title", post.(resource.ResourceWithModifyPlan), posted(clip, launch), posted(clip, types.StringValue("Again")),
+		{"a post with another title", post, posted(clip, launch), posted(clip, types.StringValue("Again")),
 			`title \("Launch" -> "Again"\)`},
-		{"an unchanged post", post.(resource.ResourceWithModifyPlan), posted(clip, launch), posted(clip, launch), ""},
-		{"a post created", post.(resource.ResourceWithModifyPlan), null(posted(clip, launch)), posted(clip, launch), ""},
-		{"a post destroyed", post.(resource.ResourceWithModifyPlan), posted(clip, launch), null(posted(clip, launch)), ""},
-		{"a post's first plan after an import", post.(resource.ResourceWithModifyPlan), posted(types.StringNull(), types.StringNull()), posted(clip, launch), ""},
+		{"an unchanged post", post, posted(clip, launch), posted(clip, launch), ""},
+		{"a post created", post, null(posted(clip, launch)), posted(clip, launch), ""},
+		{"a post destroyed", post, posted(clip, launch), null(posted(clip, launch)), ""},
+		{"a post's first plan after an import", post, posted(types.StringNull(), types.StringNull()), posted(clip, launch), ""},
 		{"a fired schedule replaced", schedule, scheduled(clip, past), scheduled(types.StringUnknown(), past),
 			`Schedule sch_1, which fired at 2030-01-01T00:00:00Z, will be replaced because of content_id`},
 		{"a fired schedule unchanged", schedule, scheduled(clip, past), scheduled(clip, "2030-01-01T01:00:00+01:00"), ""},
