@@ -8,20 +8,10 @@ import (
 )
 
 // computedRenderAttribute is the resource's render argument as a computed
-// data source attribute: built from renderAttribute itself, it has the same
-// fields and type, so renderFromAPI fills both and the two cannot drift.
-func computedRenderAttribute(desc string) dsschema.SingleNestedAttribute {
-	a := renderAttribute()
-	return dsschema.SingleNestedAttribute{
-		MarkdownDescription: desc,
-		Computed:            true,
-		Attributes:          computedAttributes(a.Attributes),
-	}
-}
-
-// computedRenderResourceAttribute is computedRenderAttribute for a resource
-// schema (the clips of clipper_clip_project).
-func computedRenderResourceAttribute(desc string) schema.SingleNestedAttribute {
+// attribute (render_pref of a clip): built from renderAttribute itself, it
+// has the same fields and type, so renderFromAPI fills it and the two cannot
+// drift.
+func computedRenderAttribute(desc string) schema.SingleNestedAttribute {
 	a := renderAttribute()
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: desc,

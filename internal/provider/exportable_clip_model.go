@@ -53,7 +53,7 @@ func exportableClipAttributes() map[string]schema.Attribute {
 		"created_at":   str("Creation time."),
 		"updated_at":   str("Last update time."),
 		"product_tier": str("Product tier the clip was rendered under."),
-		"render_pref": computedRenderResourceAttribute("Render preferences the clip was rendered with (`renderPref`), " +
+		"render_pref": computedRenderAttribute("Render preferences the clip was rendered with (`renderPref`), " +
 			"with the fields of the `render` argument of `clipper_clip_project`."),
 	}
 }
