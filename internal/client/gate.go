@@ -35,6 +35,10 @@ func (g *windowGate) enter(now time.Time) (ok bool, changed <-chan struct{}, ret
 	if now.Before(g.notBefore) {
 		return false, g.changedLocked(), g.notBefore.Sub(now)
 	}
+	if !g.notBefore.IsZero() {
+		// A slot freed; how many is not known: a probe asks.
+		g.notBefore, g.open = time.Time{}, false
+	}
 	switch {
 	case g.open && g.credit != 0:
 		if g.credit > 0 {
@@ -42,8 +46,11 @@ func (g *windowGate) enter(now time.Time) (ok bool, changed <-chan struct{}, ret
 		}
 	case g.inflight > 0:
 		return false, g.changedLocked(), 0
+	default:
+		// The probe: nothing else is in flight, and its answer alone
+		// sets what may go next.
+		g.open = false
 	}
-	// Open with credit, or the probe: nothing else is in flight.
 	g.inflight++
 	return true, nil, 0
 }
@@ -51,6 +58,8 @@ func (g *windowGate) enter(now time.Time) (ok bool, changed <-chan struct{}, ret
 // answered learns from the answer to an admitted request: its status (a
 // plain 429 closes the gate; 0, no answer, says nothing of the window) and
 // what the service said is left (remaining < 0: not said) until reset.
+// Answers arrive in any order, so while the gate is open they only lower
+// what may go; the probe's answer sets it.
 func (g *windowGate) answered(status, remaining int, reset time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -59,13 +68,19 @@ func (g *windowGate) answered(status, remaining int, reset time.Time) {
 		g.open, g.credit = false, 0
 	case status == 0:
 	case remaining < 0:
-		g.open, g.credit = true, -1
+		if !g.open {
+			g.open, g.credit = true, -1
+		}
 	default:
 		// Requests still in flight were admitted after the answered one
 		// or counted in remaining already; taking them off again errs on
 		// the side of waiting.
-		g.open, g.credit = true, max(remaining-max(g.inflight-1, 0), 0)
-		if remaining == 0 && !reset.IsZero() {
+		left := max(remaining-max(g.inflight-1, 0), 0)
+		if g.open && g.credit >= 0 {
+			left = min(left, g.credit)
+		}
+		g.open, g.credit = true, left
+		if remaining == 0 && reset.After(g.notBefore) {
 			g.notBefore = reset
 		}
 	}

@@ -55,6 +55,20 @@ func TestWindowGate(t *testing.T) {
 	if ok, _, _ := g.enter(reset); !ok {
 		t.Fatal("at the reset the next probe must go")
 	}
+	if ok, _, _ := g.enter(reset); ok {
+		t.Fatal("at the reset two requests went: how many slots freed is not known")
+	}
+	// Answers come in any order: an older one saying more room does not
+	// raise what the probe's answer allowed.
+	g.answered(http.StatusOK, 2, reset.Add(time.Minute))
+	g.enter(reset)
+	g.answered(http.StatusOK, 9, reset.Add(time.Minute))
+	if ok, _, _ := g.enter(reset); !ok {
+		t.Fatal("the second of the 2 requests allowed was held")
+	}
+	if ok, _, _ := g.enter(reset); ok {
+		t.Fatal("a late answer saying 9 raised the 2 the probe's answer allowed")
+	}
 	// A service that says nothing of its window: open once answered.
 	var quiet windowGate
 	quiet.enter(now)
