@@ -32,6 +32,9 @@ func IsPostgresURL(location string) bool {
 	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 
+// postgresMaxConns bounds one process's connections to PostgreSQL.
+const postgresMaxConns = 16
+
 // openPostgres opens the database at url through pgx's database/sql
 // driver, wrapped so the store's ? placeholders reach PostgreSQL as $n.
 func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
@@ -40,6 +43,11 @@ func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
 		return nil, fmt.Errorf("database %s: %w", redactURL(url), err)
 	}
 	db := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)})
+	// Bounded, so several processes stay well under the server's
+	// max_connections (100 by default); no transaction of the store takes
+	// a second connection, so waiting for one cannot deadlock.
+	db.SetMaxOpenConns(postgresMaxConns)
+	db.SetMaxIdleConns(postgresMaxConns / 2)
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("connect to %s: %w", redactURL(url), err)
