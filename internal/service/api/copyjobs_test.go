@@ -72,7 +72,7 @@ func newCopyFixture(t *testing.T) *copyFixture {
 			t.Fatal(err)
 		}
 	}
-	f.h = New(Config{Store: st, CopyJobs: f.subs, DataDir: t.TempDir(), PublicURL: "http://clipperd.test"})
+	f.h = New(Config{Store: st, CopyJobs: f.subs, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	return f
 }
 

@@ -196,3 +196,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
+
+// LocalStore is a Store whose objects are also local files (Dir): what
+// the single box's resumable uploads need until uploads land in a bucket.
+type LocalStore interface {
+	Store
+	Local
+}

@@ -25,7 +25,7 @@ const addr = "http://clipperd.test/media/prj_1/c1.mp4"
 func newSigner(now *time.Time) (*Signer, *keys) {
 	k := &keys{}
 	k.rotate()
-	return New(k, 7*24*time.Hour, 30*24*time.Hour, func() time.Time { return *now }), k
+	return New(k, "", 7*24*time.Hour, 30*24*time.Hour, func() time.Time { return *now }), k
 }
 
 // check checks a signed address as the server does for a request of it.
@@ -168,7 +168,7 @@ func (k cancelledKeys) MediaKey(ctx context.Context) ([]byte, error) {
 // TestSignOutlivesACancelledRequest: the request that happens to refresh the
 // shared key has gone away; the key is still read and the address signed.
 func TestSignOutlivesACancelledRequest(t *testing.T) {
-	s := New(cancelledKeys{key: []byte("0123456789abcdef0123456789abcdef")}, 0, 0, nil)
+	s := New(cancelledKeys{key: []byte("0123456789abcdef0123456789abcdef")}, "", 0, 0, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := s.Sign(ctx, "http://h/media/p1/c01.mp4", false); err != nil {

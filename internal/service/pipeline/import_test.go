@@ -18,7 +18,7 @@ func mediaSpan(a, b float64) media.Interval { return media.Interval{Start: a, En
 // importJob creates a project for videoURL and the job IMPORT would get.
 func (e *env) importJob(r *Runner, videoURL string, cp *apitypes.CurationPref) *job {
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: videoURL, CurationPref: cp})
-	return &job{p: e.project(id), dir: r.projectDir(id)}
+	return &job{p: e.project(id)}
 }
 
 func serveFile(t *testing.T, path string) *httptest.Server {
@@ -48,7 +48,7 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(src)
-	got, err := os.ReadFile(filepath.Join(j.dir, sourceName))
+	got, err := os.ReadFile(filepath.Join(e.dir, "media", j.p.ID, sourceName))
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("imported %d bytes (%v), want %d", len(got), err, len(want))
 	}
@@ -56,8 +56,8 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 		t.Errorf("probe %+v span %+v ranged %v", j.probe, j.span, j.ranged)
 	}
 	p := e.project(j.p.ID)
-	if p.SourcePath != filepath.Join(j.dir, sourceName) || p.SourceDurationSec != j.probe.DurationSec || p.StorageSize != int64(len(want)) {
-		t.Errorf("project source %q %.1f s storage %d", p.SourcePath, p.SourceDurationSec, p.StorageSize)
+	if p.SourceKey != "media/"+j.p.ID+"/"+sourceName || p.SourceDurationSec != j.probe.DurationSec || p.StorageSize != int64(len(want)) {
+		t.Errorf("project source %q %.1f s storage %d", p.SourceKey, p.SourceDurationSec, p.StorageSize)
 	}
 	// A second run reuses the complete source instead of downloading again.
 	srv.Close()
@@ -112,7 +112,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 		if err == nil || isPermanent(err) != tc.permanent || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v (permanent %v), want %q permanent=%v", tc.path, err, isPermanent(err), tc.want, tc.permanent)
 		}
-		if _, err := os.Stat(filepath.Join(j.dir, sourceName+".part")); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(j.tmp, "download.part")); !os.IsNotExist(err) {
 			t.Errorf("%s: partial download left behind", tc.path)
 		}
 	}
