@@ -55,8 +55,8 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("censorjobs: Store is required")
 	}
-	if cfg.Media == nil {
-		return nil, errors.New("censorjobs: Media is required")
+	if cfg.Media == nil || cfg.Scratch.Root() == "" {
+		return nil, errors.New("censorjobs: Media and Scratch are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

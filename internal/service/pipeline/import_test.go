@@ -16,7 +16,7 @@ import (
 func mediaSpan(a, b float64) media.Interval { return media.Interval{Start: a, End: b} }
 
 // importJob creates a project for videoURL and the job IMPORT would get.
-func (e *env) importJob(r *Runner, videoURL string, cp *apitypes.CurationPref) *job {
+func (e *env) importJob(videoURL string, cp *apitypes.CurationPref) *job {
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: videoURL, CurationPref: cp})
 	return &job{p: e.project(id)}
 }
@@ -43,7 +43,7 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := e.importJob(r, srv.URL+"/talk.mp4?X-Amz-Signature=secret", &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(5), EndSec: f64(15)}})
+	j := e.importJob(srv.URL+"/talk.mp4?X-Amz-Signature=secret", &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(5), EndSec: f64(15)}})
 	if err := r.importStage(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 	}
 
 	// A range past the end names curationPref.range.
-	j2 := e.importJob(r, e.upload(src), &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(30), EndSec: f64(60)}})
+	j2 := e.importJob(e.upload(src), &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(30), EndSec: f64(60)}})
 	err = r.importStage(context.Background(), j2)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "curationPref.range") {
 		t.Errorf("range past the end: %v", err)
@@ -90,7 +90,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := e.importJob(guarded, srv.URL+"/big.mp4", nil)
+	j := e.importJob(srv.URL+"/big.mp4", nil)
 	err = guarded.importStage(context.Background(), j)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "private or loopback address 127.0.0.1") {
 		t.Errorf("loopback import: %v, want a permanent refusal naming the address", err)
@@ -107,7 +107,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 		{"/missing.mp4", "404", true},
 		{"/flaky.mp4", "502", false},
 	} {
-		j := e.importJob(open, srv.URL+tc.path, nil)
+		j := e.importJob(srv.URL+tc.path, nil)
 		err := open.importStage(context.Background(), j)
 		if err == nil || isPermanent(err) != tc.permanent || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v (permanent %v), want %q permanent=%v", tc.path, err, isPermanent(err), tc.want, tc.permanent)
@@ -121,7 +121,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 func TestImportUploadErrors(t *testing.T) {
 	e := newEnv(t)
 	r, _ := New(e.cfg)
-	j := e.importJob(r, "up_doesnotexist", nil)
+	j := e.importJob("up_doesnotexist", nil)
 	if err := r.importStage(context.Background(), j); err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "not a known uploadId") {
 		t.Errorf("unknown upload: %v", err)
 	}
@@ -135,7 +135,7 @@ func TestImportUploadErrors(t *testing.T) {
 	if err := e.st.SaveUpload(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}
-	j = e.importJob(r, id, nil)
+	j = e.importJob(id, nil)
 	if err := r.importStage(context.Background(), j); err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "incomplete") {
 		t.Errorf("incomplete upload: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestPlatformLinkWithoutYtdlp(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no yt-dlp anywhere
 	e := newEnv(t)
 	r, _ := New(e.cfg)
-	j := e.importJob(r, "https://www.youtube.com/watch?v=dQw4w9WgXcQ", nil)
+	j := e.importJob("https://www.youtube.com/watch?v=dQw4w9WgXcQ", nil)
 	err := r.importStage(context.Background(), j)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "yt-dlp is not installed: install it to import from YouTube links") {
 		t.Errorf("youtube without yt-dlp: %v", err)

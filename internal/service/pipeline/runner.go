@@ -100,8 +100,8 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("pipeline: Store is required")
 	}
-	if cfg.Media == nil {
-		return nil, errors.New("pipeline: Media is required")
+	if cfg.Media == nil || cfg.Scratch.Root() == "" {
+		return nil, errors.New("pipeline: Media and Scratch are required")
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4

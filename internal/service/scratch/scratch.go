@@ -20,6 +20,9 @@ type Dirs struct{ root string }
 // New returns the job directories under root (DATA/tmp).
 func New(root string) Dirs { return Dirs{root: root} }
 
+// Root is the directory the job directories are in; "" for the zero Dirs.
+func (d Dirs) Root() string { return d.root }
+
 // Make returns the empty directory of job id; leftovers of an earlier run
 // of the same job are removed first.
 func (d Dirs) Make(id string) (string, error) {

@@ -10,6 +10,9 @@ import (
 func TestMakeRemoveSweep(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "tmp")
 	d := New(root)
+	if d.Root() != root || (Dirs{}).Root() != "" {
+		t.Errorf("Root = %q, want %q", d.Root(), root)
+	}
 	if err := d.Sweep(); err != nil {
 		t.Fatalf("Sweep of a root not made yet: %v", err)
 	}
