@@ -106,6 +106,12 @@ func PutFile(ctx context.Context, s Store, key, path string) error {
 	if fp, ok := s.(FilePutter); ok {
 		return fp.PutFile(ctx, key, path)
 	}
+	return moveByCopy(ctx, s, key, path)
+}
+
+// moveByCopy stores the file at path as key through Create and Commit,
+// then removes the file.
+func moveByCopy(ctx context.Context, s Store, key, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -206,15 +206,7 @@ func (d *Dir) PutFile(ctx context.Context, key, path string) error {
 	if !errors.Is(err, syscall.EXDEV) {
 		return err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := Write(ctx, d, key, f); err != nil {
-		return err
-	}
-	return os.Remove(path)
+	return moveByCopy(ctx, d, key, path)
 }
 
 // Delete removes key's file.

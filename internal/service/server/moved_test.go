@@ -50,20 +50,7 @@ func TestMovedDataDirKeepsEverything(t *testing.T) {
 		t.Fatalf("clip address %s is not under the first server's %s", oldClip.URIForExport, srv1.URL())
 	}
 	inFlight := create(c1)
-	midway := []apitypes.Stage{apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
-	for deadline := time.Now().Add(pipelineTimeout); ; time.Sleep(20 * time.Millisecond) {
-		cur := c1.project(inFlight.ID)
-		if slices.Contains(midway, cur.Stage) {
-			break
-		}
-		if cur.Stage == apitypes.StageComplete || cur.Stage == apitypes.StageStalled || time.Now().After(deadline) {
-			_ = srv1.Close()
-			t.Fatalf("project reached %s (%s) before it could be interrupted mid-way", cur.Stage, deref(cur.Error))
-		}
-	}
-	if err := srv1.Close(); err != nil {
-		t.Logf("Close while busy: %v", err) // the cut run is reported; it is expected here
-	}
+	closeMidway(t, srv1, c1, inFlight.ID)
 
 	// The move: a copy elsewhere, the original renamed away so that no
 	// absolute path into it resolves, and a job's leftovers in the copy.
