@@ -55,7 +55,7 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 				return fmt.Errorf("store clip %s: %w", key, err)
 			}
 		}
-		if err := r.writeCaptions(ctx, j.p.ID, pl); err != nil {
+		if err := r.writeCaptions(ctx, j.p.ID, j.tmp, pl); err != nil {
 			return err
 		}
 	}

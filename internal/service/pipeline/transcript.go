@@ -105,15 +105,22 @@ func truncateWords(s string, n int) string {
 }
 
 // writeCaptions stores the clip's words as cNN.srt and cNN.vtt beside its
-// renders, timed from the clip's start (over any cuts).
-func (r *Runner) writeCaptions(ctx context.Context, project string, pl *clipPlan) error {
+// renders, timed from the clip's start (over any cuts). Like the renders
+// they are written in the run's directory tmp and stored by PutFile: a
+// rename on the single box, with no sync, as before the blob store.
+func (r *Runner) writeCaptions(ctx context.Context, project, tmp string, pl *clipPlan) error {
 	length := pl.durationSec
 	if length <= 0 {
 		length = pl.h.End - pl.h.Start
 	}
 	cues := transcribe.Cues(clipWords(pl.words, pl.h, pl.keep), 0, math.Max(0, length))
 	for ext, body := range map[string]string{".srt": transcribe.SRT(cues), ".vtt": transcribe.VTT(cues)} {
-		if err := blob.Write(ctx, r.cfg.Media, blob.MediaKey(project, pl.curationID+ext), strings.NewReader(body)); err != nil {
+		file := filepath.Join(tmp, pl.curationID+ext)
+		err := os.WriteFile(file, []byte(body), 0o644)
+		if err == nil {
+			err = blob.PutFile(ctx, r.cfg.Media, blob.MediaKey(project, pl.curationID+ext), file)
+		}
+		if err != nil {
 			return fmt.Errorf("write %s captions of clip %s: %w", ext, pl.curationID, err)
 		}
 	}
