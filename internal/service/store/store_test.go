@@ -167,7 +167,7 @@ func TestClipsPagingAndReplace(t *testing.T) {
 func TestUploadsDeliveriesAndKeys(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTest(t)
-	u := &Upload{ID: "up1", OrgID: "org", UserID: "u", Path: "/x", Total: -1}
+	u := &Upload{ID: "up1", OrgID: "org", UserID: "u", Key: "/x", Total: -1}
 	if err := s.SaveUpload(ctx, u); err != nil {
 		t.Fatal(err)
 	}
