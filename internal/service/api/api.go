@@ -11,12 +11,12 @@ import (
 	"cmp"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -48,8 +48,10 @@ type Config struct {
 	// CensorJobs gets every QUEUED censor job. Nil submits nothing: jobs
 	// stay QUEUED.
 	CensorJobs Submitter
-	DataDir    string // uploads under DataDir/uploads, media under DataDir/media
-	PublicURL  string // base of the addresses handed out (upload and media links)
+	// Media holds the uploads and the projects' media (blob keys); the
+	// resumable upload writes its files in place, so it is a local store.
+	Media     blob.LocalStore
+	PublicURL string // base of the addresses handed out (upload and media links)
 	// Limits of every organization; zero fields take the spec's defaults.
 	quota.Limits
 	// AllowPrivateImports lets videoUrl point at loopback and private
@@ -104,7 +106,7 @@ type API struct {
 	runner       Submitter
 	copyJobs     CopyEnqueuer
 	censorJobs   Submitter
-	mediaDir     string
+	media        blob.Store
 	publicURL    string
 	limits       quota.Limits
 	allowPrivate bool
@@ -190,7 +192,7 @@ func newAPI(cfg Config) *API {
 	limiter.saved, limiter.log = cfg.Store, logger
 	links := cfg.MediaLinks
 	if links == nil {
-		links = medialink.New(cfg.Store, 0, 0, cfg.Now)
+		links = medialink.New(cfg.Store, cfg.PublicURL, 0, 0, cfg.Now)
 	}
 	if missing := toolexec.Missing(RequiredTools...); len(missing) > 0 {
 		logger.Error(notReady(missing), "missing", missing)
@@ -201,9 +203,9 @@ func newAPI(cfg Config) *API {
 		copyJobs:   cfg.CopyJobs,
 		censorJobs: cfg.CensorJobs,
 		uploads: upload.New(upload.Config{
-			Store: cfg.Store, Dir: filepath.Join(cfg.DataDir, "uploads"), Logger: logger,
+			Store: cfg.Store, Media: cfg.Media, Logger: logger,
 		}),
-		mediaDir:     filepath.Join(cfg.DataDir, "media"),
+		media:        cfg.Media,
 		publicURL:    strings.TrimSuffix(cfg.PublicURL, "/"),
 		limits:       cfg.Limits,
 		allowPrivate: cfg.AllowPrivateImports,

@@ -27,7 +27,7 @@ func TestExportableClipsPaging(t *testing.T) {
 	if err := st.ReplaceClips(t.Context(), "p1", "org-a", clips); err != nil {
 		t.Fatal(err)
 	}
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test"})
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	page := func(num string, size int) *httpAnswer {
 		return answer(send(t, h, http.MethodGet, "/api/exportable-clips?q=findByProjectId&projectId=p1&pageSize="+strconv.Itoa(size)+"&pageNum="+num, key, ""))
 	}

@@ -10,7 +10,7 @@ import (
 // naming the body.
 func TestExportCollectionBody(t *testing.T) {
 	st, key := keyedStore(t)
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test"})
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	rec := send(t, h, http.MethodPost, "/api/collections", key, `{"collectionName":"best"}`)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("create collection: %d %s", rec.Code, rec.Body)

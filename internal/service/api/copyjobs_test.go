@@ -83,7 +83,7 @@ func newCopyFixture(t *testing.T) *copyFixture {
 			t.Fatal(err)
 		}
 	}
-	f.h = New(Config{Store: st, CopyJobs: copies, DataDir: t.TempDir(), PublicURL: "http://clipperd.test"})
+	f.h = New(Config{Store: st, CopyJobs: copies, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	return f
 }
 

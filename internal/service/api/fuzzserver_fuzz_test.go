@@ -16,6 +16,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -66,8 +67,12 @@ func newFuzzServer(f *testing.F) *fuzzServer {
 		}
 		*a.into = acct.PostAccountID
 	}
+	media, err := blob.NewDir(srv.dataDir, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
 	srv.h = api.New(api.Config{
-		Store: st, DataDir: srv.dataDir, PublicURL: "http://clipperd.test", AllowPrivateImports: true,
+		Store: st, Media: media, PublicURL: "http://clipperd.test", AllowPrivateImports: true,
 		Limits: quota.Limits{RateLimit: 100_000, MaxConcurrent: 1 << 30, MonthlyCredits: 1 << 30, MaxCollections: 1 << 20},
 	})
 	rec := srv.serve(f, http.MethodPost, "/api/collections", `{"collectionName": "fuzz"}`)

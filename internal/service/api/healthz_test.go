@@ -24,7 +24,7 @@ func TestHealthzNotReadyWithoutTools(t *testing.T) {
 	tool("ffmpeg")
 	t.Setenv("PATH", bin)
 	var logs bytes.Buffer
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "ffprobe not found on PATH") {
 		t.Errorf("start log %q: want an error naming ffprobe", logs.String())
 	}

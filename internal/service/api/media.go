@@ -3,20 +3,18 @@ package api
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // serveMedia is GET /media/{projectId}/{file}: a rendered clip, its preview
-// or captions from DataDir/media, with Range support (206) through
+// or captions from the blob store's media, with Range support (206) through
 // http.ServeContent. Like a presigned link it needs no API key but a
 // signature (package medialink) that has not expired; one issued for a
 // public project also needs the project to be public still. The signature
@@ -32,15 +30,15 @@ func (a *API) serveMedia(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	f, st, err := a.openMedia(project, file)
+	f, err := a.openMedia(r.Context(), project, file)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	defer f.Close()
-	w.Header().Set("Content-Type", mediaTypes[filepath.Ext(st.Name())])
+	w.Header().Set("Content-Type", mediaTypes[filepath.Ext(file)])
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(&jsonContentErrors{ResponseWriter: w}, r, st.Name(), st.ModTime(), f)
+	http.ServeContent(&jsonContentErrors{ResponseWriter: w}, r, file, f.Info().ModTime, f)
 }
 
 // jsonContentErrors turns the plain-text errors http.ServeContent writes
@@ -141,23 +139,14 @@ func mediaName(project, file string) bool {
 }
 
 // openMedia opens a rendered file of a project, named as mediaName accepts.
-func (a *API) openMedia(project, file string) (*os.File, fs.FileInfo, error) {
-	f, err := os.Open(filepath.Join(a.mediaDir, project, file))
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) {
-		return nil, nil, errNoMedia
+// The directory store serves it from the disk, with ranges; a bucket's
+// store will proxy the same ranged reads (or /media redirect to Presign).
+func (a *API) openMedia(ctx context.Context, project, file string) (blob.Reader, error) {
+	f, err := a.media.Open(ctx, blob.MediaKey(project, file))
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, blob.ErrInvalidKey) {
+		return nil, errNoMedia
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = errNoMedia
-	}
-	if err != nil {
-		_ = f.Close()
-		return nil, nil, err
-	}
-	return f, st, nil
+	return f, err
 }
 
 // maxSegment is the longest file name Linux file systems take; a longer

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -29,7 +30,7 @@ func TestMediaOddNamesAreNotFound(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := New(Config{Store: st, DataDir: dir, PublicURL: "http://clipperd.test", Logger: logger})
+	h := New(Config{Store: st, Media: testMedia(t, dir), PublicURL: "http://clipperd.test", Logger: logger})
 	long := strings.Repeat("a", 5000)
 	for _, path := range []string{"/media/p1/a%00b.mp4", "/media/p1%00/c1.mp4", "/media/p1/" + long + ".mp4", "/media/" + long + "/c1.mp4"} {
 		logs.Reset()
@@ -83,7 +84,7 @@ func newMediaFixture(t *testing.T) *mediaFixture {
 			t.Fatal(err)
 		}
 	}
-	f.h = New(Config{Store: st, DataDir: dir, PublicURL: "http://clipperd.test", Now: func() time.Time { return f.now }})
+	f.h = New(Config{Store: st, Media: testMedia(t, dir), PublicURL: "http://clipperd.test", Now: func() time.Time { return f.now }})
 	c, err := st.CreateCollection(t.Context(), "org-a", "best", 10)
 	if err != nil {
 		t.Fatal(err)
@@ -219,4 +220,14 @@ func TestMediaRangeErrorsAreJSON(t *testing.T) {
 	if rec := get("bytes=0-4"); rec.Code != http.StatusPartialContent || rec.Body.String() != "bytes" {
 		t.Errorf("bytes=0-4: %d %q, want 206 \"bytes\"", rec.Code, rec.Body)
 	}
+}
+
+// testMedia is the data directory's blob store over dir.
+func testMedia(tb testing.TB, dir string) *blob.Dir {
+	tb.Helper()
+	d, err := blob.NewDir(dir, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }

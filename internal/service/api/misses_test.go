@@ -10,7 +10,7 @@ import (
 // key; the mux's redirects to a cleaned path still happen.
 func TestMissesAnswerJSON(t *testing.T) {
 	st, key := keyedStore(t)
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test"})
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	cases := []struct {
 		method, path, key string
 		status            int

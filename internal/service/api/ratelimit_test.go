@@ -184,7 +184,7 @@ func TestRateLimitKeysAndMemory(t *testing.T) {
 func TestRateLimitThroughHandler(t *testing.T) {
 	st, key := keyedStore(t)
 	now := t0
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 5},
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 5},
 		Now: func() time.Time { return now }})
 	get := func() *httptest.ResponseRecorder {
 		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/clip-projects/nope", nil)
@@ -220,7 +220,7 @@ func TestRateLimitSurvivesRestart(t *testing.T) {
 	get := func(h http.Handler) *httptest.ResponseRecorder {
 		return send(t, h, http.MethodGet, "/api/clip-projects/nope", key, "")
 	}
-	cfg := Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 3}, Now: clock}
+	cfg := Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 3}, Now: clock}
 	before := New(cfg)
 	for i := range 3 {
 		if rec := get(before); rec.Code != http.StatusNotFound {

@@ -17,7 +17,7 @@ import (
 func TestCreateRefusesPrivateWebhooks(t *testing.T) {
 	st, key := keyedStore(t)
 	// Private imports are allowed so that videoUrl is not looked up in DNS.
-	cfg := Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://127.0.0.1:8787",
+	cfg := Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://127.0.0.1:8787",
 		AllowPrivateImports: true, Limits: quota.Limits{MaxConcurrent: 100}}
 	guarded := New(cfg)
 	cfg.AllowPrivateWebhooks = true

@@ -53,7 +53,7 @@ func TestFailStorage(t *testing.T) {
 // work.
 func TestFullDatabaseAnswers507(t *testing.T) {
 	st, key := keyedStore(t)
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", Limits: quota.Limits{MaxCollections: 1 << 20}})
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", Limits: quota.Limits{MaxCollections: 1 << 20}})
 	session := startSession(t, h, uploadLink(t, h, key))
 	limitDatabase(t, st)
 
@@ -136,7 +136,7 @@ func TestStorageQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", AllowPrivateImports: true,
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", AllowPrivateImports: true,
 		Limits: quota.Limits{StorageQuota: 100}})
 
 	first := startSession(t, h, uploadLink(t, h, key))

@@ -29,7 +29,7 @@ func (s *submissions) Submit(id string) {
 func TestCreateSubmits(t *testing.T) {
 	st, key := keyedStore(t)
 	var subs submissions
-	h := New(Config{Store: st, Runner: &subs, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", AllowPrivateImports: true})
+	h := New(Config{Store: st, Runner: &subs, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", AllowPrivateImports: true})
 	create := func(body string) *httptest.ResponseRecorder {
 		return send(t, h, http.MethodPost, "/api/clip-projects", key, body)
 	}

@@ -16,7 +16,7 @@ func TestOnThrottledNamesTheReason(t *testing.T) {
 	st, key := keyedStore(t)
 	var reasons []string
 	// AllowPrivateImports: the link is not resolved at create.
-	h := New(Config{Store: st, DataDir: t.TempDir(), PublicURL: "http://clipperd.test", AllowPrivateImports: true,
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", AllowPrivateImports: true,
 		Limits:      quota.Limits{RateLimit: 2, MaxConcurrent: 1},
 		Now:         func() time.Time { return t0 },
 		OnThrottled: func(reason string) { reasons = append(reasons, reason) }})

@@ -4,7 +4,7 @@
 // beeped at 1 kHz. Jobs live in the store, so a job that a stopped process
 // left QUEUED or PROCESSING is run by the next Start.
 //
-// Files, in DataDir/media/{projectId}: the censored render replaces
+// Objects, under the key prefix media/{projectId}/: the censored render replaces
 // {clipId}.mp4 and {clipId}.preview.mp4, the files the clip's uriForExport
 // and uriForPreview serve. The original render is kept beside it as
 // {clipId}.mp4.{version}.orig and {clipId}.preview.mp4.{version}.orig, where
@@ -20,32 +20,34 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // Config configures a Worker.
 type Config struct {
 	Store   *store.Store
-	DataDir string       // the media are under DataDir/media
+	Media   blob.Store   // the clips' renders (blob.MediaKey)
+	Scratch scratch.Dirs // each job's temporary files, DATA/tmp/<jobId>
 	Logger  *slog.Logger // nil = discard
 }
 
 // Worker runs censor jobs one after another (each is an ffmpeg run over
 // two short files).
 type Worker struct {
-	store    *store.Store
-	mediaDir string
-	log      *slog.Logger
-	jobs     repeat.Queue
+	store   *store.Store
+	media   blob.Store
+	scratch scratch.Dirs
+	log     *slog.Logger
+	jobs    repeat.Queue
 }
 
 // New checks cfg.
@@ -53,13 +55,13 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("censorjobs: Store is required")
 	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("censorjobs: DataDir is required")
+	if cfg.Media == nil || cfg.Scratch.Root() == "" {
+		return nil, errors.New("censorjobs: Media and Scratch are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{store: cfg.Store, mediaDir: filepath.Join(cfg.DataDir, "media"), log: cfg.Logger}, nil
+	return &Worker{store: cfg.Store, media: cfg.Media, scratch: cfg.Scratch, log: cfg.Logger}, nil
 }
 
 // Start queues the jobs an earlier process left QUEUED or PROCESSING, then
@@ -140,10 +142,20 @@ func (w *Worker) censor(ctx context.Context, j *store.CensorJob) bool {
 		return true
 	}
 	spans := Spans(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1])
-	dir := filepath.Join(w.mediaDir, j.ProjectID)
+	tmp, err := w.scratch.Make(j.ID)
+	if err != nil {
+		w.log.Error("temporary directory of a censor job", "job", j.ID, "err", err)
+		j.Status, j.Error = apitypes.CensorFailed, "the server could not make a temporary directory; create the job again"
+		return true
+	}
+	defer func() {
+		if err := w.scratch.Remove(j.ID); err != nil {
+			w.log.Warn("remove a censor job's temporary files", "job", j.ID, "err", err)
+		}
+	}()
 	version := renderVersion(clip)
 	for _, name := range []string{j.ClipID + ".mp4", j.ClipID + ".preview.mp4"} {
-		if err := censorFile(ctx, dir, name, version, spans, j.Beep); err != nil {
+		if err := w.censorFile(ctx, j.ProjectID, name, version, tmp, spans, j.Beep); err != nil {
 			if ctx.Err() != nil {
 				return false
 			}
@@ -167,65 +179,41 @@ func renderVersion(c *apitypes.ExportableClip) string {
 // preview) is kept in once the clip is censored.
 func OriginalName(name, version string) string { return name + "." + version + ".orig" }
 
-// censorFile renders dir/name censored from its original. The original is
-// kept first (a hard link, or a copy): the served file is replaced only
-// once the original exists, and only by an atomic rename, so a job cut
-// short at any point runs again from the same original.
-func censorFile(ctx context.Context, dir, name, version string, spans []media.CensorSpan, beep bool) error {
-	served := filepath.Join(dir, name)
-	orig := filepath.Join(dir, OriginalName(name, version))
-	if _, err := os.Stat(orig); errors.Is(err, os.ErrNotExist) {
-		if err := keepOriginal(served, orig); err != nil {
-			return err
+// censorFile renders the object name of project censored from its
+// original, in the job's temporary directory tmp. The original is kept
+// first (a copy, which the directory store makes a hard link): the served
+// object is replaced only once the original exists, and only whole, so a
+// job cut short at any point runs again from the same original.
+func (w *Worker) censorFile(ctx context.Context, project, name, version, tmp string, spans []media.CensorSpan, beep bool) error {
+	served := blob.MediaKey(project, name)
+	orig := blob.MediaKey(project, OriginalName(name, version))
+	if _, err := w.media.Stat(ctx, orig); errors.Is(err, blob.ErrNotFound) {
+		if err := w.media.Copy(ctx, orig, served); err != nil {
+			return fmt.Errorf("keep the original: %w", err)
 		}
-		removeStaleOriginals(dir, name, orig)
+		w.removeStaleOriginals(ctx, project, name, orig)
 	} else if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, "."+name+".censor.tmp.mp4")
-	defer os.Remove(tmp)
-	if err := media.CensorAudio(ctx, orig, tmp, spans, beep); err != nil {
+	src, err := blob.LocalFile(ctx, w.media, orig, tmp)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, served)
-}
-
-// keepOriginal makes orig the file served now, atomically.
-func keepOriginal(served, orig string) error {
-	tmp := orig + ".tmp"
-	_ = os.Remove(tmp)
-	if err := os.Link(served, tmp); err != nil {
-		if err := copyFile(served, tmp); err != nil {
-			_ = os.Remove(tmp)
-			return fmt.Errorf("keep the original: %w", err)
-		}
+	out := filepath.Join(tmp, name)
+	if err := media.CensorAudio(ctx, src, out, spans, beep); err != nil {
+		return err
 	}
-	return os.Rename(tmp, orig)
+	return blob.PutFile(ctx, w.media, served, out)
 }
 
 // removeStaleOriginals deletes the originals of earlier renders of name.
-func removeStaleOriginals(dir, name, keep string) {
-	old, _ := filepath.Glob(filepath.Join(dir, name+".*.orig"))
-	for _, p := range old {
-		if p != keep && strings.Count(filepath.Base(p), ".") == strings.Count(filepath.Base(keep), ".") {
-			_ = os.Remove(p)
+func (w *Worker) removeStaleOriginals(ctx context.Context, project, name, keep string) {
+	objects, _ := w.media.List(ctx, blob.MediaPrefix(project))
+	prefix := blob.MediaKey(project, name) + "."
+	for _, o := range objects {
+		if o.Key != keep && strings.HasPrefix(o.Key, prefix) && strings.HasSuffix(o.Key, ".orig") &&
+			strings.Count(o.Key, ".") == strings.Count(keep, ".") {
+			_ = w.media.Delete(ctx, o.Key)
 		}
 	}
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		_ = out.Close()
-		return err
-	}
-	return out.Close()
 }

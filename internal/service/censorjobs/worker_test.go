@@ -1,10 +1,13 @@
 package censorjobs
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -27,7 +30,11 @@ func TestResume(t *testing.T) {
 	if _, err := st.StartCensorJob(t.Context(), processing.ID); err != nil {
 		t.Fatal(err)
 	}
-	w, err := New(Config{Store: st, DataDir: dir})
+	media, err := blob.NewDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(Config{Store: st, Media: media, Scratch: scratch.New(filepath.Join(dir, "tmp"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func New(cfg Config) (http.Handler, error) {
 		g.now = time.Now
 	}
 	if g.links == nil {
-		g.links = medialink.New(cfg.Store, 0, 0, cfg.Now)
+		g.links = medialink.New(cfg.Store, cfg.PublicURL, 0, 0, cfg.Now)
 	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {

@@ -201,7 +201,7 @@ func TestProjectPageShowsClipsWithSignedMedia(t *testing.T) {
 	body := html.UnescapeString(rec.Body.String())
 
 	// The addresses are the ones the API hands out: signed by medialink.
-	signer := medialink.New(e.st, 0, 0, e.clock.now)
+	signer := medialink.New(e.st, publicURL, 0, 0, e.clock.now)
 	for _, clip := range clips {
 		if err := signer.SignClip(ctx, &clip, p.Visibility); err != nil {
 			t.Fatal(err)

@@ -10,12 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -34,8 +32,11 @@ const batch = 100
 
 // Config configures a Janitor.
 type Config struct {
-	Store   *store.Store
-	DataDir string // project media under DataDir/media/<projectId>
+	Store *store.Store
+	// Media holds the uploads and the projects' media (blob.MediaPrefix):
+	// the janitor deletes only the keys its own database names, so a copy
+	// of a data directory never deletes the original's files.
+	Media blob.Store
 	// UploadExpiry is the age after which an upload no project uses is
 	// deleted; default DefaultUploadExpiry.
 	UploadExpiry time.Duration
@@ -58,8 +59,8 @@ func New(cfg Config) (*Janitor, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("janitor: Store is required")
 	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("janitor: DataDir is required")
+	if cfg.Media == nil {
+		return nil, errors.New("janitor: Media is required")
 	}
 	if cfg.UploadExpiry <= 0 {
 		cfg.UploadExpiry = DefaultUploadExpiry
@@ -133,7 +134,7 @@ func (j *Janitor) sweepUploads(ctx context.Context, sw *Swept) error {
 			if ok {
 				deleted++
 				sw.Uploads++
-				sw.Bytes += j.remove(u.Path)
+				sw.Bytes += j.remove(ctx, u.Key)
 			}
 		}
 		if deleted == 0 {
@@ -168,9 +169,8 @@ func (j *Janitor) sweepProjects(ctx context.Context, sw *Swept) error {
 }
 
 func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error {
-	dir := filepath.Join(j.cfg.DataDir, "media", id)
-	n := dirSize(dir)
-	if err := os.RemoveAll(dir); err != nil {
+	n, err := j.cfg.Media.DeletePrefix(ctx, blob.MediaPrefix(id))
+	if err != nil {
 		return fmt.Errorf("remove media: %w", err)
 	}
 	ups, err := j.cfg.Store.ExpireProjectMedia(ctx, id)
@@ -180,39 +180,24 @@ func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error
 	sw.Projects++
 	sw.Bytes += n
 	for _, u := range ups {
-		sw.Bytes += j.remove(u.Path)
+		sw.Bytes += j.remove(ctx, u.Key)
 	}
 	return nil
 }
 
-// remove deletes the file at path and returns its size; a file already
+// remove deletes the object key and returns its size; an object already
 // gone is no error.
-func (j *Janitor) remove(path string) int64 {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+func (j *Janitor) remove(ctx context.Context, key string) int64 {
+	info, err := j.cfg.Media.Stat(ctx, key)
+	if errors.Is(err, blob.ErrNotFound) {
 		return 0
 	}
 	if err == nil {
-		err = os.Remove(path)
+		err = j.cfg.Media.Delete(ctx, key)
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		j.log.Error("remove expired file", "path", path, "err", err)
+	if err != nil {
+		j.log.Error("remove expired file", "key", key, "err", err)
 		return 0
 	}
-	return fi.Size()
-}
-
-// dirSize is the bytes of the regular files under dir (0 when it is gone).
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil //nolint:nilerr // a file that vanished counts nothing
-		}
-		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n
+	return info.Size
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -36,7 +37,11 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { _ = st.Close() })
 	c := &clock{t: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
 	st.SetClock(c.now) // records are stamped by the same fake clock
-	j, err := New(Config{Store: st, DataDir: dir, UploadExpiry: 168 * time.Hour})
+	media, err := blob.NewDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := New(Config{Store: st, Media: media, UploadExpiry: 168 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +52,8 @@ func newEnv(t *testing.T) *env {
 func (e *env) upload(n int, complete bool) *store.Upload {
 	e.t.Helper()
 	u := &store.Upload{ID: store.NewID("up_"), OrgID: "org", UserID: "user", Total: int64(n), Received: int64(n), Complete: complete}
-	u.Path = filepath.Join(e.dir, "uploads", u.ID+".bin")
-	writeFile(e.t, u.Path, n)
+	u.Key = blob.UploadKey(u.ID)
+	writeFile(e.t, e.path(u), n)
 	if err := e.st.SaveUpload(context.Background(), u); err != nil {
 		e.t.Fatal(err)
 	}
@@ -127,11 +132,11 @@ func TestUploadsExpireWhenUnfinishedOrUnused(t *testing.T) {
 		if _, err := e.st.GetUpload(context.Background(), u.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("expired upload %s still recorded: %v", u.ID, err)
 		}
-		if exists(u.Path) {
+		if exists(e.path(u)) {
 			t.Errorf("file of expired upload %s still there", u.ID)
 		}
 	}
-	if _, err := e.st.GetUpload(context.Background(), used.ID); err != nil || !exists(used.Path) {
+	if _, err := e.st.GetUpload(context.Background(), used.ID); err != nil || !exists(e.path(used)) {
 		t.Errorf("the upload a project uses was deleted: %v", err)
 	}
 	if sw := e.pass(); sw != (Swept{}) {
@@ -165,7 +170,7 @@ func TestProjectMediaExpire(t *testing.T) {
 	if sw.Projects != 1 || sw.Bytes != 500 {
 		t.Errorf("swept %+v, want 1 project and 500 bytes (media and its upload)", sw)
 	}
-	if exists(media) || exists(up.Path) {
+	if exists(media) || exists(e.path(up)) {
 		t.Error("media or upload of the expired project still on disk")
 	}
 	got, err := e.st.GetProject(context.Background(), p.ID)
@@ -208,11 +213,16 @@ func TestStartRunsAPass(t *testing.T) {
 	e.clock.advance(200 * time.Hour)
 	e.j.Start(context.Background())
 	deadline := time.Now().Add(10 * time.Second)
-	for exists(u.Path) && time.Now().Before(deadline) {
+	for exists(e.path(u)) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	e.j.Stop()
-	if exists(u.Path) {
+	if exists(e.path(u)) {
 		t.Error("the first pass did not delete the expired upload")
 	}
+}
+
+// path is the file of u's bytes in the data directory.
+func (e *env) path(u *store.Upload) string {
+	return filepath.Join(e.dir, filepath.FromSlash(u.Key))
 }

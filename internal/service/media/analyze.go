@@ -37,17 +37,18 @@ const (
 // and a horizontal centre of interest (a 2 fps grayscale thumbnail stream read here).
 // A source without audio gets floor loudness, no speech and one pause spanning everything.
 func Analyze(ctx context.Context, path string) (*Analysis, error) {
-	return AnalyzeProbed(ctx, path, nil)
+	return AnalyzeProbed(ctx, path, nil, "")
 }
 
 // AnalyzeProbed is Analyze of a source the caller has probed already: src
-// is Probe's result for path (nil probes it).
-func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult) (*Analysis, error) {
+// is Probe's result for path (nil probes it). Its temporary files go under
+// tmpDir (a job's directory; "" is the system's).
+func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir string) (*Analysis, error) {
 	info, err := sourceInfo(ctx, path, src)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "clipperd-analyze-")
+	dir, err := os.MkdirTemp(tmpDir, "clipperd-analyze-")
 	if err != nil {
 		return nil, fmt.Errorf("analyze: temp dir: %w", err)
 	}

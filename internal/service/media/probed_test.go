@@ -20,7 +20,7 @@ func TestProbedSourceIsNotProbedAgain(t *testing.T) {
 	}
 	probes := toolexectest.CountRuns(t, "ffprobe")
 
-	a, err := AnalyzeProbed(ctx, src, pr)
+	a, err := AnalyzeProbed(ctx, src, pr, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,8 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		return nil, err
 	}
 
-	tmp, err := os.MkdirTemp("", "clipperd-render-")
+	// Beside the export: the caller's (per-job) temporary directory.
+	tmp, err := os.MkdirTemp(filepath.Dir(exportPath), "clipperd-render-")
 	if err != nil {
 		return nil, fmt.Errorf("render: temp dir: %w", err)
 	}

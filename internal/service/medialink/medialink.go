@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 )
 
 // Default lifetimes of the addresses handed out: a week for projects of
@@ -66,6 +67,7 @@ const keyReuse = 2 * time.Second
 // concurrent use.
 type Signer struct {
 	keys           KeySource
+	base           string // the current public URL, without a trailing slash
 	ttl, publicTTL time.Duration
 	now            func() time.Time
 
@@ -74,9 +76,10 @@ type Signer struct {
 	readAt time.Time // when key was read
 }
 
-// New returns a Signer; zero lifetimes take the defaults, a nil clock is
-// time.Now.
-func New(keys KeySource, ttl, publicTTL time.Duration, now func() time.Time) *Signer {
+// New returns a Signer of addresses under base, the server's current public
+// URL ("" hands out path-only addresses); zero lifetimes take the defaults,
+// a nil clock is time.Now.
+func New(keys KeySource, base string, ttl, publicTTL time.Duration, now func() time.Time) *Signer {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
@@ -86,13 +89,44 @@ func New(keys KeySource, ttl, publicTTL time.Duration, now func() time.Time) *Si
 	if now == nil {
 		now = time.Now
 	}
-	return &Signer{keys: keys, ttl: ttl, publicTTL: publicTTL, now: now}
+	return &Signer{keys: keys, base: strings.TrimSuffix(base, "/"), ttl: ttl, publicTTL: publicTTL, now: now}
 }
 
-// Sign returns addr, a media address as stored ({publicUrl}/media/{projectId}/{file}),
-// with a signature valid for the lifetime of its visibility. Anything that
-// is not a media address (empty, another host's link) is returned as is.
+// Path is the address of a project's file as the store keeps it: relative
+// to the public URL, which every read puts in front (Sign), so a server
+// moved to another address hands out addresses of the new one.
+func Path(project, file string) string { return "/media/" + project + "/" + file }
+
+// Sign returns addr, a media address as stored (Path, or a whole address
+// {publicUrl}/media/{projectId}/{file}), under the current public URL with a
+// signature valid for the lifetime of its visibility. Anything that is not
+// a media address (empty, another host's link) is returned as is.
 func (s *Signer) Sign(ctx context.Context, addr string, public bool) (string, error) {
+	ttl, scope := s.ttl, ""
+	if public {
+		ttl, scope = s.publicTTL, scopePublic
+	}
+	return s.sign(ctx, addr, ttl, scope)
+}
+
+// Presign is the blob.Presigner of the data directory's store: the signed
+// address of a key media/{projectId}/{file}, valid for ttl (rounded up as
+// Sign's are). Only those keys are served at /media, and never a source:
+// any other key answers blob.ErrNoPresign.
+func (s *Signer) Presign(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	rest, ok := strings.CutPrefix(key, "media/")
+	project, file, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || strings.Contains(file, "/") || strings.HasPrefix(file, "source.") || !blob.ValidKey(key) {
+		return "", fmt.Errorf("%w: %s is not served at /media", blob.ErrNoPresign, key)
+	}
+	return s.sign(ctx, Path(project, file), max(ttl, time.Second), "")
+}
+
+// sign signs addr for ttl in scope.
+func (s *Signer) sign(ctx context.Context, addr string, ttl time.Duration, scope string) (string, error) {
+	if strings.HasPrefix(addr, "/media/") {
+		addr = s.base + addr
+	}
 	u, perr := url.Parse(addr)
 	project, file, ok := "", "", perr == nil
 	if ok {
@@ -104,10 +138,6 @@ func (s *Signer) Sign(ctx context.Context, addr string, public bool) (string, er
 	key, err := s.currentKey(ctx)
 	if err != nil {
 		return "", fmt.Errorf("sign media address: %w", err)
-	}
-	ttl, scope := s.ttl, ""
-	if public {
-		ttl, scope = s.publicTTL, scopePublic
 	}
 	expires := expiry(s.now(), ttl)
 	q := url.Values{}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 )
 
 // keys is a KeySource whose key the test can rotate.
@@ -25,7 +27,7 @@ const addr = "http://clipperd.test/media/prj_1/c1.mp4"
 func newSigner(now *time.Time) (*Signer, *keys) {
 	k := &keys{}
 	k.rotate()
-	return New(k, 7*24*time.Hour, 30*24*time.Hour, func() time.Time { return *now }), k
+	return New(k, "", 7*24*time.Hour, 30*24*time.Hour, func() time.Time { return *now }), k
 }
 
 // check checks a signed address as the server does for a request of it.
@@ -168,10 +170,69 @@ func (k cancelledKeys) MediaKey(ctx context.Context) ([]byte, error) {
 // TestSignOutlivesACancelledRequest: the request that happens to refresh the
 // shared key has gone away; the key is still read and the address signed.
 func TestSignOutlivesACancelledRequest(t *testing.T) {
-	s := New(cancelledKeys{key: []byte("0123456789abcdef0123456789abcdef")}, 0, 0, nil)
+	s := New(cancelledKeys{key: []byte("0123456789abcdef0123456789abcdef")}, "", 0, 0, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := s.Sign(ctx, "http://h/media/p1/c01.mp4", false); err != nil {
 		t.Fatalf("Sign with a cancelled request: %v", err)
+	}
+}
+
+// TestAddressesUnderTheCurrentPublicURL: a stored relative address is
+// handed out under the signer's public URL; a server at another address
+// hands out its own, and the signature verifies at either.
+func TestAddressesUnderTheCurrentPublicURL(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
+	k := &keys{}
+	k.rotate()
+	stored := Path("prj_1", "c1.mp4")
+	if stored != "/media/prj_1/c1.mp4" {
+		t.Fatalf("Path = %q", stored)
+	}
+	var query string
+	for _, base := range []string{"http://old-host:8787", "https://clips.example.com/prefix/"} {
+		s := New(k, base, 0, 0, func() time.Time { return now })
+		signed := sign(t, s, stored, false)
+		want := strings.TrimSuffix(base, "/") + stored + "?"
+		if !strings.HasPrefix(signed, want) {
+			t.Fatalf("under %s: %q, want it to start %q", base, signed, want)
+		}
+		if _, err := check(t, s, signed); err != nil {
+			t.Errorf("under %s: %v", base, err)
+		}
+		q := signed[strings.Index(signed, "?"):]
+		if query != "" && q != query {
+			t.Errorf("the query differs by address: %q and %q", query, q)
+		}
+		query = q
+	}
+	if pathOnly := sign(t, New(k, "", 0, 0, func() time.Time { return now }), stored, false); !strings.HasPrefix(pathOnly, stored+"?") {
+		t.Errorf("without a public URL: %q, want a path-only address", pathOnly)
+	}
+}
+
+// TestPresign: the directory store's presigned addresses are signed
+// /media addresses of renders and captions valid for the asked time; a
+// source or any other key has none.
+func TestPresign(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
+	k := &keys{}
+	k.rotate()
+	s := New(k, "http://clipperd.test", 0, 0, func() time.Time { return now })
+	addr, err := s.Presign(context.Background(), "media/prj_1/c1.preview.mp4", time.Hour)
+	if err != nil || !strings.HasPrefix(addr, "http://clipperd.test/media/prj_1/c1.preview.mp4?expires=") {
+		t.Fatalf("Presign = %q, %v", addr, err)
+	}
+	if public, err := check(t, s, addr); err != nil || public {
+		t.Errorf("the presigned address: public %v, %v", public, err)
+	}
+	now = now.Add(2 * time.Hour)
+	if _, err := check(t, s, addr); !errors.Is(err, ErrExpired) {
+		t.Errorf("two hours later: %v, want ErrExpired", err)
+	}
+	for _, key := range []string{"media/prj_1/source.mp4", "uploads/up_1.bin", "published/pa/post/clip.mp4", "media/prj_1", "media/prj_1/sub/c1.mp4", "media/../x/c1.mp4"} {
+		if _, err := s.Presign(context.Background(), key, time.Hour); !errors.Is(err, blob.ErrNoPresign) {
+			t.Errorf("Presign(%q) = %v, want blob.ErrNoPresign", key, err)
+		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 // of customPrompt. skipCurate/skipSlicing make one clip of the whole span.
 func (r *Runner) curateStage(ctx context.Context, j *job) error {
 	cp := curationPref(j.p)
-	a, err := media.AnalyzeProbed(ctx, j.source, j.probe) // probed at IMPORT of this run
+	a, err := media.AnalyzeProbed(ctx, j.source, j.probe, j.tmp) // probed at IMPORT of this run
 	if err != nil {
 		return fmt.Errorf("analyse the video: %w", err) // an ffmpeg failure: worth a retry
 	}

@@ -12,14 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// importUpload places a completed upload at dst. A hard link shares the
-// bytes, so a 30 GB upload is not copied; a copy is the fallback when the
-// two paths are on different filesystems.
+// importUpload copies a completed upload to the key dst. The directory
+// store shares the bytes (a hard link), so a 30 GB upload is not copied.
 func (r *Runner) importUpload(ctx context.Context, p *store.Project, dst string) error {
 	id := videoURL(p)
 	up, err := r.cfg.Store.GetUpload(ctx, id)
@@ -32,24 +32,24 @@ func (r *Runner) importUpload(ctx context.Context, p *store.Project, dst string)
 	if !up.Complete {
 		return permanentf("upload %s is incomplete (%d of %d bytes received): finish the PUT of the file before creating the project", id, up.Received, up.Total)
 	}
-	fi, err := os.Stat(up.Path)
-	if err != nil {
+	fi, err := r.cfg.Media.Stat(ctx, up.Key)
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, blob.ErrInvalidKey) {
 		return permanentf("the bytes of upload %s are gone from the server: upload the file again", id)
 	}
-	if fi.Size() > quota.MaxSourceBytes {
-		return permanentf("upload %s is %s; the limit is 30 GB", id, gb(fi.Size()))
+	if err != nil {
+		return fmt.Errorf("read upload %s: %w", id, err)
 	}
-	if err := os.Link(up.Path, dst); err == nil {
-		return nil
+	if fi.Size > quota.MaxSourceBytes {
+		return permanentf("upload %s is %s; the limit is 30 GB", id, gb(fi.Size))
 	}
-	if err := copyFile(ctx, up.Path, dst); err != nil {
+	if err := r.cfg.Media.Copy(ctx, dst, up.Key); err != nil {
 		return fmt.Errorf("copy upload %s: %w", id, err)
 	}
 	return nil
 }
 
 // importOwnMedia imports a clip address this clipperd handed out
-// ({PublicURL}/media/<projectId>/<file>) from disk, since those addresses
+// ({PublicURL}/media/<projectId>/<file>) from its store, since those addresses
 // usually point at this very host. Only a rendered clip (an .mp4 that is not
 // a project's source) of a project of the same organization may be
 // imported: media addresses need no key, so anything wider would let one
@@ -79,14 +79,11 @@ func (r *Runner) importOwnMedia(ctx context.Context, p *store.Project, raw, dst 
 	if err != nil {
 		return fmt.Errorf("look up project %s of videoUrl: %w", projectID, err)
 	}
-	src := filepath.Join(r.projectDir(projectID), file)
-	if _, err := os.Stat(src); err != nil {
+	src := blob.MediaKey(projectID, file)
+	if _, err := r.cfg.Media.Stat(ctx, src); err != nil {
 		return permanentf("videoUrl %q names a clip file that does not exist (anymore) on this server", raw)
 	}
-	if err := os.Link(src, dst); err == nil {
-		return nil
-	}
-	return copyFile(ctx, src, dst)
+	return r.cfg.Media.Copy(ctx, dst, src)
 }
 
 // idleTimeout ends a download that has received nothing for this long.
@@ -94,9 +91,9 @@ const idleTimeout = 60 * time.Second
 
 var errDownloadIdle = errors.New("no data received for 60 s")
 
-// download streams an http(s) media file to dst, refusing more than
-// r.maxDownload bytes.
-func (r *Runner) download(ctx context.Context, u *url.URL, dst string) error {
+// download streams an http(s) media file into tmp, then to the key dst,
+// refusing more than r.maxDownload bytes.
+func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) error {
 	shown := redactURL(u)
 	dctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -125,7 +122,7 @@ func (r *Runner) download(ctx context.Context, u *url.URL, dst string) error {
 	if resp.ContentLength > limit {
 		return permanentf("videoUrl %s is %s; links to media files are limited to %s", shown, gb(resp.ContentLength), gb(limit))
 	}
-	part := dst + ".part"
+	part := filepath.Join(tmp, "download.part")
 	f, err := os.Create(part)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", part, err)
@@ -150,7 +147,7 @@ func (r *Runner) download(ctx context.Context, u *url.URL, dst string) error {
 		_ = os.Remove(part)
 		return err
 	}
-	return os.Rename(part, dst)
+	return blob.PutFile(ctx, r.cfg.Media, dst, part)
 }
 
 // idleReader pushes back the idle timer whenever bytes arrive.

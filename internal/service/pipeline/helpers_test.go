@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,7 +15,9 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
@@ -48,10 +51,11 @@ func testVideo(t *testing.T) string {
 }
 
 type env struct {
-	t   *testing.T
-	st  *store.Store
-	dir string
-	cfg Config
+	t     *testing.T
+	st    *store.Store
+	dir   string
+	media *blob.Dir // the data directory's store
+	cfg   Config
 }
 
 // newEnv opens a store in a temp dir with one org and its first key.
@@ -69,9 +73,14 @@ func newEnv(t *testing.T) *env {
 	if err := st.EnsureKey(context.Background(), "ck_second_key", testOrg, "user-2"); err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, st: st, dir: dir, cfg: Config{
+	media, err := blob.NewDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, st: st, dir: dir, media: media, cfg: Config{
 		Store:          st,
-		DataDir:        dir,
+		Media:          media,
+		Scratch:        scratch.New(filepath.Join(dir, "tmp")),
 		PublicURL:      publicURL,
 		MonthlyCredits: 900,
 		Workers:        2,
@@ -99,14 +108,24 @@ func (e *env) runner() *Runner {
 	return r
 }
 
-// upload records a completed upload whose bytes are at path.
+// upload records a completed upload of the bytes at path, stored as the
+// upload package stores them.
 func (e *env) upload(path string) string {
 	e.t.Helper()
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	u := &store.Upload{ID: store.NewID("up_"), OrgID: testOrg, UserID: testUser, Path: path, Total: fi.Size(), Received: fi.Size(), Complete: true}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	id := store.NewID("up_")
+	if err := blob.Write(context.Background(), e.media, blob.UploadKey(id), f); err != nil {
+		e.t.Fatal(err)
+	}
+	u := &store.Upload{ID: id, OrgID: testOrg, UserID: testUser, Key: blob.UploadKey(id), Total: fi.Size(), Received: fi.Size(), Complete: true}
 	if err := e.st.SaveUpload(context.Background(), u); err != nil {
 		e.t.Fatal(err)
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
@@ -20,21 +19,21 @@ import (
 // sourceName is the imported source's file in the project's media directory.
 const sourceName = "source.mp4"
 
-func (r *Runner) projectDir(id string) string { return filepath.Join(r.cfg.DataDir, "media", id) }
-
-// importStage puts the source at DataDir/media/<id>/source.mp4, probes it,
+// importStage puts the source at the key media/<id>/source.mp4, probes it,
 // checks the limits and charges the credits beyond those reserved at create.
-// A source complete from an earlier attempt is reused: files only get their
-// final name once whole.
+// A source complete from an earlier attempt is reused: objects only appear
+// whole. The run's temporary directory is made here, at its first stage.
 func (r *Runner) importStage(ctx context.Context, j *job) error {
-	if err := os.MkdirAll(j.dir, 0o755); err != nil {
-		return fmt.Errorf("create media directory: %w", err)
+	tmp, err := r.cfg.Scratch.Make(j.p.ID)
+	if err != nil {
+		return fmt.Errorf("temporary directory: %w", err)
 	}
-	dst := filepath.Join(j.dir, sourceName)
+	j.tmp = tmp
+	dst := blob.MediaKey(j.p.ID, sourceName)
 	raw := videoURL(j.p)
 	src, classErr := sources.Classify(raw)
 	own := sources.OwnMedia(raw, r.cfg.PublicURL)
-	if _, err := os.Stat(dst); err != nil {
+	if _, err := r.cfg.Media.Stat(ctx, dst); err != nil {
 		switch {
 		case own:
 			err = r.importOwnMedia(ctx, j.p, raw, dst)
@@ -43,17 +42,19 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		case src.Kind == sources.KindUpload:
 			err = r.importUpload(ctx, j.p, dst)
 		case src.Kind == sources.KindLink:
-			err = r.download(ctx, src.URL, dst)
+			err = r.download(ctx, src.URL, j.tmp, dst)
 		case src.Kind == sources.KindPage:
-			err = r.ytdlp(ctx, src.URL, src.Site, j.dir, dst)
+			err = r.ytdlp(ctx, src.URL, src.Site, j.tmp, dst)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	j.source = dst
+	if j.source, err = blob.LocalFile(ctx, r.cfg.Media, dst, j.tmp); err != nil {
+		return fmt.Errorf("read the imported source: %w", err)
+	}
 
-	pr, err := media.Probe(ctx, dst)
+	pr, err := media.Probe(ctx, j.source)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -76,7 +77,7 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 	}
 	size := pr.SizeBytes
 	if size <= 0 {
-		size = sourceSize(dst)
+		size = sourceSize(j.source)
 	}
 	if size > quota.MaxSourceBytes {
 		return permanentf("the video is %s; the limit is 30 GB", gb(size))
@@ -92,7 +93,7 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		return err
 	}
 	p, err := r.cfg.Store.MutateProject(ctx, j.p.ID, func(p *store.Project) error {
-		p.SourcePath, p.SourceDurationSec = dst, pr.DurationSec
+		p.SourceKey, p.SourceDurationSec = dst, pr.DurationSec
 		p.StorageSize = size
 		if p.SourcePlatform == "" {
 			p.SourcePlatform = sources.Platform(raw)
@@ -179,38 +180,14 @@ func clock(sec float64) string {
 
 func gb(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
 
-// copyFile copies src to dst through dst.part, so dst appears only whole.
-func copyFile(ctx context.Context, src, dst string) error {
-	in, err := os.Open(src)
+// objectSize is the size of the object key, 0 when it is missing.
+func (r *Runner) objectSize(ctx context.Context, key string) int64 {
+	if key == "" {
+		return 0
+	}
+	info, err := r.cfg.Media.Stat(ctx, key)
 	if err != nil {
-		return err
+		return 0
 	}
-	defer in.Close()
-	part := dst + ".part"
-	out, err := os.Create(part)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, ctxReader{ctx, in})
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(part)
-		return err
-	}
-	return os.Rename(part, dst)
-}
-
-// ctxReader stops a long copy when ctx ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+	return info.Size
 }

@@ -16,9 +16,9 @@ import (
 func mediaSpan(a, b float64) media.Interval { return media.Interval{Start: a, End: b} }
 
 // importJob creates a project for videoURL and the job IMPORT would get.
-func (e *env) importJob(r *Runner, videoURL string, cp *apitypes.CurationPref) *job {
+func (e *env) importJob(videoURL string, cp *apitypes.CurationPref) *job {
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: videoURL, CurationPref: cp})
-	return &job{p: e.project(id), dir: r.projectDir(id)}
+	return &job{p: e.project(id)}
 }
 
 func serveFile(t *testing.T, path string) *httptest.Server {
@@ -43,12 +43,12 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := e.importJob(r, srv.URL+"/talk.mp4?X-Amz-Signature=secret", &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(5), EndSec: f64(15)}})
+	j := e.importJob(srv.URL+"/talk.mp4?X-Amz-Signature=secret", &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(5), EndSec: f64(15)}})
 	if err := r.importStage(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(src)
-	got, err := os.ReadFile(filepath.Join(j.dir, sourceName))
+	got, err := os.ReadFile(filepath.Join(e.dir, "media", j.p.ID, sourceName))
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("imported %d bytes (%v), want %d", len(got), err, len(want))
 	}
@@ -56,8 +56,8 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 		t.Errorf("probe %+v span %+v ranged %v", j.probe, j.span, j.ranged)
 	}
 	p := e.project(j.p.ID)
-	if p.SourcePath != filepath.Join(j.dir, sourceName) || p.SourceDurationSec != j.probe.DurationSec || p.StorageSize != int64(len(want)) {
-		t.Errorf("project source %q %.1f s storage %d", p.SourcePath, p.SourceDurationSec, p.StorageSize)
+	if p.SourceKey != "media/"+j.p.ID+"/"+sourceName || p.SourceDurationSec != j.probe.DurationSec || p.StorageSize != int64(len(want)) {
+		t.Errorf("project source %q %.1f s storage %d", p.SourceKey, p.SourceDurationSec, p.StorageSize)
 	}
 	// A second run reuses the complete source instead of downloading again.
 	srv.Close()
@@ -66,7 +66,7 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 	}
 
 	// A range past the end names curationPref.range.
-	j2 := e.importJob(r, e.upload(src), &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(30), EndSec: f64(60)}})
+	j2 := e.importJob(e.upload(src), &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(30), EndSec: f64(60)}})
 	err = r.importStage(context.Background(), j2)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "curationPref.range") {
 		t.Errorf("range past the end: %v", err)
@@ -90,7 +90,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := e.importJob(guarded, srv.URL+"/big.mp4", nil)
+	j := e.importJob(srv.URL+"/big.mp4", nil)
 	err = guarded.importStage(context.Background(), j)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "private or loopback address 127.0.0.1") {
 		t.Errorf("loopback import: %v, want a permanent refusal naming the address", err)
@@ -107,12 +107,12 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 		{"/missing.mp4", "404", true},
 		{"/flaky.mp4", "502", false},
 	} {
-		j := e.importJob(open, srv.URL+tc.path, nil)
+		j := e.importJob(srv.URL+tc.path, nil)
 		err := open.importStage(context.Background(), j)
 		if err == nil || isPermanent(err) != tc.permanent || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v (permanent %v), want %q permanent=%v", tc.path, err, isPermanent(err), tc.want, tc.permanent)
 		}
-		if _, err := os.Stat(filepath.Join(j.dir, sourceName+".part")); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(j.tmp, "download.part")); !os.IsNotExist(err) {
 			t.Errorf("%s: partial download left behind", tc.path)
 		}
 	}
@@ -121,7 +121,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 func TestImportUploadErrors(t *testing.T) {
 	e := newEnv(t)
 	r, _ := New(e.cfg)
-	j := e.importJob(r, "up_doesnotexist", nil)
+	j := e.importJob("up_doesnotexist", nil)
 	if err := r.importStage(context.Background(), j); err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "not a known uploadId") {
 		t.Errorf("unknown upload: %v", err)
 	}
@@ -135,7 +135,7 @@ func TestImportUploadErrors(t *testing.T) {
 	if err := e.st.SaveUpload(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}
-	j = e.importJob(r, id, nil)
+	j = e.importJob(id, nil)
 	if err := r.importStage(context.Background(), j); err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "incomplete") {
 		t.Errorf("incomplete upload: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestPlatformLinkWithoutYtdlp(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no yt-dlp anywhere
 	e := newEnv(t)
 	r, _ := New(e.cfg)
-	j := e.importJob(r, "https://www.youtube.com/watch?v=dQw4w9WgXcQ", nil)
+	j := e.importJob("https://www.youtube.com/watch?v=dQw4w9WgXcQ", nil)
 	err := r.importStage(context.Background(), j)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "yt-dlp is not installed: install it to import from YouTube links") {
 		t.Errorf("youtube without yt-dlp: %v", err)

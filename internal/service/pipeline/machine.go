@@ -47,8 +47,8 @@ var stages = []stage{
 type job struct {
 	p      *store.Project // as last persisted
 	runID  string
-	dir    string // DataDir/media/<projectId>
-	source string // imported source file
+	tmp    string // the run's temporary directory (Config.Scratch)
+	source string // a local file of the imported source (blob.LocalFile)
 
 	probe  *media.ProbeResult
 	span   media.Interval // the part of the source processed (range or whole)
@@ -67,6 +67,13 @@ var errNotQueued = errors.New("project is not queued")
 // cancelled (Stop) the project is left in its stage, as after a crash.
 func (r *Runner) process(ctx context.Context, id string) {
 	j := &job{runID: store.NewID("run_")}
+	defer func() {
+		if j.tmp != "" {
+			if err := r.cfg.Scratch.Remove(id); err != nil {
+				r.log.Warn("remove the run's temporary files", "project", id, "err", err)
+			}
+		}
+	}()
 	started := time.Now()
 	from := apitypes.StageQueued
 	for i, st := range stages {
@@ -88,9 +95,6 @@ func (r *Runner) process(ctx context.Context, id string) {
 		}
 		r.log.Info("project stage", "project", id, "from", from, "to", st.name, "took", r.left(from, started).Round(time.Millisecond))
 		from, started, j.p = st.name, time.Now(), p
-		if j.dir == "" {
-			j.dir = r.projectDir(id)
-		}
 		r.at(ctx, string(st.name))
 		if err := st.run(r, ctx, j); err != nil {
 			if ctx.Err() != nil {
@@ -151,7 +155,8 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	for _, pl := range j.plans {
 		size += pl.exportBytes + pl.previewBytes
 	}
-	// Signed before the transaction, which holds the store's one connection.
+	// Signed and measured before the transaction, which holds the store's one connection.
+	size += r.objectSize(ctx, j.p.SourceKey)
 	mailed, err := r.signedClips(ctx, j.p, j.clips)
 	if err != nil {
 		return err
@@ -161,7 +166,7 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 		_, queued, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
 			p.Stage = apitypes.StageComplete
 			p.Error, p.RetryAt = nil, time.Time{}
-			p.StorageSize = sourceSize(p.SourcePath) + size
+			p.StorageSize = size
 			return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed)}, nil
 		})
 		return err

@@ -16,7 +16,7 @@ import (
 // project; the clips themselves keep the stored address.
 func TestCompletionEmailSignsAddresses(t *testing.T) {
 	e := newEnv(t)
-	links := medialink.New(e.st, 0, 0, nil)
+	links := medialink.New(e.st, publicURL, 0, 0, nil)
 	e.cfg.MediaLinks = links
 	r, err := New(e.cfg)
 	if err != nil {

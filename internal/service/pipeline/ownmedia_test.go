@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -40,12 +41,12 @@ func TestImportOwnMediaOnlyClipsOfTheSameOrg(t *testing.T) {
 	media := publicURL + "/media/"
 
 	for _, ok := range []string{mine + "/c01.mp4", mine + "/c01.preview.mp4?download=1"} {
-		dst := filepath.Join(t.TempDir(), "source.mp4")
+		dst := blob.MediaKey(importer.ID, "source.mp4")
 		if err := r.importOwnMedia(ctx, importer, media+ok, dst); err != nil {
 			t.Errorf("import %s: %v", ok, err)
 			continue
 		}
-		if b, _ := os.ReadFile(dst); !strings.HasPrefix(string(b), "bytes of "+mine+"/c01.") {
+		if b, _ := os.ReadFile(filepath.Join(e.dir, "media", importer.ID, "source.mp4")); !strings.HasPrefix(string(b), "bytes of "+mine+"/c01.") {
 			t.Errorf("import %s wrote %q", ok, b)
 		}
 	}
@@ -60,7 +61,7 @@ func TestImportOwnMediaOnlyClipsOfTheSameOrg(t *testing.T) {
 		mine + "/c09.mp4", // not rendered
 	} {
 		raw := media + bad
-		err := r.importOwnMedia(ctx, importer, raw, filepath.Join(t.TempDir(), "source.mp4"))
+		err := r.importOwnMedia(ctx, importer, raw, blob.MediaKey(importer.ID, "source.mp4"))
 		if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "videoUrl") || !strings.Contains(err.Error(), raw) {
 			t.Errorf("import %s = %v, want a permanent error naming videoUrl", bad, err)
 		}

@@ -156,13 +156,22 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 	}
 	mediaDir := filepath.Join(e.dir, "media", id)
 	total := sourceSize(filepath.Join(mediaDir, sourceName))
+	// The run's temporary files go with it.
+	tmp := filepath.Join(e.dir, "tmp", id)
+	for end := time.Now().Add(5 * time.Second); dirExists(tmp) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if dirExists(tmp) {
+		t.Errorf("the run's temporary directory %s stays after COMPLETE", tmp)
+	}
 	for i, c := range clips {
 		exp := filepath.Join(mediaDir, c.CurationID+".mp4")
 		prev := filepath.Join(mediaDir, c.CurationID+".preview.mp4")
 		if c.ID != id+"."+c.CurationID || c.ProjectID != id || c.OrgID != testOrg || c.UserID != testUser || c.RunID == "" {
 			t.Errorf("clip %d ids: %+v", i, c)
 		}
-		if c.URIForExport != publicURL+"/media/"+id+"/"+c.CurationID+".mp4" || c.URIForPreview != publicURL+"/media/"+id+"/"+c.CurationID+".preview.mp4" {
+		// Stored relative to the public URL, which each read puts in front.
+		if c.URIForExport != "/media/"+id+"/"+c.CurationID+".mp4" || c.URIForPreview != "/media/"+id+"/"+c.CurationID+".preview.mp4" {
 			t.Errorf("clip %d addresses %q %q", i, c.URIForExport, c.URIForPreview)
 		}
 		if c.StorageUsed != sourceSize(exp)+sourceSize(prev) || sourceSize(prev) == 0 {
@@ -462,4 +471,9 @@ func expectRefunded(t *testing.T, e *env, p *store.Project) {
 	if used, err := e.st.CreditsUsed(context.Background(), testOrg); err != nil || used != 0 {
 		t.Errorf("credits used this month = %d (%v), want 0 after the refund", used, err)
 	}
+}
+
+func dirExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

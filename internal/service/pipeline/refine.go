@@ -55,8 +55,8 @@ func (r *Runner) refineStage(_ context.Context, j *job) error {
 			title:      fmt.Sprintf("Clip %d of %s (%s–%s)", i+1, title, clock(h.Start), clock(h.End)),
 			hashtags:   tags,
 			keywords:   keywords,
-			export:     filepath.Join(j.dir, id+".mp4"),
-			preview:    filepath.Join(j.dir, id+".preview.mp4"),
+			export:     filepath.Join(j.tmp, id+".mp4"),
+			preview:    filepath.Join(j.tmp, id+".preview.mp4"),
 		}
 		var d strings.Builder
 		if whole {

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -30,7 +29,7 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 	}
 	j.renderUsed = used
 	fillers := used.QuickstartConfig != nil && isTrue(used.QuickstartConfig.EnableRemoveFillerWords)
-	if err := clearRenders(j.dir); err != nil {
+	if err := r.clearRenders(ctx, j.p.ID); err != nil {
 		return fmt.Errorf("clear earlier renders: %w", err)
 	}
 	for i, pl := range j.plans {
@@ -50,7 +49,13 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 		}
 		pl.durationSec = res.DurationSec
 		pl.exportBytes, pl.previewBytes = res.ExportBytes, res.PreviewBytes
-		if err := writeCaptions(j.dir, pl); err != nil {
+		// Rendered in the run's directory, stored by a rename on the single box.
+		for key, file := range map[string]string{pl.curationID + ".mp4": pl.export, pl.curationID + ".preview.mp4": pl.preview} {
+			if err := blob.PutFile(ctx, r.cfg.Media, blob.MediaKey(j.p.ID, key), file); err != nil {
+				return fmt.Errorf("store clip %s: %w", key, err)
+			}
+		}
+		if err := r.writeCaptions(ctx, j.p.ID, j.tmp, pl); err != nil {
 			return err
 		}
 	}
@@ -124,14 +129,14 @@ func clipLength(pl *clipPlan) float64 {
 
 // clearRenders removes clip files of an earlier attempt, which may have had
 // more clips or been cut short.
-func clearRenders(dir string) error {
-	entries, err := os.ReadDir(dir)
+func (r *Runner) clearRenders(ctx context.Context, project string) error {
+	objects, err := r.cfg.Media.List(ctx, blob.MediaPrefix(project))
 	if err != nil {
 		return err
 	}
-	for _, e := range entries {
-		if renderName.MatchString(e.Name()) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+	for _, o := range objects {
+		if renderName.MatchString(strings.TrimPrefix(o.Key, blob.MediaPrefix(project))) {
+			if err := r.cfg.Media.Delete(ctx, o.Key); err != nil {
 				return err
 			}
 		}

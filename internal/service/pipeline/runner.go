@@ -14,16 +14,22 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // Config configures a Runner.
 type Config struct {
-	Store               *store.Store
-	DataDir             string
+	Store *store.Store
+	// Media holds the sources, renders and captions (blob.MediaKey) and
+	// the uploads the projects import.
+	Media blob.Store
+	// Scratch holds each run's temporary files, DATA/tmp/<projectId>.
+	Scratch             scratch.Dirs
 	PublicURL           string // base of media addresses, e.g. "http://127.0.0.1:8787"
 	AllowPrivateImports bool
 	MonthlyCredits      int64 // cap used when charging the remaining credits after probe; <= 0: none
@@ -94,8 +100,8 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("pipeline: Store is required")
 	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("pipeline: DataDir is required")
+	if cfg.Media == nil || cfg.Scratch.Root() == "" {
+		return nil, errors.New("pipeline: Media and Scratch are required")
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
@@ -52,7 +53,8 @@ func (r *Runner) transcribe(ctx context.Context, j *job) error {
 // recognise extracts the span's audio and recognises it; word times come
 // back in source seconds.
 func (r *Runner) recognise(ctx context.Context, j *job, lang string) ([]transcribe.Word, error) {
-	wav := filepath.Join(j.dir, "transcript.wav")
+	// The recogniser's own files go beside the wav, in the run's directory.
+	wav := filepath.Join(j.tmp, "transcript.wav")
 	defer os.Remove(wav)
 	if err := transcribe.ExtractWAV(ctx, j.source, j.span.Start, j.span.End, wav); err != nil {
 		return nil, err
@@ -102,16 +104,23 @@ func truncateWords(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// writeCaptions writes the clip's words as cNN.srt and cNN.vtt beside its
-// renders, timed from the clip's start (over any cuts).
-func writeCaptions(dir string, pl *clipPlan) error {
+// writeCaptions stores the clip's words as cNN.srt and cNN.vtt beside its
+// renders, timed from the clip's start (over any cuts). Like the renders
+// they are written in the run's directory tmp and stored by PutFile: a
+// rename on the single box, with no sync, as before the blob store.
+func (r *Runner) writeCaptions(ctx context.Context, project, tmp string, pl *clipPlan) error {
 	length := pl.durationSec
 	if length <= 0 {
 		length = pl.h.End - pl.h.Start
 	}
 	cues := transcribe.Cues(clipWords(pl.words, pl.h, pl.keep), 0, math.Max(0, length))
 	for ext, body := range map[string]string{".srt": transcribe.SRT(cues), ".vtt": transcribe.VTT(cues)} {
-		if err := os.WriteFile(filepath.Join(dir, pl.curationID+ext), []byte(body), 0o644); err != nil {
+		file := filepath.Join(tmp, pl.curationID+ext)
+		err := os.WriteFile(file, []byte(body), 0o644)
+		if err == nil {
+			err = blob.PutFile(ctx, r.cfg.Media, blob.MediaKey(project, pl.curationID+ext), file)
+		}
+		if err != nil {
 			return fmt.Errorf("write %s captions of clip %s: %w", ext, pl.curationID, err)
 		}
 	}

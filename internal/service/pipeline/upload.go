@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -28,7 +29,6 @@ func (r *Runner) uploadStage(ctx context.Context, j *job) error {
 		promptName = apitypes.ModelClipBasic
 	}
 	now := store.Timestamp(r.cfg.Store.Now())
-	base := strings.TrimSuffix(r.cfg.PublicURL, "/") + "/media/" + p.ID + "/"
 	clips := make([]apitypes.ExportableClip, len(j.plans))
 	for i, pl := range j.plans {
 		used := j.renderUsed
@@ -39,8 +39,8 @@ func (r *Runner) uploadStage(ctx context.Context, j *job) error {
 			RunID:         j.runID,
 			OrgID:         p.OrgID,
 			UserID:        p.UserID,
-			URIForPreview: base + pl.curationID + ".preview.mp4",
-			URIForExport:  base + pl.curationID + ".mp4",
+			URIForPreview: medialink.Path(p.ID, pl.curationID+".preview.mp4"), // under the public URL of each read
+			URIForExport:  medialink.Path(p.ID, pl.curationID+".mp4"),
 			StorageUsed:   pl.exportBytes + pl.previewBytes,
 			DurationMs:    int64(math.Round(pl.durationSec * 1000)),
 			TimeRanges:    timeRanges(pl.h, pl.keep),

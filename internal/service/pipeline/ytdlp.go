@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
@@ -24,7 +25,8 @@ var ytdlpPermanent = []string{
 	"http error 403", "larger than max-filesize", "is not a valid url",
 }
 
-// ytdlp fetches a video platform page with yt-dlp into dst.
+// ytdlp fetches a video platform page with yt-dlp into the run's
+// temporary directory dir, then to the key dst.
 func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) error {
 	bin, err := exec.LookPath("yt-dlp")
 	if err != nil {
@@ -64,7 +66,7 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 		if ext := filepath.Ext(m); ext == ".part" || ext == ".ytdl" || formatFragment.MatchString(filepath.Base(m)) {
 			continue // partial downloads and formats not merged
 		}
-		return os.Rename(m, dst)
+		return blob.PutFile(ctx, r.cfg.Media, dst, m)
 	}
 	msg := stderr.String()
 	if strings.Contains(strings.ToLower(msg), "max-filesize") {

@@ -41,8 +41,8 @@ type Publisher interface {
 // time it carries, and its clip's export render.
 type Post struct {
 	store.Post
-	MediaPath string // the render on disk, DATA/media/<projectId>/<clipId>.mp4
-	MediaURL  string // where the same render is downloaded (the clip's uriForExport)
+	MediaKey string // the render's blob key, media/<projectId>/<clipId>.mp4
+	MediaURL string // where the same render is downloaded (the clip's uriForExport)
 }
 
 // Receipt is where a post went and when.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
@@ -39,6 +40,7 @@ type env struct {
 	t       *testing.T
 	st      *store.Store
 	dataDir string
+	media   *blob.Dir // the data directory's store
 	render  []byte
 	now     atomic.Int64 // Unix nanoseconds
 }
@@ -55,6 +57,9 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { _ = st.Close() })
 	st.SetClock(func() time.Time { return time.Unix(0, e.now.Load()).UTC() })
 	e.st = st
+	if e.media, err = blob.NewDir(e.dataDir, nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := st.EnsureKey(ctx, testKey, testOrg, "user-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +108,7 @@ func (e *env) post(account string) *store.Post {
 
 func (e *env) startWorker(cfg WorkerConfig) *Worker {
 	e.t.Helper()
-	cfg.Store, cfg.DataDir = e.st, e.dataDir
+	cfg.Store, cfg.Media = e.st, e.media
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = 10 * time.Millisecond
 	}
@@ -165,8 +170,9 @@ func TestDirPublishesTheClipAndItsPost(t *testing.T) {
 
 	got := e.settled(p.ID)
 	want := filepath.Join(e.dataDir, "published", account, p.ID)
-	if got.Status != store.PostPublished || got.Location != want || !got.PublishedAt.Equal(e.clock()) {
-		t.Fatalf("post = %+v, want published to %s at %s", got, want, e.clock())
+	// The location is the post's key, relative to the data directory.
+	if key := "published/" + account + "/" + p.ID; got.Status != store.PostPublished || got.Location != key || !got.PublishedAt.Equal(e.clock()) {
+		t.Fatalf("post = %+v, want published to %s at %s", got, key, e.clock())
 	}
 	if names := readDir(t, filepath.Join(e.dataDir, "published", account)); len(names) != 1 || names[0] != p.ID {
 		t.Fatalf("the account's directory holds %v, want only %s", names, p.ID)
@@ -197,22 +203,27 @@ func TestDirPublishesTheClipAndItsPost(t *testing.T) {
 	}
 }
 
-// A crash after the post's directory was renamed into place but before the
-// post was recorded published leaves it pending; the next worker finds the
-// directory, records the first publication and writes nothing again.
+// A crash after the post's post.json was written but before the post was
+// recorded published leaves it pending; the next worker finds post.json,
+// records the first publication and writes nothing again. An attempt cut
+// short before its post.json is made again.
 func TestDirPublicationCutShortByACrashIsNotRepeated(t *testing.T) {
 	e := newEnv(t)
 	account := e.account(store.PublishToDir)
 	p := e.post(account)
 	root := filepath.Join(e.dataDir, "published")
-	first := Post{Post: *p, MediaPath: filepath.Join(e.dataDir, "media", testProject, testClip+".mp4")}
+	first := Post{Post: *p, MediaKey: blob.MediaKey(testProject, testClip+".mp4")}
 	first.PublishedAt = e.clock()
-	if _, err := (Dir{Root: root}).Publish(context.Background(), first); err != nil {
+	if _, err := (Dir{Media: e.media}).Publish(context.Background(), first); err != nil {
 		t.Fatal(err)
 	}
-	// A half-written attempt at another post of the account, as kill -9 leaves it.
+	// A half-written attempt at another post of the account, as kill -9
+	// leaves it: part of a clip.mp4, no post.json.
 	other := e.post(account)
-	if err := os.MkdirAll(filepath.Join(root, account, ".partial-"+other.ID), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, account, other.ID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, account, other.ID, "clip.mp4"), e.render[:5], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	postJSON := filepath.Join(root, account, p.ID, "post.json")
@@ -229,6 +240,9 @@ func TestDirPublicationCutShortByACrashIsNotRepeated(t *testing.T) {
 	}
 	if e.settled(other.ID).Status != store.PostPublished {
 		t.Fatal("the post whose attempt was cut short was not published")
+	}
+	if clip, _ := os.ReadFile(filepath.Join(root, account, other.ID, "clip.mp4")); !bytes.Equal(clip, e.render) {
+		t.Fatalf("the cut-short post's clip.mp4 = %q, want the whole render", clip)
 	}
 	names := readDir(t, filepath.Join(root, account))
 	if len(names) != 2 || strings.HasPrefix(names[0], ".") || strings.HasPrefix(names[1], ".") {
@@ -312,7 +326,7 @@ func TestPostGivesUpAfterMaxAttempts(t *testing.T) {
 	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Nanosecond, Max: time.Nanosecond, Attempts: 3}, OnAttempt: outcomes.Record})
 	got := e.waitPost(p.ID, "settled", func(p *store.Post) bool { return p.Status != store.PostPending },
 		func() { e.advance(time.Millisecond) })
-	if got.Status != store.PostFailed || got.Attempts != 3 || !strings.Contains(got.LastError, "no such file") {
+	if got.Status != store.PostFailed || got.Attempts != 3 || !strings.Contains(got.LastError, "no such object") {
 		t.Fatalf("post = %+v, want failed after 3 attempts saying the render is missing", got)
 	}
 	if got, want := outcomes.List(), []string{"dir " + outbound.OutcomeWillRetry, "dir " + outbound.OutcomeWillRetry, "dir " + outbound.OutcomeGaveUp}; !slices.Equal(got, want) {
@@ -376,7 +390,7 @@ func TestPostCarriesSignedMediaURL(t *testing.T) {
 	receiver := webhooktest.New(t, 0)
 	e := newEnv(t)
 	p := e.post(e.account("webhook:" + receiver.URL + "/posts"))
-	links := medialink.New(e.st, 0, 0, e.clock)
+	links := medialink.New(e.st, "", 0, 0, e.clock)
 	e.startWorker(WorkerConfig{MediaLinks: links, AllowPrivateWebhooks: true}) // the receiver is on loopback
 	if done := e.settled(p.ID); done.Status != store.PostPublished {
 		t.Fatalf("post = %+v, want published", done)

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
@@ -20,9 +20,9 @@ import (
 // WorkerConfig configures a Worker.
 type WorkerConfig struct {
 	Store *store.Store
-	// DataDir holds the clips (DataDir/media) and the dir destination's
-	// posts (DataDir/published).
-	DataDir    string
+	// Media holds the clips (blob.MediaKey) and the dir destination's
+	// posts (blob.PublishedKey).
+	Media      blob.Store
 	Logger     *slog.Logger // nil = discard
 	HTTPClient *http.Client // for webhook destinations; nil = outbound.WebhookClient's default
 	// AllowPrivateWebhooks lets webhook destinations connect to loopback
@@ -56,8 +56,8 @@ type Worker struct {
 
 // NewWorker checks cfg and fills its defaults.
 func NewWorker(cfg WorkerConfig) (*Worker, error) {
-	if cfg.Store == nil || cfg.DataDir == "" {
-		return nil, errors.New("publish: the worker needs a Store and a DataDir")
+	if cfg.Store == nil || cfg.Media == nil {
+		return nil, errors.New("publish: the worker needs a Store and Media")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -70,7 +70,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	if cfg.OnAttempt == nil {
 		cfg.OnAttempt = func(string, string) {}
 	}
-	return &Worker{cfg: cfg, log: cfg.Logger, dir: Dir{Root: filepath.Join(cfg.DataDir, "published")}}, nil
+	return &Worker{cfg: cfg, log: cfg.Logger, dir: Dir{Media: cfg.Media}}, nil
 }
 
 // Start runs the worker until Stop or ctx ends.
@@ -159,7 +159,7 @@ func (w *Worker) publish(ctx context.Context, p *store.Post) (Receipt, error) {
 		}
 	}
 	post := Post{Post: *p, MediaURL: mediaURL,
-		MediaPath: filepath.Join(w.cfg.DataDir, "media", p.ProjectID, p.ClipID+".mp4")}
+		MediaKey: blob.MediaKey(p.ProjectID, p.ClipID+".mp4")}
 	post.PublishedAt = w.cfg.Store.Now()
 	return pub.Publish(ctx, post)
 }

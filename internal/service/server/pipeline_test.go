@@ -135,22 +135,7 @@ func TestRestartMidPipeline(t *testing.T) {
 	uploadID := c.uploadFile(video, 1<<20)
 	p := c.mustCreate(map[string]any{"videoUrl": uploadID, "curationPref": map[string]any{"clipDurations": [][]float64{{5, 10}}}})
 
-	midway := []apitypes.Stage{apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
-	deadline := time.Now().Add(pipelineTimeout)
-	for {
-		cur := c.project(p.ID)
-		if slices.Contains(midway, cur.Stage) {
-			break
-		}
-		if cur.Stage == apitypes.StageComplete || cur.Stage == apitypes.StageStalled || time.Now().After(deadline) {
-			_ = srv.Close()
-			t.Fatalf("project reached %s (%s) before it could be interrupted mid-way", cur.Stage, deref(cur.Error))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := srv.Close(); err != nil {
-		t.Logf("Close while busy: %v", err) // the cut run is reported; it is expected here
-	}
+	closeMidway(t, srv, c, p.ID)
 
 	st, err := store.Open(t.Context(), dir)
 	if err != nil {
@@ -171,6 +156,28 @@ func TestRestartMidPipeline(t *testing.T) {
 	done := c2.waitFor(p.ID, pipelineTimeout, true, apitypes.StageComplete)
 	if n := len(c2.clips(p.ID)); n == 0 {
 		t.Errorf("resumed project completed with no clips (stallCount %v)", done.StallCount)
+	}
+}
+
+// closeMidway closes srv, whose ShutdownGrace is short, once project id is
+// at CURATE, REFINE or RENDER, so that its run is cut.
+func closeMidway(t *testing.T, srv *Server, c *apiClient, id string) {
+	t.Helper()
+	midway := []apitypes.Stage{apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
+	deadline := time.Now().Add(pipelineTimeout)
+	for {
+		cur := c.project(id)
+		if slices.Contains(midway, cur.Stage) {
+			break
+		}
+		if cur.Stage == apitypes.StageComplete || cur.Stage == apitypes.StageStalled || time.Now().After(deadline) {
+			_ = srv.Close()
+			t.Fatalf("project reached %s (%s) before it could be interrupted mid-way", cur.Stage, deref(cur.Error))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := srv.Close(); err != nil {
+		t.Logf("Close while busy: %v", err) // the cut run is reported; it is expected here
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
@@ -33,6 +34,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/reqlog"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
@@ -142,6 +144,8 @@ type Server struct {
 	scheduler *publish.Scheduler
 	store     *store.Store
 	links     *medialink.Signer
+	media     *blob.Dir    // the media in the data directory
+	scratch   scratch.Dirs // the jobs' temporary directories, DATA/tmp
 	metrics   *metrics.Metrics
 	metricsAt *metrics.Endpoint // nil: metrics not served
 	cancel    context.CancelFunc
@@ -187,8 +191,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
 	}
-	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st,
-		links: medialink.New(st, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)}
+	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st}
 	ok := false
 	defer func() {
 		if !ok {
@@ -212,6 +215,20 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
+	// Media addresses are made at every read under the current public URL;
+	// the store keeps them relative to it.
+	s.links = medialink.New(st, s.url, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)
+	// The media are keys in the data directory; what a stopped process left
+	// in the jobs' temporary directories goes before any job runs.
+	if s.media, err = blob.NewDir(dataDir, s.links); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.scratch = scratch.New(filepath.Join(dataDir, "tmp"))
+	if err := s.scratch.Sweep(); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: temporary files: %w", err)
+	}
 
 	s.disp, err = outbound.New(outbound.Config{
 		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
@@ -221,13 +238,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	if err := s.newPublishing(dataDir, cfg, logger); err != nil {
+	if err := s.newPublishing(cfg, logger); err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.runner, err = pipeline.New(pipeline.Config{
 		Store:               st,
-		DataDir:             dataDir,
+		Media:               s.media,
+		Scratch:             s.scratch,
 		PublicURL:           s.url,
 		AllowPrivateImports: cfg.AllowPrivateImports,
 		MonthlyCredits:      int64(cfg.MonthlyCredits),
@@ -241,7 +259,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	if err := s.newJobWorkers(dataDir, cfg, logger); err != nil {
+	if err := s.newJobWorkers(cfg, logger); err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -274,7 +292,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
 			CensorJobs:          s.censors,
-			DataDir:             dataDir,
+			Media:               s.media,
 			PublicURL:           s.url,
 			Limits:              cfg.Limits,
 			AllowPrivateImports: cfg.AllowPrivateImports,
@@ -358,18 +376,18 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 func (p *progressWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
 // newJobWorkers makes the copy worker, the censor worker and the janitor.
-func (s *Server) newJobWorkers(dataDir string, cfg Config, logger *slog.Logger) error {
+func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	var err error
 	s.copies, err = copyjobs.New(copyjobs.Config{Store: s.store, Jobs: s.jobs, Logger: logger.With("component", "copyjobs")})
 	if err != nil {
 		return err
 	}
-	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, DataDir: dataDir, Logger: logger.With("component", "censorjobs")})
+	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Media: s.media, Scratch: s.scratch, Logger: logger.With("component", "censorjobs")})
 	if err != nil {
 		return err
 	}
 	s.janitor, err = janitor.New(janitor.Config{
-		Store: s.store, DataDir: dataDir, UploadExpiry: cfg.UploadExpiry, Period: cfg.JanitorPeriod,
+		Store: s.store, Media: s.media, UploadExpiry: cfg.UploadExpiry, Period: cfg.JanitorPeriod,
 		Logger: logger.With("component", "janitor"),
 	})
 	return err
@@ -394,10 +412,10 @@ func (s *Server) startJobWorkers(ctx context.Context) error {
 
 // newPublishing makes the publish worker and the scheduler, which wakes it
 // when schedules fire.
-func (s *Server) newPublishing(dataDir string, cfg Config, logger *slog.Logger) error {
+func (s *Server) newPublishing(cfg Config, logger *slog.Logger) error {
 	var err error
 	s.posts, err = publish.NewWorker(publish.WorkerConfig{
-		Store: s.store, DataDir: dataDir, Logger: logger.With("component", "publish"), MediaLinks: s.links,
+		Store: s.store, Media: s.media, Logger: logger.With("component", "publish"), MediaLinks: s.links,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.PublishAttempt,
 	})
 	if err != nil {

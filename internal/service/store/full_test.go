@@ -17,7 +17,7 @@ func TestIsFullOnAFullDatabase(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTest(t)
 	fillDatabase(t, s)
-	err := s.SaveUpload(ctx, &Upload{ID: "up_full", OrgID: "o", UserID: "u", Path: strings.Repeat("x", 64<<10), Total: -1})
+	err := s.SaveUpload(ctx, &Upload{ID: "up_full", OrgID: "o", UserID: "u", Key: strings.Repeat("x", 64<<10), Total: -1})
 	if err == nil || !strings.Contains(err.Error(), "database or disk is full") {
 		t.Fatalf("write to a full database: %v, want SQLite's full error", err)
 	}
@@ -27,7 +27,7 @@ func TestIsFullOnAFullDatabase(t *testing.T) {
 	if err := s.LimitSize(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveUpload(ctx, &Upload{ID: "up_full", OrgID: "o", UserID: "u", Path: "p", Total: -1}); err != nil {
+	if err := s.SaveUpload(ctx, &Upload{ID: "up_full", OrgID: "o", UserID: "u", Key: "p", Total: -1}); err != nil {
 		t.Errorf("write after the cap was lifted: %v", err)
 	}
 }

@@ -257,6 +257,11 @@ var migrations = []migration{
 	// projects_org_created and scanned the org's projects for every upload.
 	{sql: `DROP INDEX projects_source;
 	CREATE INDEX projects_source_org ON projects(source_id, org_id);`},
+	// 15: media named by blob keys relative to the data directory, and
+	// clip addresses relative to the public URL, instead of absolute paths
+	// and addresses, so a data directory moved, restored or served at
+	// another address keeps its media (schema_v15.go).
+	{apply: migrateToRelativeMedia},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

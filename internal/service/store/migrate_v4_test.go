@@ -78,7 +78,7 @@ func TestVersion3DataDirOpensAndKeepsEverything(t *testing.T) {
 		api.StorageExpireAt != "2026-12-23T01:00:00.000Z" || api.UpdatedAt != "2026-11-23T02:04:51.496Z" || *api.StallCount != 1 ||
 		api.CurationPref.ClipDurations[0] != [2]float64{10, 30} || !*api.RenderPref.EnableCaption ||
 		api.UploadedVideoAttr.Title != "Old talk" || api.ConclusionActions[0].Email != "a@example.com" ||
-		done.SourcePath != "/data/media/prj_old1/source.mp4" || done.SourceDurationSec != 61.5 || done.CreditsCharged != 25 ||
+		done.SourceKey != "media/prj_old1/source.mp4" || done.SourceDurationSec != 61.5 || done.CreditsCharged != 25 ||
 		!slices.Equal(api.Permissions, []string{"PROJECT_SHARE", "PROJECT_EDIT", "PROJECT_VIEW"}) || api.Cluster != "local" || api.ProductTier != "PRO" {
 		t.Errorf("migrated COMPLETE project: %+v\nrecord %+v", api, done)
 	}
@@ -104,7 +104,7 @@ func TestVersion3DataDirOpensAndKeepsEverything(t *testing.T) {
 	}
 	c := clips[0]
 	if c.ID != "prj_old1.c01" || c.DurationMs != 19400 || c.TimeRanges[0] != [2]int64{1000, 20400} || c.Keywords[0] != "talk" ||
-		c.Title != "Clip 1 of Old talk" || c.Hashtags != "#talk" || c.URIForExport != "http://127.0.0.1:8787/media/prj_old1/c01.mp4" ||
+		c.Title != "Clip 1 of Old talk" || c.Hashtags != "#talk" || c.URIForExport != "/media/prj_old1/c01.mp4" ||
 		c.RenderPref == nil || c.RenderPref.LayoutAspectRatio != "portrait" || c.OrgID != "org-dev" || c.ProjectID != "prj_old1" {
 		t.Errorf("clip 1 = %+v", c)
 	}
@@ -115,7 +115,7 @@ func TestVersion3DataDirOpensAndKeepsEverything(t *testing.T) {
 		t.Errorf("collection clips = %+v, %v", in, err)
 	}
 
-	if up, err := s.GetUpload(ctx, "up_old"); err != nil || !up.Complete || up.Total != 4242 || up.SessionID != "sess_old" {
+	if up, err := s.GetUpload(ctx, "up_old"); err != nil || !up.Complete || up.Total != 4242 || up.SessionID != "sess_old" || up.Key != "uploads/up_old" {
 		t.Errorf("complete upload = %+v, %v", up, err)
 	}
 	if up, err := s.GetUploadBySession(ctx, "sess_half"); err != nil || up.Complete || up.Total != -1 || up.Received != 1024 {

@@ -130,7 +130,7 @@ func TestProjectRecordRoundTrips(t *testing.T) {
 			SourcePlatform: apitypes.PlatformUploaded, SourceID: "up_1", VideoURL: "up_1", Model: str(apitypes.ModelClipBasic),
 			BrandTemplateID: str("preset-fancy-Simple"), ProductTier: ProductTier, StorageSize: 1234, StorageStatus: StorageTemp,
 			StorageExpireAt: parseTimestamp("2026-12-23T00:00:00.000Z"), Error: str("RENDER failed"), StallCount: &two, FailureStalls: 1,
-			RetryAt: parseTimestamp("2026-11-23T00:05:00.000Z"), RefundStatus: str(RefundStatusRefunded), SourcePath: "/data/media/prj_round/source.mp4",
+			RetryAt: parseTimestamp("2026-11-23T00:05:00.000Z"), RefundStatus: str(RefundStatusRefunded), SourceKey: "/data/media/prj_round/source.mp4",
 			SourceDurationSec: 61.5, CreatedAt: parseTimestamp("2026-11-23T00:00:00.000Z"), UpdatedAt: parseTimestamp("2026-11-23T00:00:00.000Z"),
 			CurationPref:      &apitypes.CurationPref{Model: apitypes.ModelClipBasic, ClipDurations: [][2]float64{{10, 30}}},
 			RenderPref:        &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait, EnableCaption: &yes},

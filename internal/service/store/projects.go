@@ -40,8 +40,8 @@ type Project struct {
 	RefundStatus *string
 	// CreditsCharged counts the credits taken for this project so far.
 	CreditsCharged int64
-	// SourcePath is the imported media under the data dir, once IMPORT has run.
-	SourcePath        string
+	// SourceKey is the blob key of the imported source, once IMPORT has run.
+	SourceKey         string
 	SourceDurationSec float64
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
@@ -89,7 +89,7 @@ func projectValues(p *Project) ([]any, error) {
 	}
 	return []any{p.ID, p.OrgID, p.UserID, string(p.Stage), p.Visibility, p.SourcePlatform, p.SourceID, p.VideoURL, p.Model,
 		p.BrandTemplateID, p.ProductTier, p.StorageSize, p.StorageStatus, timeText(p.StorageExpireAt), p.Error, p.StallCount,
-		p.FailureStalls, nullTime(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourcePath, p.SourceDurationSec,
+		p.FailureStalls, nullTime(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourceKey, p.SourceDurationSec,
 		timeText(p.CreatedAt), timeText(p.UpdatedAt), string(prefs)}, nil
 }
 
@@ -98,7 +98,7 @@ func scanProject(row scanner) (*Project, error) {
 	var prefs string
 	err := row.Scan(&p.ID, &p.OrgID, &p.UserID, &p.Stage, &p.Visibility, &p.SourcePlatform, &p.SourceID, &p.VideoURL, &p.Model,
 		&p.BrandTemplateID, &p.ProductTier, &p.StorageSize, &p.StorageStatus, timeCol{&p.StorageExpireAt}, &p.Error, &p.StallCount,
-		&p.FailureStalls, timeCol{&p.RetryAt}, &p.RefundStatus, &p.CreditsCharged, &p.SourcePath, &p.SourceDurationSec,
+		&p.FailureStalls, timeCol{&p.RetryAt}, &p.RefundStatus, &p.CreditsCharged, &p.SourceKey, &p.SourceDurationSec,
 		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &prefs)
 	if err != nil {
 		return nil, err

@@ -14,10 +14,10 @@ import (
 // addUpload stores an upload of org holding n bytes, created at created.
 func addUpload(t *testing.T, s *Store, org string, n int64, complete bool, created time.Time) *Upload {
 	t.Helper()
-	u := &Upload{ID: NewID("up_"), OrgID: org, UserID: "u", Path: "/nowhere/" + org, Total: n, Received: n, Complete: complete,
+	u := &Upload{ID: NewID("up_"), OrgID: org, UserID: "u", Key: "/nowhere/" + org, Total: n, Received: n, Complete: complete,
 		CreatedAt: created}
 	if _, err := s.db.ExecContext(context.Background(), `INSERT INTO uploads(`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.CreatedAt); err != nil {
+		u.ID, u.OrgID, u.UserID, u.SessionID, u.Key, u.Total, u.Received, boolInt(u.Complete), timeText(u.CreatedAt)); err != nil {
 		t.Fatal(err)
 	}
 	return u
@@ -128,7 +128,7 @@ func TestSaveUploadDoesNotResurrect(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
-		u := &Upload{ID: NewID("up_"), OrgID: "org", UserID: "u", Path: "p", Total: -1}
+		u := &Upload{ID: NewID("up_"), OrgID: "org", UserID: "u", Key: "p", Total: -1}
 		if err := s.SaveUpload(ctx, u); err != nil {
 			t.Fatal(err)
 		}

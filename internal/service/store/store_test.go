@@ -165,7 +165,7 @@ func TestUploadsDeliveriesAndKeys(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
-		u := &Upload{ID: "up1", OrgID: "org", UserID: "u", Path: "/x", Total: -1}
+		u := &Upload{ID: "up1", OrgID: "org", UserID: "u", Key: "/x", Total: -1}
 		if err := s.SaveUpload(ctx, u); err != nil {
 			t.Fatal(err)
 		}

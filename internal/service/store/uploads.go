@@ -14,7 +14,7 @@ type Upload struct {
 	OrgID     string
 	UserID    string
 	SessionID string // x-store-resumable-upload-id, set when the resumable session starts
-	Path      string // where the bytes go
+	Key       string // the blob key of the bytes (blob.UploadKey), never a path
 	Total     int64  // declared size, -1 until known
 	Received  int64  // contiguous bytes written from offset 0
 	Complete  bool
@@ -29,7 +29,7 @@ func (s *Store) SaveUpload(ctx context.Context, u *Upload) error {
 		u.CreatedAt = stamp(s.Now())
 		_, err := s.db.ExecContext(ctx, `INSERT INTO uploads(id, org_id, user_id, session_id, path, total, received, complete, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			u.ID, u.OrgID, u.UserID, u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), timeText(u.CreatedAt))
+			u.ID, u.OrgID, u.UserID, u.SessionID, u.Key, u.Total, u.Received, boolInt(u.Complete), timeText(u.CreatedAt))
 		if err != nil {
 			u.CreatedAt = time.Time{}
 			return fmt.Errorf("save upload %s: %w", u.ID, err)
@@ -37,7 +37,7 @@ func (s *Store) SaveUpload(ctx context.Context, u *Upload) error {
 		return nil
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE uploads SET session_id = ?, path = ?, total = ?, received = ?, complete = ? WHERE id = ?`,
-		u.SessionID, u.Path, u.Total, u.Received, boolInt(u.Complete), u.ID)
+		u.SessionID, u.Key, u.Total, u.Received, boolInt(u.Complete), u.ID)
 	if err != nil {
 		return fmt.Errorf("save upload %s: %w", u.ID, err)
 	}
@@ -77,7 +77,7 @@ const uploadColumns = `id, org_id, user_id, session_id, path, total, received, c
 func scanUpload(row scanner) (*Upload, error) {
 	var u Upload
 	var complete int
-	if err := row.Scan(&u.ID, &u.OrgID, &u.UserID, &u.SessionID, &u.Path, &u.Total, &u.Received, &complete, timeCol{&u.CreatedAt}); err != nil {
+	if err := row.Scan(&u.ID, &u.OrgID, &u.UserID, &u.SessionID, &u.Key, &u.Total, &u.Received, &complete, timeCol{&u.CreatedAt}); err != nil {
 		return nil, err
 	}
 	u.Complete = complete != 0

@@ -48,7 +48,7 @@ func (c *Command) Describe() string { return KindCommand + ": " + c.Template }
 
 // Transcribe runs the command on wavPath and reads the words it wrote.
 func (c *Command) Transcribe(ctx context.Context, wavPath, lang string) ([]Word, error) {
-	dir, err := os.MkdirTemp("", "clipperd-asr-")
+	dir, err := os.MkdirTemp(filepath.Dir(wavPath), "clipperd-asr-") // beside the wav: the job's directory
 	if err != nil {
 		return nil, fmt.Errorf("asr command: temp dir: %w", err)
 	}

@@ -49,7 +49,7 @@ func (p *Pocketsphinx) Transcribe(ctx context.Context, wavPath, lang string) ([]
 	if !English(lang) {
 		return nil, fmt.Errorf("%w %q: pocketsphinx recognises English only", ErrUnsupportedLanguage, lang)
 	}
-	dir, err := os.MkdirTemp("", "clipperd-asr-")
+	dir, err := os.MkdirTemp(filepath.Dir(wavPath), "clipperd-asr-") // beside the wav: the job's directory
 	if err != nil {
 		return nil, fmt.Errorf("pocketsphinx: temp dir: %w", err)
 	}

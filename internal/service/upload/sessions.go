@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -44,8 +45,11 @@ type Store interface {
 
 // Config configures Sessions.
 type Config struct {
-	Store    Store
-	Dir      string       // where the files go, one per upload; made on first use
+	Store Store
+	// Media holds the bytes, one file per upload under blob.UploadKey. A
+	// resumable upload writes by offsets into a local file, so the store is
+	// a local one (the data directory's blob.Dir).
+	Media    blob.Local
 	MaxBytes int64        // largest file; 0 = DefaultMaxBytes
 	Logger   *slog.Logger // nil = discard
 }
@@ -55,7 +59,7 @@ type Config struct {
 // newest takes over (turns).
 type Sessions struct {
 	store      Store
-	dir        string
+	media      blob.Local
 	maxBytes   int64
 	checkpoint int64 // bytes between progress records of a long PUT
 	log        *slog.Logger
@@ -70,7 +74,7 @@ func New(cfg Config) *Sessions {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sessions{store: cfg.Store, dir: cfg.Dir, maxBytes: cfg.MaxBytes, checkpoint: defaultCheckpointBytes, log: cfg.Logger}
+	return &Sessions{store: cfg.Store, media: cfg.Media, maxBytes: cfg.MaxBytes, checkpoint: defaultCheckpointBytes, log: cfg.Logger}
 }
 
 // Status is what the storage holds of an upload.
@@ -94,15 +98,15 @@ type Request struct {
 // Create records a new upload of the org and user, with no session and no
 // bytes yet.
 func (s *Sessions) Create(ctx context.Context, orgID, userID string) (*store.Upload, error) {
-	dir, err := filepath.Abs(s.dir)
+	up := &store.Upload{ID: store.NewID("up_"), OrgID: orgID, UserID: userID, Total: -1}
+	up.Key = blob.UploadKey(up.ID)
+	path, err := s.file(up)
 	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
+		err = os.MkdirAll(filepath.Dir(path), 0o755)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("uploads directory: %w", err)
 	}
-	up := &store.Upload{ID: store.NewID("up_"), OrgID: orgID, UserID: userID, Total: -1}
-	up.Path = filepath.Join(dir, up.ID+".bin")
 	if err := s.store.SaveUpload(ctx, up); err != nil {
 		return nil, err
 	}
@@ -123,7 +127,11 @@ func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string
 	if up.Complete {
 		return "", fmt.Errorf("upload %s is %w; create a new upload link for another file", up.ID, ErrComplete)
 	}
-	if err := emptyFile(up.Path); err != nil {
+	path, err := s.file(up)
+	if err == nil {
+		err = emptyFile(path)
+	}
+	if err != nil {
 		return "", err
 	}
 	up.SessionID = store.NewID("ses_")
@@ -202,7 +210,11 @@ func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length in
 	if total < up.Received {
 		return Status{}, refuse("Content-Range", "TOTAL %d is below the %d bytes the storage holds", total, up.Received)
 	}
-	if err := cutFile(up.Path, up.Received); err != nil {
+	path, err := s.file(up)
+	if err == nil {
+		err = cutFile(path, up.Received)
+	}
+	if err != nil {
 		return Status{}, fmt.Errorf("upload %s: %w", up.ID, err)
 	}
 	if up.Total < 0 {
@@ -351,7 +363,11 @@ func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange,
 func (s *Sessions) save(ctx context.Context, up *store.Upload) error {
 	err := s.store.SaveUpload(ctx, up)
 	if errors.Is(err, store.ErrNotFound) {
-		if rmErr := os.Remove(up.Path); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+		path, rmErr := s.file(up)
+		if rmErr == nil {
+			rmErr = os.Remove(path)
+		}
+		if rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
 			s.log.Warn("upload expired during a request; its file stays", "upload", up.ID, "err", rmErr)
 		}
 		return lookupError("upload", up.ID, err)
@@ -371,14 +387,19 @@ func (s *Sessions) receive(ctx context.Context, up *store.Upload, sp span, body 
 		}
 	}
 	var got received
-	got.written, got.readErr, got.writeErr = writeAt(up.Path, sp.off, body, sp.most+1, s.checkpoint, checkpoint)
+	path, err := s.file(up)
+	if err != nil {
+		got.writeErr = err
+		return got
+	}
+	got.written, got.readErr, got.writeErr = writeAt(path, sp.off, body, sp.most+1, s.checkpoint, checkpoint)
 	got.tooMany = got.written > sp.most
 	up.Received = sp.off + got.written
 	if got.writeErr != nil || got.tooMany {
 		// What reached the disk is unsure, or was never announced: keep only
 		// what came before, on disk as in the record.
 		up.Received = sp.off
-		if err := cutFile(up.Path, sp.off); err != nil {
+		if err := cutFile(path, sp.off); err != nil {
 			s.log.Error("upload: dropping a failed PUT's bytes", "upload", up.ID, "err", err)
 		}
 	}
@@ -418,4 +439,9 @@ func expected(n int64) string {
 		return "an unknown number of"
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// file is the local file of up's bytes.
+func (s *Sessions) file(up *store.Upload) (string, error) {
+	return s.media.LocalPath(up.Key)
 }

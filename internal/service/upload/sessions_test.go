@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -77,7 +78,27 @@ const testLimit = 100
 func newTestSessions(t *testing.T) (*Sessions, *memStore) {
 	t.Helper()
 	m := newMemStore()
-	return New(Config{Store: m, Dir: t.TempDir(), MaxBytes: testLimit}), m
+	return New(Config{Store: m, Media: testMedia(t, t.TempDir()), MaxBytes: testLimit}), m
+}
+
+// testMedia is the data directory's store over root.
+func testMedia(t *testing.T, root string) *blob.Dir {
+	t.Helper()
+	d, err := blob.NewDir(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// localFile is the file of up's bytes.
+func localFile(t *testing.T, s *Sessions, up *store.Upload) string {
+	t.Helper()
+	p, err := s.file(up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // held is an upload's record and file at one moment.
@@ -97,7 +118,7 @@ func withUpload(t *testing.T, s *Sessions, m *memStore, h held) *store.Upload {
 	}
 	up.SessionID = "ses_" + up.ID
 	up.Received, up.Total, up.Complete = h.received, h.total, h.complete
-	if err := os.WriteFile(up.Path, []byte(h.file), 0o600); err != nil {
+	if err := os.WriteFile(localFile(t, s, up), []byte(h.file), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.SaveUpload(t.Context(), up); err != nil {
@@ -107,10 +128,10 @@ func withUpload(t *testing.T, s *Sessions, m *memStore, h held) *store.Upload {
 }
 
 // heldNow reads back the record and the file of an upload.
-func heldNow(t *testing.T, m *memStore, id string) held {
+func heldNow(t *testing.T, s *Sessions, m *memStore, id string) held {
 	t.Helper()
 	up := m.record(t, id)
-	data, err := os.ReadFile(up.Path)
+	data, err := os.ReadFile(localFile(t, s, &up))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +272,7 @@ func TestPut(t *testing.T) {
 					t.Fatalf("Put = %+v, %v; want %+v", got, err, c.status)
 				}
 			}
-			now := heldNow(t, m, up.ID)
+			now := heldNow(t, s, m, up.ID)
 			if now != c.want {
 				t.Errorf("after the PUT %+v, want %+v", now, c.want)
 			}
@@ -286,7 +307,7 @@ func TestPutResumes(t *testing.T) {
 			t.Fatalf("step %d: %+v, %v; want %d bytes held, ok %v", i, got, err, st.received, st.ok)
 		}
 	}
-	if now := heldNow(t, m, up.ID); !now.complete || now.file != "0123456789abcdefghijKLMNOPQRST" {
+	if now := heldNow(t, s, m, up.ID); !now.complete || now.file != "0123456789abcdefghijKLMNOPQRST" {
 		t.Errorf("after the resume %+v", now)
 	}
 }
@@ -327,10 +348,10 @@ func TestPutFailures(t *testing.T) {
 		s, m := newTestSessions(t)
 		up := withUpload(t, s, m, held{received: 4, total: 10, file: "abcd"})
 		// The file's place taken by a directory: it cannot be opened for writing.
-		if err := os.Remove(up.Path); err != nil {
+		if err := os.Remove(localFile(t, s, up)); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Mkdir(up.Path, 0o700); err != nil {
+		if err := os.Mkdir(localFile(t, s, up), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		_, err := s.Put(t.Context(), up.SessionID, put("bytes 4-5/10", "ef"))
@@ -353,7 +374,7 @@ func TestPutFailures(t *testing.T) {
 		if err == nil || errors.As(err, &re) {
 			t.Fatalf("error %v, want a failure of the disk", err)
 		}
-		if now := heldNow(t, m, up.ID); now != (held{received: 4, total: 10, file: "abcd"}) {
+		if now := heldNow(t, s, m, up.ID); now != (held{received: 4, total: 10, file: "abcd"}) {
 			t.Errorf("after the failed write %+v, want the 4 bytes held before it and nothing more on disk", now)
 		}
 	})
@@ -396,20 +417,20 @@ func limitFileSize(t *testing.T, n uint64) {
 
 func TestCreate(t *testing.T) {
 	m := newMemStore()
-	dir := filepath.Join(t.TempDir(), "uploads") // made on first use
-	s := New(Config{Store: m, Dir: dir})
+	root := t.TempDir()
+	s := New(Config{Store: m, Media: testMedia(t, root)})
 	up, err := s.Create(t.Context(), "org-a", "user-a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(up.ID, "up_") || up.OrgID != "org-a" || up.UserID != "user-a" || up.Total != -1 ||
-		up.SessionID != "" || up.Path != filepath.Join(dir, up.ID+".bin") {
+		up.SessionID != "" || up.Key != "uploads/"+up.ID+".bin" || localFile(t, s, up) != filepath.Join(root, "uploads", up.ID+".bin") {
 		t.Errorf("created %+v", up)
 	}
 	if rec := m.record(t, up.ID); rec != *up {
 		t.Errorf("recorded %+v, want %+v", rec, *up)
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	if st, err := os.Stat(filepath.Join(root, "uploads")); err != nil || !st.IsDir() {
 		t.Errorf("uploads directory: %v", err)
 	}
 }
@@ -424,7 +445,7 @@ func TestStart(t *testing.T) {
 		t.Fatalf("Start = %q, %v; want a new session id", sid, err)
 	}
 	// The upload starts over, and the old session no longer takes bytes.
-	if now := heldNow(t, m, up.ID); now != (held{total: -1}) {
+	if now := heldNow(t, s, m, up.ID); now != (held{total: -1}) {
 		t.Errorf("after a new start %+v, want nothing held", now)
 	}
 	if _, err := s.Put(t.Context(), old, put("bytes 4-5/10", "ef")); !errors.Is(err, ErrNotFound) {
@@ -507,7 +528,7 @@ func TestNewerRequestTakesOver(t *testing.T) {
 			if err := <-stalled; !errors.As(err, &re) || !strings.Contains(err.Error(), "a newer request on this upload took over after 2 of 8 bytes") {
 				t.Errorf("stalled PUT: %v, want a *RequestError saying it was taken over", err)
 			}
-			if now := heldNow(t, m, up.ID); now != c.after {
+			if now := heldNow(t, s, m, up.ID); now != c.after {
 				t.Errorf("after the takeover %+v, want %+v", now, c.after)
 			}
 		})
@@ -525,7 +546,7 @@ func TestUploadExpiredDuringAPutLeavesNoFile(t *testing.T) {
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("Put = %v, want ErrNotFound", err)
 	}
-	if _, err := os.Stat(up.Path); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(localFile(t, s, up)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the file of the expired upload stays: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ func TestWithStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	s := New(Config{Store: st, Dir: t.TempDir()})
+	s := New(Config{Store: st, Media: testMedia(t, t.TempDir())})
 
 	up, err := s.Create(t.Context(), "org-a", "user-a")
 	if err != nil {
@@ -46,7 +46,7 @@ func TestWithStore(t *testing.T) {
 	if err != nil || !rec.Complete || rec.Received != 12 || rec.Total != 12 || rec.SessionID != sid {
 		t.Fatalf("stored record %+v, %v", rec, err)
 	}
-	if data, err := os.ReadFile(rec.Path); err != nil || string(data) != "hello, world" {
+	if data, err := os.ReadFile(localFile(t, s, rec)); err != nil || string(data) != "hello, world" {
 		t.Errorf("file %q, %v", data, err)
 	}
 	if _, err := s.Start(t.Context(), up.ID); !errors.Is(err, ErrComplete) {

@@ -1,0 +1,33 @@
+package blob
+
+// The layout of the keys, the same as the data directory's before keys:
+//
+//	media/<projectId>/source.mp4         a project's imported source
+//	media/<projectId>/<clipId>.mp4 ...   its renders and captions
+//	uploads/<uploadId>.bin               a resumable upload's bytes
+//	published/<postAccountId>/<postId>/  a post published to the "dir" destination
+const (
+	mediaRoot     = "media/"
+	uploadsRoot   = "uploads/"
+	publishedRoot = "published/"
+)
+
+// MediaKey is the key of file among project's media.
+func MediaKey(project, file string) string { return mediaRoot + project + "/" + file }
+
+// MediaPrefix is the prefix of every object of project's media.
+func MediaPrefix(project string) string { return mediaRoot + project + "/" }
+
+// UploadKey is the key of upload's bytes.
+func UploadKey(upload string) string { return uploadsRoot + upload + ".bin" }
+
+// PublishedKey is the key of file of a post published to the "dir"
+// destination; PublishedKey(account, post, "") is the post's prefix
+// without its trailing slash, the location a receipt names.
+func PublishedKey(account, post, file string) string {
+	k := publishedRoot + account + "/" + post
+	if file != "" {
+		k += "/" + file
+	}
+	return k
+}
