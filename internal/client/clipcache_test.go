@@ -68,10 +68,11 @@ func clipTest(t *testing.T, cs *clipService) *Client {
 	return c
 }
 
-// readCensor reads censor job id's status, as a censor job resource does.
-func readCensor(t *testing.T, c *Client, id string) {
+// readCensor reads the status of censor job id of project projectID, as a
+// censor job resource does.
+func readCensor(t *testing.T, c *Client, id, projectID string) {
 	t.Helper()
-	if _, err := c.GetCensorJob(t.Context(), id); err != nil {
+	if _, err := c.GetCensorJob(t.Context(), id, projectID); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -151,10 +152,10 @@ func TestCensorJobInvalidatesTheListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	listP1(t, c) // the job runs: listed anew, not kept
-	readCensor(t, c, "cj1")
+	readCensor(t, c, "cj1", "p1")
 	listP1(t, c)
 	cs.set(func(cs *clipService) { cs.censor = apitypes.CensorConcluded })
-	readCensor(t, c, "cj1")
+	readCensor(t, c, "cj1", "p1")
 	listP1(t, c) // the censored clip: listed once more, then kept
 	listP1(t, c)
 	if n := cs.count(); n != 4 {
@@ -178,14 +179,52 @@ func TestVisibilityChangeDropsTheListing(t *testing.T) {
 	}
 }
 
-// The end of a censor job this process did not create drops every listing.
-func TestForeignCensorJobEndDropsListings(t *testing.T) {
+// A censor job this process did not create, first seen ended (an earlier
+// run's job, read on refresh), drops no listing: censoring changed the
+// files behind the addresses, no field of the listing. A refresh reading it
+// after the project's clips lists them once.
+func TestForeignCensorJobSeenEndedKeepsTheListing(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorConcluded}
 	c := clipTest(t, cs)
 	listP1(t, c)
-	readCensor(t, c, "cj-other")
+	readCensor(t, c, "cj-other", "p1")
+	readCensor(t, c, "cj-another", "p1")
 	listP1(t, c)
-	readCensor(t, c, "cj-other") // once per job
+	if n := cs.count(); n != 1 {
+		t.Fatalf("listings %d, want 1", n)
+	}
+}
+
+// A censor job of another process seen in flight is followed like one
+// created here: the project's listing is dropped and not kept until the job
+// is seen to end, which drops it again.
+func TestForeignCensorJobInFlightIsFollowed(t *testing.T) {
+	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorProcessing}
+	c := clipTest(t, cs)
+	listP1(t, c)
+	readCensor(t, c, "cj-other", "p1")
+	listP1(t, c) // the job runs: listed anew, not kept
+	listP1(t, c)
+	cs.set(func(cs *clipService) { cs.censor = apitypes.CensorConcluded })
+	readCensor(t, c, "cj-other", "p1")
+	listP1(t, c) // listed once more, then kept
+	listP1(t, c)
+	readCensor(t, c, "cj-other", "p1") // its end is learned once
+	listP1(t, c)
+	if n := cs.count(); n != 4 {
+		t.Fatalf("listings %d, want 4 (before, twice during, once after the job)", n)
+	}
+}
+
+// The end of a censor job whose project the caller does not name drops
+// every listing, once per job.
+func TestCensorJobOfUnknownProjectDropsListings(t *testing.T) {
+	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorConcluded}
+	c := clipTest(t, cs)
+	listP1(t, c)
+	readCensor(t, c, "cj-other", "")
+	listP1(t, c)
+	readCensor(t, c, "cj-other", "") // once per job
 	listP1(t, c)
 	if n := cs.count(); n != 2 {
 		t.Fatalf("listings %d, want 2", n)
