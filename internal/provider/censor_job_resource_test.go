@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -159,23 +157,14 @@ func TestAccCensorJob_outage(t *testing.T) {
 	env := testAccSetup(t)
 	_, clips := env.completeProject(t)
 	const outageReads = 6 // one call makes 5 attempts
-	upstream, err := url.Parse(env.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	forward := httputil.NewSingleHostReverseProxy(upstream)
 	var refused atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxied := accEnv{URL: proxyTo(t, env.URL, func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/censor-jobs/") && refused.Add(1) <= outageReads {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"errorName":"Service Unavailable","errorMessage":"restarting"}`))
-			return
+			writeAPIError(w, http.StatusServiceUnavailable, "Service Unavailable", "restarting")
+			return true
 		}
-		forward.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	proxied := accEnv{URL: srv.URL}
+		return false
+	})}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders(),
 		Steps: []resource.TestStep{{
