@@ -2,12 +2,18 @@
 # Installs what `make demo` and `make test` need on a fresh machine, or says
 # exactly what to install where it cannot. Usage: ensure-tools.sh TOOL...
 # Tools: ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint
+#        postgres minio (the scale-out tests' real servers)
 set -euo pipefail
 
 GOBIN="$(go env GOPATH)/bin"
 export PATH="$GOBIN:$PATH"
 TERRAFORM_VERSION=v1.5.7
 GOLANGCI_VERSION=v2.15.0
+# MinIO publishes no module versions, only commits: pinned to one. AGPL: a
+# test server the scale-out tests start, never linked into clipperd.
+MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
+# The role and database the PostgreSQL tests use (CLIPPERD_TEST_POSTGRES).
+PG_TEST_URL="postgres://clipper:clipper@127.0.0.1:5432/clipper_test?sslmode=disable"
 apt_updated=""
 
 need_apt() { # package...
@@ -80,6 +86,30 @@ for tool in "$@"; do
         echo ">> go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_VERSION" >&2
         go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_VERSION" >&2 || {
           echo "missing: golangci-lint v2. See https://golangci-lint.run/welcome/install/" >&2; exit 1; }
+      fi ;;
+    postgres)
+      # Debian's PostgreSQL, a cluster started with pg_ctlcluster (nothing
+      # runs one for us) and a test role that may create the per-test
+      # databases. Prints nothing else: the URL is $PG_TEST_URL.
+      command -v pg_lsclusters >/dev/null && [ -n "$(pg_lsclusters -h 2>/dev/null)" ] || need_apt postgresql
+      if [ "$(id -u)" = 0 ]; then as_pg="runuser -u postgres --"; else as_pg="sudo -n -u postgres"; fi
+      read -r pg_ver pg_cluster pg_port pg_status _ <<<"$(pg_lsclusters -h | head -n1)"
+      if [ "$pg_status" != online ]; then
+        echo ">> pg_ctlcluster $pg_ver $pg_cluster start" >&2
+        if [ "$(id -u)" = 0 ]; then pg_ctlcluster "$pg_ver" "$pg_cluster" start >&2; else sudo -n pg_ctlcluster "$pg_ver" "$pg_cluster" start >&2; fi
+      fi
+      [ "$pg_port" = 5432 ] || { echo "ensure-tools: PostgreSQL cluster listens on $pg_port, the tests expect 5432" >&2; exit 1; }
+      $as_pg psql -qtAc "SELECT 1 FROM pg_roles WHERE rolname='clipper'" | grep -q 1 ||
+        $as_pg psql -qc "CREATE ROLE clipper LOGIN CREATEDB PASSWORD 'clipper'" >&2
+      $as_pg psql -qtAc "SELECT 1 FROM pg_database WHERE datname='clipper_test'" | grep -q 1 ||
+        $as_pg psql -qc "CREATE DATABASE clipper_test OWNER clipper" >&2 ;;
+    minio)
+      # Built once per machine (about 7 minutes and 1.5 GB); the tests start
+      # it on a loopback port with a temporary directory.
+      if ! command -v minio >/dev/null; then
+        echo ">> go install github.com/minio/minio@$MINIO_VERSION" >&2
+        go install "github.com/minio/minio@$MINIO_VERSION" >&2 || {
+          echo "missing: minio. Install it and put it on PATH." >&2; exit 1; }
       fi ;;
     *) echo "ensure-tools: unknown tool $tool" >&2; exit 2 ;;
   esac

@@ -369,6 +369,10 @@ type ImportPref struct {
 	SourceLang string `json:"sourceLang,omitempty"`
 }
 
+// SourceLangAuto is the sourceLang that detects the language, the documented
+// default when importPref or its sourceLang is absent.
+const SourceLangAuto = "auto"
+
 // ConclusionAction is an item of conclusionActions.
 type ConclusionAction struct {
 	Type          string `json:"type"`

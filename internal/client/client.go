@@ -38,12 +38,15 @@ type Config struct {
 	RequestsPerMinute int    // default 30
 	// MaxConcurrentProjects is the organization's cap on projects in flight
 	// (default 4, the Pro Beta and Max plans; 50 on Business). Creates wait
-	// for a free slot in this process instead of being refused.
+	// for a free slot among the clients of Shared instead of being refused.
 	MaxConcurrentProjects int
 	ReadTimeout           time.Duration // per attempt of a GET; default 30s
 	UserAgent             string        // default "terraform-provider-clipper/dev"
 	HTTPClient            *http.Client  // optional
 	Logger                Logger        // optional; nil = no logging
+	// Shared is the state this client shares with the other clients built
+	// with it (see Shared); nil = a Shared of this client's own.
+	Shared *Shared
 }
 
 // Logger receives request/response logs; the provider adapts it to tflog. The
@@ -74,8 +77,8 @@ type Client struct {
 	http      *http.Client
 	log       Logger
 	limiter   *sharedLimiter
-	slots     *slotPool  // the organization's concurrent-project slots in this process
-	clips     *clipCache // listings of COMPLETE projects, shared in this process
+	slots     *slotPool  // the organization's concurrent-project slots, shared through Config.Shared
+	clips     *clipCache // listings of COMPLETE projects, shared through Config.Shared
 	pace      *paceModel // what waits learned about processing times
 	policy    retryPolicy
 	chunkSize int64         // upload chunk size in bytes
@@ -85,8 +88,8 @@ type Client struct {
 }
 
 // New checks cfg, applies defaults and returns a Client. Clients created with
-// the same BaseURL and APIKey share one rate limiter; with the same OrgID
-// too, they share the concurrent-project slots, the clip listings of
+// the same Shared, BaseURL and APIKey share one rate limiter; with the same
+// OrgID too, they share the concurrent-project slots, the clip listings of
 // COMPLETE projects and the processing times learned.
 func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.APIKey) == "" {
@@ -136,7 +139,11 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
-	org := orgStateFor(base, cfg.APIKey, cfg.OrgID, maxConcurrent)
+	shared := cfg.Shared
+	if shared == nil {
+		shared = new(Shared)
+	}
+	org := shared.org(base, cfg.APIKey, cfg.OrgID, maxConcurrent)
 	return &Client{
 		baseURL:   base,
 		baseHost:  u.Scheme + "://" + u.Host,
@@ -145,7 +152,7 @@ func New(cfg Config) (*Client, error) {
 		userAgent: ua,
 		http:      hc,
 		log:       cfg.Logger,
-		limiter:   limiterFor(base, cfg.APIKey, rpm),
+		limiter:   shared.limiter(base, cfg.APIKey, rpm),
 		slots:     org.slots,
 		clips:     org.clips,
 		pace:      org.pace,

@@ -2,15 +2,15 @@ package client
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/loadonce"
 )
 
 // clipCache holds the clip listing of each COMPLETE project, read once per
-// process: a COMPLETE project's clips no longer change, so the
-// clip_project resource counting them and every data source listing them
+// Shared (one provider run): a COMPLETE project's clips no longer change, so
+// the clip_project resource counting them and every data source listing them
 // share one listing (single-flight: concurrent readers wait for the one
 // request in progress).
 //
@@ -19,27 +19,16 @@ import (
 // end, which drops the listing again.
 type clipCache struct {
 	mu       sync.Mutex
-	complete map[string]bool           // projects seen COMPLETE
-	entries  map[string]*clipListing   // by project id
-	censors  map[string]string         // censor jobs created here and not seen to end: job id -> project id
-	busy     map[string]int            // censor jobs in flight per project
-	ended    map[string]bool           // censor jobs of other processes already seen ended
-	pending  map[*clipListing]struct{} // listings in progress, so an invalidation reaches them
-}
-
-// clipListing is one project's listing, in progress until done is closed.
-type clipListing struct {
-	done  chan struct{}
-	clips []apitypes.ExportableClip
-	err   error
-	stale bool // invalidated while in progress: answered to its readers, not kept
+	complete map[string]bool                                 // projects seen COMPLETE
+	censors  map[string]string                               // censor jobs created here and not seen to end: job id -> project id
+	busy     map[string]int                                  // censor jobs in flight per project
+	ended    map[string]bool                                 // censor jobs of other processes already seen ended
+	listings loadonce.Map[string, []apitypes.ExportableClip] // by project id
 }
 
 func newClipCache() *clipCache {
 	return &clipCache{
-		complete: map[string]bool{}, entries: map[string]*clipListing{},
-		censors: map[string]string{}, busy: map[string]int{}, ended: map[string]bool{},
-		pending: map[*clipListing]struct{}{},
+		complete: map[string]bool{}, censors: map[string]string{}, busy: map[string]int{}, ended: map[string]bool{},
 	}
 }
 
@@ -60,47 +49,33 @@ func (cc *clipCache) saw(p *apitypes.Project) {
 // COMPLETE and no censor job of it is in flight, fetched once; otherwise
 // fetch's answer, uncached.
 func (cc *clipCache) list(ctx context.Context, id string, fetch func(context.Context) ([]apitypes.ExportableClip, error)) ([]apitypes.ExportableClip, error) {
-	for {
+	if !cc.cacheable(id) {
+		return fetch(ctx)
+	}
+	clips, err := cc.listings.Get(ctx, id, func(ctx context.Context) ([]apitypes.ExportableClip, error) {
+		clips, err := fetch(ctx)
+		// A stage or censor job seen since the check above is answered to
+		// this listing's readers but must not be kept.
 		cc.mu.Lock()
-		if !cc.complete[id] || cc.busy[id] > 0 {
-			cc.mu.Unlock()
-			return fetch(ctx)
-		}
-		e, ok := cc.entries[id]
-		if !ok {
-			e = &clipListing{done: make(chan struct{})}
-			cc.entries[id] = e
-			cc.pending[e] = struct{}{}
-			cc.mu.Unlock()
-			return cc.fill(ctx, id, e, fetch)
+		if !cc.cacheableLocked(id) {
+			cc.dropLocked(id)
 		}
 		cc.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-e.done:
-		}
-		// The reader that fetched may have been cancelled or timed out; that
-		// says nothing about this reader's request, which tries itself.
-		if !cancelled(e.err) {
-			return clone(e.clips), e.err
-		}
-	}
+		return clips, err
+	})
+	return clone(clips), err
 }
 
-// fill fetches e as the one reader that does; a failed or invalidated
-// listing is not kept.
-func (cc *clipCache) fill(ctx context.Context, id string, e *clipListing, fetch func(context.Context) ([]apitypes.ExportableClip, error)) ([]apitypes.ExportableClip, error) {
-	clips, err := fetch(ctx)
+// cacheable reports whether project id's listing may be kept: it was seen
+// COMPLETE and no censor job of it is in flight.
+func (cc *clipCache) cacheable(id string) bool {
 	cc.mu.Lock()
-	e.clips, e.err = clips, err
-	delete(cc.pending, e)
-	if (err != nil || e.stale) && cc.entries[id] == e {
-		delete(cc.entries, id)
-	}
-	close(e.done)
-	cc.mu.Unlock()
-	return clone(clips), err
+	defer cc.mu.Unlock()
+	return cc.cacheableLocked(id)
+}
+
+func (cc *clipCache) cacheableLocked(id string) bool {
+	return cc.complete[id] && cc.busy[id] == 0
 }
 
 // drop forgets project id's listing: its addresses were signed for the
@@ -113,12 +88,7 @@ func (cc *clipCache) drop(id string) {
 
 // dropLocked forgets project id's listing, including one in progress.
 func (cc *clipCache) dropLocked(id string) {
-	if e, ok := cc.entries[id]; ok {
-		if _, inProgress := cc.pending[e]; inProgress {
-			e.stale = true
-		}
-		delete(cc.entries, id)
-	}
+	cc.listings.Invalidate(id)
 }
 
 // censorStarting keeps project id out of the cache while a censor job is
@@ -163,9 +133,7 @@ func (cc *clipCache) censorStatus(jobID, status string) {
 		return
 	}
 	cc.ended[jobID] = true
-	for id := range cc.entries {
-		cc.dropLocked(id)
-	}
+	cc.listings.InvalidateAll()
 }
 
 func (cc *clipCache) endBusyLocked(projectID string) {
@@ -182,11 +150,6 @@ func censorEnded(status string) bool {
 		return true
 	}
 	return false
-}
-
-// cancelled reports whether err is a context's end rather than an answer.
-func cancelled(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // clone copies a listing's slice, so one reader's changes cannot reach the

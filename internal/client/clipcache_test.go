@@ -89,14 +89,15 @@ func listP1(t *testing.T, c *Client) []apitypes.ExportableClip {
 }
 
 // Readers of a COMPLETE project (the resource counting its clips, data
-// sources listing them), concurrent or not, and clients of the same process
+// sources listing them), concurrent or not, and clients of the same Shared
 // share one listing; each gets its own copy.
 func TestCompleteProjectIsListedOncePerProcess(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageComplete, release: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(cs.serve))
 	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
-	other := newTestClient(t, srv.URL, nil) // the same key and org: the same cache
+	shared := sharing(new(Shared))
+	c := newTestClient(t, srv.URL, shared)
+	other := newTestClient(t, srv.URL, shared) // the same Shared, key and org: the same cache
 	if _, err := c.GetProject(t.Context(), "p1"); err != nil {
 		t.Fatal(err)
 	}
@@ -188,5 +189,30 @@ func TestForeignCensorJobEndDropsListings(t *testing.T) {
 	listP1(t, c)
 	if n := cs.count(); n != 2 {
 		t.Fatalf("listings %d, want 2", n)
+	}
+}
+
+// A listing in progress when the visibility changes is answered to its
+// reader but not kept: it may hold addresses signed for the old visibility.
+func TestListingInvalidatedInProgressIsNotKept(t *testing.T) {
+	cs := &clipService{stage: apitypes.StageComplete, release: make(chan struct{})}
+	c := clipTest(t, cs)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		listP1(t, c)
+	}()
+	for cs.count() == 0 {
+		runtime.Gosched()
+	}
+	if _, err := c.UpdateProjectVisibility(t.Context(), "p1", "PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	close(cs.release)
+	<-done
+	listP1(t, c) // listed anew, then kept
+	listP1(t, c)
+	if n := cs.count(); n != 2 {
+		t.Fatalf("listings %d, want 2 (the one in progress, once after the change)", n)
 	}
 }

@@ -64,7 +64,7 @@ func (c *Client) ListExportableClipsPage(ctx context.Context, f ClipFilter, page
 }
 
 // ListExportableClips follows every page; a page shorter than PageSize is the
-// last. A project's listing is read once per process when this process has
+// last. A project's listing is read once per Shared when a client of it has
 // seen the project COMPLETE (see clipCache); every caller gets its own copy.
 func (c *Client) ListExportableClips(ctx context.Context, f ClipFilter) ([]apitypes.ExportableClip, error) {
 	_, size, err := f.query(1)

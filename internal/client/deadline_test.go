@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +60,12 @@ func TestGetAgainstASilentServerEndsAtTheReadTimeout(t *testing.T) {
 	}
 	if n := accepted(); n != fastPolicy.maxAttempts {
 		t.Fatalf("connections %d, want one per attempt (%d)", n, fastPolicy.maxAttempts)
+	}
+	// The caller's own timeout had not ended: the error says what did.
+	var te *TransportError
+	if !errors.As(err, &te) || te.Attempts != fastPolicy.maxAttempts ||
+		!strings.Contains(err.Error(), "no answer within the 20ms each attempt waits") {
+		t.Fatalf("want a transport error naming the attempts and their deadline, got %v", err)
 	}
 }
 

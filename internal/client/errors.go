@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,6 +108,44 @@ func IsNotFound(err error) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound
 }
+
+// IsTransient reports whether err says nothing about the request's subject,
+// only that the service could not be asked right now: no whole answer came
+// back (a refused, reset or dropped connection, a timeout, an EOF), or the
+// answer was a 5xx, 408 or 429. Any other answer (404, 401, 400, the monthly
+// cap, a body that does not decode) is the service's word and is not.
+func IsTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode >= 500 || ae.StatusCode == http.StatusRequestTimeout || ae.StatusCode == http.StatusTooManyRequests
+	}
+	var te *TransportError
+	return errors.As(err, &te)
+}
+
+// TransportError is a call that got no whole answer after its attempts: the
+// connection failed, was cut off or timed out.
+type TransportError struct {
+	Method, Path   string
+	Attempts       int
+	AttemptTimeout time.Duration // the deadline of each attempt, 0 if none
+	Err            error         // the last attempt's failure
+}
+
+// Error names the last attempt's failure; when that was the attempt's own
+// deadline, it says so, since the operation's timeout had not ended.
+func (e *TransportError) Error() string {
+	msg := fmt.Sprintf("%s %s: after %d attempt(s): %v", e.Method, e.Path, e.Attempts, e.Err)
+	if e.AttemptTimeout > 0 && errors.Is(e.Err, context.DeadlineExceeded) {
+		msg += fmt.Sprintf(" (no answer within the %s each attempt waits)", e.AttemptTimeout)
+	}
+	return msg
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
 
 // IsQuotaExceeded reports whether err is (or wraps) the 402 QuotaExceed
 // answer, the spec's only 402: a collection create over the account's quota.

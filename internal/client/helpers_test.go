@@ -22,7 +22,7 @@ var fastPolicy = retryPolicy{
 	capMax:      4 * time.Millisecond,
 }
 
-// testKey is unique per test so tests never share a process-wide limiter.
+// testKey is an API key of the live form, unique to t.
 func testKey(t *testing.T) string {
 	return "sk-live-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-9f8e7d6c5b4a"
 }
@@ -40,6 +40,11 @@ func newTestClient(t *testing.T, base string, mod func(*Config)) *Client {
 	}
 	c.policy = fastPolicy
 	return c
+}
+
+// sharing sets a client's Shared, for tests of what clients share.
+func sharing(s *Shared) func(*Config) {
+	return func(c *Config) { c.Shared = s }
 }
 
 // writeJSON answers v with status.

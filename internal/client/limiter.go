@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -15,10 +13,10 @@ import (
 // the wire than the one a minute before it must still land outside its window.
 const limitWindow = time.Minute + time.Second
 
-// sharedLimiter is the one rate limiter of a (BaseURL, APIKey) pair in this
-// process. Terraform runs resources in parallel and the provider may build
-// several clients; the service counts requests per key, so all of them must
-// draw from the same window.
+// sharedLimiter is the one rate limiter of a (BaseURL, APIKey) pair among the
+// clients of one Shared. Terraform runs resources in parallel and the
+// provider may build several clients; the service counts requests per key,
+// so all of them must draw from the same window.
 //
 // It is a sliding-window log: a request is admitted when fewer than size
 // requests were admitted in the last limitWindow. That keeps every sliding
@@ -34,29 +32,9 @@ type sharedLimiter struct {
 	now   func() time.Time
 }
 
-var (
-	limitersMu sync.Mutex
-	limiters   = map[string]*sharedLimiter{}
-)
-
-// limiterFor returns the process-wide limiter of base+key, creating it on first
-// use. The key is hashed so the registry does not keep API keys as map keys. If
-// a later client asks for a lower rate, the shared limiter slows down to it.
-func limiterFor(base, apiKey string, rpm int) *sharedLimiter {
-	sum := sha256.Sum256([]byte(base + "\x00" + apiKey))
-	k := hex.EncodeToString(sum[:])
-	rpm = max(rpm, 1)
-	limitersMu.Lock()
-	defer limitersMu.Unlock()
-	if l, ok := limiters[k]; ok {
-		l.mu.Lock()
-		l.size = min(l.size, rpm)
-		l.mu.Unlock()
-		return l
-	}
-	l := &sharedLimiter{size: rpm, now: time.Now}
-	limiters[k] = l
-	return l
+// newSharedLimiter is a limiter admitting rpm requests per window.
+func newSharedLimiter(rpm int) *sharedLimiter {
+	return &sharedLimiter{size: rpm, now: time.Now}
 }
 
 // rateLimited reports whether path is one the service rate-limits: its core

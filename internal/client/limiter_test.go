@@ -12,10 +12,11 @@ import (
 )
 
 func TestClientsShareOneLimiterPerBaseAndKey(t *testing.T) {
-	a := newTestClient(t, "http://svc.test", nil)
-	b := newTestClient(t, "http://svc.test/", nil) // trailing slash: same service
-	other := newTestClient(t, "http://svc.test", func(c *Config) { c.APIKey = testKey(t) + "-other" })
-	elsewhere := newTestClient(t, "http://svc2.test", nil)
+	shared := sharing(new(Shared))
+	a := newTestClient(t, "http://svc.test", shared)
+	b := newTestClient(t, "http://svc.test/", shared) // trailing slash: same service
+	other := newTestClient(t, "http://svc.test", func(c *Config) { shared(c); c.APIKey = testKey(t) + "-other" })
+	elsewhere := newTestClient(t, "http://svc2.test", shared)
 	if a.limiter != b.limiter {
 		t.Fatal("clients with the same base URL and key have different limiters")
 	}
@@ -32,10 +33,11 @@ func TestSharedLimiterHoldsBackSecondClient(t *testing.T) {
 		writeJSON(w, 200, apitypes.Project{ID: "p1"})
 	}))
 	defer srv.Close()
-	slow := func(c *Config) { c.RequestsPerMinute = 1 }
+	shared := sharing(new(Shared))
+	slow := func(c *Config) { shared(c); c.RequestsPerMinute = 1 }
 	a := newTestClient(t, srv.URL, slow)
 	b := newTestClient(t, srv.URL, slow)
-	other := newTestClient(t, srv.URL, func(c *Config) { c.RequestsPerMinute = 1; c.APIKey = testKey(t) + "-other" })
+	other := newTestClient(t, srv.URL, func(c *Config) { slow(c); c.APIKey = testKey(t) + "-other" })
 
 	if _, err := a.GetProject(context.Background(), "p1"); err != nil {
 		t.Fatal(err)
@@ -105,8 +107,9 @@ func TestPauseHoldsBackEveryEndpoint(t *testing.T) {
 }
 
 func TestLowerRateWins(t *testing.T) {
-	a := newTestClient(t, "http://svc.test", func(c *Config) { c.RequestsPerMinute = 600 })
-	newTestClient(t, "http://svc.test", func(c *Config) { c.RequestsPerMinute = 61 })
+	shared := sharing(new(Shared))
+	a := newTestClient(t, "http://svc.test", func(c *Config) { shared(c); c.RequestsPerMinute = 600 })
+	newTestClient(t, "http://svc.test", func(c *Config) { shared(c); c.RequestsPerMinute = 61 })
 	if got := a.limiter.size; got != 61 {
 		t.Fatalf("shared limit %d, want the lower 61", got)
 	}

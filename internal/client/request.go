@@ -44,6 +44,9 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 	if err != nil {
 		return err
 	}
+	if pc.method == http.MethodGet {
+		pc.attemptLimit = c.readLimit
+	}
 	var (
 		t       tally
 		lastErr error // why the previous attempt failed, kept if ctx ends before the next
@@ -84,6 +87,9 @@ type preparedCall struct {
 	payload []byte // nil when there is no body
 	target  string // absolute URL with the query
 	logPath string // path and query, as logged
+	// attemptLimit is the deadline of each attempt (GETs), named when
+	// every attempt ran out of it.
+	attemptLimit time.Duration
 }
 
 func prepare(baseURL string, ac apiCall) (*preparedCall, error) {
@@ -228,7 +234,7 @@ func (pc *preparedCall) failure(r reply, lastErr error, n int) error {
 	case r.err == nil:
 		return r.apiErr
 	case !r.ctxEnded:
-		return fmt.Errorf("%s %s: after %d attempt(s): %w", pc.method, pc.path, n, r.err)
+		return &TransportError{Method: pc.method, Path: pc.path, Attempts: n, AttemptTimeout: pc.attemptLimit, Err: r.err}
 	case lastErr != nil:
 		return stopped(lastErr, r.err)
 	}

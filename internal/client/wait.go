@@ -21,7 +21,13 @@ type WaitOptions struct {
 
 // WaitForProject polls until COMPLETE (returns the project), STALLED (returns the project and a
 // *StalledError), or ctx is done (returns the last project seen and an error wrapping ctx.Err()
-// that names the last stage). isDeleted/isPurged projects end the wait with an error too.
+// that names the last stage). isDeleted/isPurged projects end the wait with an error too, and so
+// does an answer of the service to a poll (a 404, say).
+//
+// A poll that fails without the service's word on the project (IsTransient:
+// the service down or restarting, a 5xx, a timeout) says nothing about the
+// project, which goes on running on the service: the wait polls again on the
+// backoff curve, from PollInterval up to MaxPollInterval, until ctx ends.
 //
 // Polls are spaced by when the project should be done, as learned in this
 // process from the projects seen so far (paceModel): one poll when it is due,
@@ -42,7 +48,15 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 	defer c.pace.dropScout(id)
 	defer c.pace.forgetLook(id)
 	for {
-		d, wake := c.plan(w, time.Now())
+		var (
+			d    time.Duration
+			wake <-chan struct{}
+		)
+		if w.failures > 0 {
+			d = w.retryIn()
+		} else {
+			d, wake = c.plan(w, time.Now())
+		}
 		if err := sleepOrWake(ctx, d, wake); err != nil {
 			return w.last, w.interrupted(err)
 		}
@@ -51,8 +65,16 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 		}
 		p, err := c.GetProject(ctx, id)
 		if err != nil {
+			if ctx.Err() == nil && IsTransient(err) {
+				w.pollErr(err)
+				c.debug(ctx, "clipper project poll failed; riding it out", map[string]any{
+					"project_id": id, "failed_polls": w.failures, "error": err,
+				})
+				continue
+			}
 			return w.last, w.pollFailed(ctx, err)
 		}
+		w.failures, w.lastErr = 0, nil
 		w.saw(p, time.Now())
 		if over, err := waitOver(id, p); over {
 			return p, err
@@ -177,6 +199,8 @@ type projectWait struct {
 	anchored      bool
 	lastStage     apitypes.Stage
 	onStageChange func(p *apitypes.Project)
+	failures      int   // polls failed in a row without an answer about the project
+	lastErr       error // why the last of them failed
 }
 
 func newProjectWait(id string, opts WaitOptions) *projectWait {
@@ -236,8 +260,25 @@ func (w *projectWait) saw(p *apitypes.Project, at time.Time) {
 	}
 }
 
-// interrupted is the error of a wait cut short by ctx, naming the last stage.
+// pollErr records a poll that failed transiently.
+func (w *projectWait) pollErr(err error) {
+	w.failures++
+	w.lastErr = err
+}
+
+// retryIn is the wait before the poll after w.failures failed ones: the one
+// backoff curve, between the wait's first and longest intervals.
+func (w *projectWait) retryIn() time.Duration {
+	return backoff(w.failures, w.first, w.ceiling)
+}
+
+// interrupted is the error of a wait cut short by ctx, naming the last stage
+// and, when the polls were failing, why.
 func (w *projectWait) interrupted(err error) error {
+	if w.lastErr != nil {
+		return fmt.Errorf("waiting for project %s (last stage %s; the last %d poll(s) failed, the last with: %v): %w",
+			w.id, stageName(w.lastStage), w.failures, w.lastErr, err)
+	}
 	return fmt.Errorf("waiting for project %s (last stage %s): %w", w.id, stageName(w.lastStage), err)
 }
 

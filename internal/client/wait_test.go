@@ -149,3 +149,97 @@ func TestUnpacedPollsWithinAThirdOfTheAge(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitRidesOutAnOutage: polls that find the service gone (connections
+// dropped, then 503s) say nothing about the project, which the service goes
+// on running: the wait keeps polling past the call's attempts and ends
+// COMPLETE once the service answers again.
+func TestWaitRidesOutAnOutage(t *testing.T) {
+	var mu sync.Mutex
+	polls := 0
+	const outage = 12 // more failed attempts than two polls' worth of retries
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		polls++
+		n := polls
+		mu.Unlock()
+		switch {
+		case n <= outage/2:
+			dropConnection(t, w)
+		case n <= outage:
+			writeJSON(w, http.StatusServiceUnavailable, apitypes.ErrorBody{ErrorName: "Service Unavailable"})
+		default:
+			writeJSON(w, http.StatusOK, apitypes.Project{ID: "p1", Stage: apitypes.StageComplete})
+		}
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, nil)
+	known := &apitypes.Project{ID: "p1", Stage: apitypes.StageRender}
+	p, err := c.WaitForProject(t.Context(), "p1", WaitOptions{PollInterval: time.Millisecond, MaxPollInterval: 3 * time.Millisecond, Known: known})
+	if err != nil || p.Stage != apitypes.StageComplete {
+		t.Fatalf("wait through an outage: %v %+v", err, p)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if polls <= outage {
+		t.Fatalf("%d requests; the outage alone took %d", polls, outage)
+	}
+}
+
+// TestWaitOutageUntilTimeoutNamesCause: when the timeout ends during an
+// outage, the error names the timeout (so the provider says so) and the
+// poll failure the wait was riding out.
+func TestWaitOutageUntilTimeoutNamesCause(t *testing.T) {
+	c := newTestClient(t, refusedURL(t), nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	known := &apitypes.Project{ID: "p1", Stage: apitypes.StageCurate}
+	p, err := c.WaitForProject(ctx, "p1", WaitOptions{PollInterval: time.Millisecond, MaxPollInterval: 3 * time.Millisecond, Known: known})
+	if !errors.Is(err, context.DeadlineExceeded) || p != known {
+		t.Fatalf("got %v, %+v; want a deadline error and the known project", err, p)
+	}
+	for _, want := range []string{"last stage CURATE", "connection refused"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}
+
+// TestWaitEndsOnTheServicesWord: an answer about the project (401 here) is
+// not ridden out.
+func TestWaitEndsOnTheServicesWord(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusUnauthorized, apitypes.ErrorBody{ErrorName: "Unauthorized"})
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, nil)
+	_, err := c.WaitForProject(t.Context(), "p1", fastWait)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("want the 401, got %v", err)
+	}
+	if n := c.Stats().Requests; n != 1 {
+		t.Fatalf("%d requests; a 401 is answered once", n)
+	}
+}
+
+func TestIsTransient(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&TransportError{Method: "GET", Path: "/api/x", Attempts: 5, Err: errors.New("connection reset by peer")}, true},
+		{&APIError{StatusCode: 502}, true},
+		{&APIError{StatusCode: 429}, true},
+		{&APIError{StatusCode: 408}, true},
+		{&APIError{StatusCode: 404}, false},
+		{&APIError{StatusCode: 400}, false},
+		{&MonthlyCapError{api: &APIError{StatusCode: 403}}, false},
+		{errors.New("GET /api/x: decoding 200 answer: unexpected EOF"), false},
+	} {
+		if got := IsTransient(tc.err); got != tc.want {
+			t.Errorf("IsTransient(%v) = %t, want %t", tc.err, got, tc.want)
+		}
+	}
+}

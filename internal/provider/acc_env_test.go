@@ -104,10 +104,15 @@ func startAccServer() {
 // dataDir, with the acceptance tests' API key and limits (zero fields take
 // the spec's defaults).
 func startClipperd(ctx context.Context, dataDir string, limits quota.Limits) (*server.Server, error) {
+	return startClipperdWith(ctx, accServerConfig("127.0.0.1:0", dataDir, limits))
+}
+
+// accServerConfig is the configuration startClipperd serves listen with.
+func accServerConfig(listen, dataDir string, limits quota.Limits) server.Config {
 	// Far above the service's 30/min so that polling never waits on the limiter.
 	limits.RateLimit = 600
-	srv, err := server.Start(ctx, server.Config{
-		Listen:              "127.0.0.1:0",
+	return server.Config{
+		Listen:              listen,
 		DataDir:             dataDir,
 		APIKey:              accAPIKey,
 		AllowPrivateImports: true,
@@ -115,7 +120,11 @@ func startClipperd(ctx context.Context, dataDir string, limits quota.Limits) (*s
 		// Every parallel test's Terraform runs and clients come from
 		// 127.0.0.1: together they pass a per-address cap meant for one client.
 		MaxConnsPerIP: -1,
-	})
+	}
+}
+
+func startClipperdWith(ctx context.Context, cfg server.Config) (*server.Server, error) {
+	srv, err := server.Start(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("starting clipperd: %w", err)
 	}

@@ -90,7 +90,7 @@ func (d *BrandTemplatesDataSource) Read(ctx context.Context, req datasource.Read
 	defer cancel()
 	templates, err := d.data.Client.ListBrandTemplates(ctx)
 	if err != nil {
-		resp.Diagnostics.Append(readFailure("Unable to list brand templates", timeout, err))
+		resp.Diagnostics.Append(readFailure(ctx, "Unable to list brand templates", timeout, err))
 		return
 	}
 	cfg.ID, cfg.Templates = filterMine(cfg.Type, templates,

@@ -110,7 +110,7 @@ func censorTimeoutsAttribute(ctx context.Context) schema.Attribute {
 	nested.MarkdownDescription = fmt.Sprintf("Operation timeouts as duration strings such as `30s` or `5m`. `create` "+
 		"(default `%dm`) bounds starting the job and waiting for it to conclude; `read` defaults to `%dm`.",
 		int(defaultCensorCreateTimeout.Minutes()), int(defaultCensorReadTimeout.Minutes()))
-	return nested
+	return checkedTimeouts(nested)
 }
 
 // Configure receives the provider's client.

@@ -177,7 +177,7 @@ func (m *clipProjectModel) readArguments(ctx context.Context, p *apitypes.Projec
 		server.SourceLang = types.StringValue(p.ImportPref.SourceLang)
 	}
 	var err error
-	if server.Curation, err = curationFromAPI(p.CurationPref); err != nil {
+	if server.Curation, err = curationFromAPI(withoutEchoedDefaults(p.CurationPref)); err != nil {
 		diags.AddAttributeError(pathCuration, "Unexpected curationPref from the service", err.Error())
 	}
 	if server.Render, err = renderFromAPI(p.RenderPref); err != nil {
@@ -222,6 +222,19 @@ func (m *clipProjectModel) readArguments(ctx context.Context, p *apitypes.Projec
 	m.Render = reconcileObject(ctx, m.Render, server.Render)
 	m.ConclusionActions = reconcileList(ctx, m.ConclusionActions, server.ConclusionActions)
 	return diags
+}
+
+// withoutEchoedDefaults is the curationPref a service answered without the
+// skipCurate false it may fill in: false is what leaving it out asks for, and
+// kept in state it would show in no diff yet make every plan of an imported
+// project an update (see curationWire, which compares requests the same way).
+func withoutEchoedDefaults(c *apitypes.CurationPref) *apitypes.CurationPref {
+	if c == nil || c.SkipCurate == nil || *c.SkipCurate {
+		return c
+	}
+	out := *c
+	out.SkipCurate = nil
+	return &out
 }
 
 // importedVideoURL recovers video_url for an imported project: the source

@@ -22,7 +22,7 @@ func configuredModel(t *testing.T) clipProjectModel {
 		ClipDurations: [][2]float64{{10, 30}, {30, 60}},
 		TopicKeywords: []string{"terraform"},
 		Genre:         "Podcast",
-		SkipCurate:    ptr(false),
+		SkipCurate:    ptr(true), // false imports as null: it is what leaving it out asks for
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -74,8 +74,10 @@ func fullyKnown(ctx context.Context, v types.Object) bool {
 	return err == nil && tv.IsFullyKnown()
 }
 
-// curationWire is the curationPref a curation value sends, with the model the
-// service assumes when none is given.
+// curationWire is the curationPref a curation value sends, in the form the
+// service works with: the model it assumes when none is given, and no
+// skipCurate false (only true bypasses curation), so that the defaults a
+// service echoes never tell two requests apart.
 func curationWire(obj types.Object) ([]byte, error) {
 	p, err := curationToAPI(obj)
 	if err != nil {
@@ -86,6 +88,9 @@ func curationWire(obj types.Object) ([]byte, error) {
 	}
 	if p.Model == "" {
 		p.Model = apitypes.ModelClipBasic
+	}
+	if p.SkipCurate != nil && !*p.SkipCurate {
+		p.SkipCurate = nil
 	}
 	return json.Marshal(p)
 }

@@ -29,6 +29,7 @@ func TestSamePrefsPlansNoReplacementForTheSameRequest(t *testing.T) {
 	curation := samePrefs{empty: emptyCuration(), wire: curationWire}
 	render := samePrefs{empty: emptyRender(), wire: renderWire}
 	podcast := curationOf(t, apitypes.CurationPref{Model: apitypes.ModelClipBasic, Genre: "Podcast"})
+	echoedNoSkip := curationOf(t, apitypes.CurationPref{Model: apitypes.ModelClipBasic, SkipCurate: ptr(false)})
 	noTransitions := mustPrefsObject(renderType, map[string]any{"selectedTransitions": []any{}})
 	unknownGenre := mustPrefsObject(curationType, map[string]any{"model": apitypes.ModelClipBasic})
 	attrs := unknownGenre.Attributes()
@@ -55,6 +56,10 @@ func TestSamePrefsPlansNoReplacementForTheSameRequest(t *testing.T) {
 			emptyRender(), emptyRender(), emptyRender(), false},
 		{"an empty list sends what no list sends", render, false,
 			emptyRender(), noTransitions, emptyRender(), false},
+		{"an echoed skip_curate = false, configuration omits curation", curation, false,
+			echoedNoSkip, types.ObjectNull(curationType.AttrTypes), echoedNoSkip, false},
+		{"skip_curate = true is another request", curation, false,
+			echoedNoSkip, curationOf(t, apitypes.CurationPref{SkipCurate: ptr(true)}), curationOf(t, apitypes.CurationPref{SkipCurate: ptr(true)}), true},
 		{"a new genre replaces", curation, false, emptyCuration(), podcast, podcast, true},
 		{"removing the genre replaces", curation, false, podcast, types.ObjectNull(curationType.AttrTypes), emptyCuration(), true},
 		{"a genre known only at apply replaces", curation, false, emptyCuration(), unknownGenre, unknownGenre, true},

@@ -284,12 +284,7 @@ func (r *ClipProjectResource) Delete(ctx context.Context, req resource.DeleteReq
 	case project.StorageExpireAt != "":
 		expires = project.StorageExpireAt
 	}
-	if expires == "" {
-		expires = "unknown"
-	}
-	resp.Diagnostics.AddWarning("Clip project not deleted on the service",
-		fmt.Sprintf("The clipping service has no delete endpoint. Project %s was removed from the Terraform state "+
-			"only; it stays on the service until storage_expire_at (%s).", id, expires))
+	resp.Diagnostics.Append(projectKeptWarning(id, expires, "was removed"))
 }
 
 // ImportState takes a project id.

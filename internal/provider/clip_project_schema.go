@@ -58,10 +58,13 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 			PlanModifiers: []planmodifier.String{planmodifiers.RequiresReplaceUnlessImported()},
 		},
 		"title": schema.StringAttribute{
-			MarkdownDescription: "Custom project title (`uploadedVideoAttr.title`).",
-			Optional:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			MarkdownDescription: "Custom project title (`uploadedVideoAttr.title`). Setting a different title replaces the " +
+				"project; leaving it out keeps the title the project has (an imported project's, which the service may " +
+				"have chosen), and replaces nothing.",
+			Optional:      true,
+			Computed:      true,
+			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			PlanModifiers: []planmodifier.String{planmodifiers.NullIsServiceChoice()},
 		},
 		"brand_template_id": schema.StringAttribute{
 			MarkdownDescription: "Brand template applied when rendering, e.g. `preset-fancy-Karaoke` (see the " +
@@ -76,12 +79,14 @@ func clipProjectSchema(ctx context.Context) schema.Schema {
 			},
 		},
 		"source_lang": schema.StringAttribute{
-			MarkdownDescription: "Language code of the video (`importPref.sourceLang`), e.g. `en` or `pt-BR`; `auto` detects " +
-				"it. Setting it is recommended for non-English videos.",
+			MarkdownDescription: "Language code of the video (`importPref.sourceLang`), e.g. `en` or `pt-BR`; `auto` (the " +
+				"service's default) detects it. Setting it is recommended for non-English videos. Leaving it out and `auto` " +
+				"are the same project: neither replaces the other.",
 			Optional: true,
+			Computed: true,
 			Validators: []validator.String{stringvalidator.RegexMatches(sourceLangPattern,
 				"must be auto or a language code such as en, es or pt-BR")},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			PlanModifiers: []planmodifier.String{planmodifiers.NullIsDefault(apitypes.SourceLangAuto)},
 		},
 		"visibility": schema.StringAttribute{
 			MarkdownDescription: "Who can see the project: `DEFAULT`, `PUBLIC` or `PUBLIC_VIEW`. The only argument " +
@@ -233,5 +238,5 @@ func timeoutsAttribute(ctx context.Context) schema.Attribute {
 	}
 	nested.MarkdownDescription = "Operation timeouts as duration strings such as `30s` or `2h45m`. `create` (default `60m`) " +
 		"bounds the upload and the wait for completion; `read` and `update` default to `5m`; `delete` only forgets the project."
-	return nested
+	return checkedTimeouts(nested)
 }

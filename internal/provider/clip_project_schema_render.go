@@ -112,7 +112,7 @@ func fontAttribute() schema.SingleNestedAttribute {
 			"name":            optionalString("Font name."),
 			"path":            optionalString("Font file path."),
 			"size":            optionalString("Size name."),
-			"numerical_size":  optionalFloat("Size in points."),
+			"numerical_size":  checkedFloat("Size in points, above 0.", validators.FontSize()),
 			"color":           optionalString("Text color."),
 			"text_decoration": optionalString("Text decoration, e.g. `underline`."),
 			"family":          optionalString("Font family."),
@@ -172,10 +172,10 @@ func rectAttribute(desc string) schema.SingleNestedAttribute {
 		MarkdownDescription: desc + " Values are percentages of the frame.",
 		Optional:            true,
 		Attributes: map[string]schema.Attribute{
-			"x_pct": optionalFloat("Left edge, percent of the frame width."),
-			"y_pct": optionalFloat("Top edge, percent of the frame height."),
-			"w_pct": optionalFloat("Width, percent of the frame width."),
-			"h_pct": optionalFloat("Height, percent of the frame height."),
+			"x_pct": checkedFloat("Left edge, percent of the frame width (0 to 100).", validators.Percent()),
+			"y_pct": checkedFloat("Top edge, percent of the frame height (0 to 100).", validators.Percent()),
+			"w_pct": checkedFloat("Width, percent of the frame width (0 to 100).", validators.Percent()),
+			"h_pct": checkedFloat("Height, percent of the frame height (0 to 100).", validators.Percent()),
 			"type":  optionalString("Rectangle type."),
 		},
 	}
@@ -201,6 +201,13 @@ func optionalColor(desc string) schema.StringAttribute {
 
 func optionalFloat(desc string) schema.Float64Attribute {
 	return schema.Float64Attribute{MarkdownDescription: desc, Optional: true}
+}
+
+// checkedFloat is an optional number held to rule at plan time.
+func checkedFloat(desc string, rule validator.Float64) schema.Float64Attribute {
+	a := optionalFloat(desc)
+	a.Validators = []validator.Float64{rule}
+	return a
 }
 
 func optionalBool(desc string) schema.BoolAttribute {

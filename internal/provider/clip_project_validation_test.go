@@ -79,6 +79,12 @@ resource "clipper_clip_project" "bad" {
 			regexp.MustCompile(`(?s)Exactly\s+one\s+of\s+these\s+attributes\s+must\s+be\s+configured`)},
 		{"screen overlay without its file", withVideo(`render = { screen_overlays = [{ style = "corner" }] }`),
 			regexp.MustCompile(`(?s)attribute\s+"file_id"\s+is\s+required`)},
+		{"font size", withVideo(`render = { font = { numerical_size = -4 } }`),
+			errorText("render.font.numerical_size: must be a font size above 0, not -4")},
+		{"emoji off the frame", withVideo(`render = { emoji_style = { rect = { x_pct = 250 } } }`),
+			errorText("render.emoji_style.rect.x_pct: must be a percentage of the frame, from 0 to 100, not 250")},
+		{"overlay off the frame", withVideo(`render = { screen_overlays = [{ file_id = "upl_1", rect = { h_pct = 120 } }] }`),
+			errorText("render.screen_overlays[0].rect.h_pct: must be a percentage of the frame, from 0 to 100, not 120")},
 		{"source_hash without source_file", withVideo(`source_hash = "abc"`),
 			regexp.MustCompile(`(?s)source_file.*must\s+be\s+specified\s+when.*source_hash`)},
 	}

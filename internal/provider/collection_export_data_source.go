@@ -89,7 +89,7 @@ func (d *CollectionExportDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.Append(readFailure("Unable to export collection", timeout, err))
+		resp.Diagnostics.Append(readFailure(ctx, "Unable to export collection", timeout, err))
 		return
 	}
 	cfg.ID = types.StringValue(id)

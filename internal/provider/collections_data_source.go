@@ -95,7 +95,7 @@ func (d *CollectionsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		list, err = d.data.Client.ListCollections(ctx, cfg.ContentID.ValueString())
 	}
 	if err != nil {
-		resp.Diagnostics.Append(readFailure("Unable to list collections", timeout, err))
+		resp.Diagnostics.Append(readFailure(ctx, "Unable to list collections", timeout, err))
 		return
 	}
 	cfg.ID = types.StringValue(id)

@@ -130,7 +130,7 @@ func (d *ExportableClipsDataSource) Read(ctx context.Context, req datasource.Rea
 	filter := client.ClipFilter{ProjectID: cfg.ProjectID.ValueString(), CollectionID: cfg.CollectionID.ValueString()}
 	clips, err := d.data.Client.ListExportableClips(ctx, filter)
 	if err != nil {
-		resp.Diagnostics.Append(readFailure("Unable to list exportable clips", timeout, err))
+		resp.Diagnostics.Append(readFailure(ctx, "Unable to list exportable clips", timeout, err))
 		return
 	}
 	cfg.ID = types.StringValue(filter.ProjectID + filter.CollectionID)

@@ -49,6 +49,19 @@ type ClipperProvider struct {
 	// wait overrides how the resource polls a project; tests shorten it so a
 	// run does not spend most of its time sleeping. Zero values use the client's defaults.
 	wait client.WaitOptions
+	// shared is what every client this provider builds shares: the rate
+	// limiter of each key and, per organization, the concurrent-project
+	// slots, the clip listings of COMPLETE projects and the processing times
+	// learned. It lives as long as the provider value, not one Configure
+	// call. Terraform starts a provider process for each provider
+	// configuration of a command, serving one provider value, so in a normal
+	// run this is one per process. A debug (reattached) server serves every
+	// configuration and command from one value, and an acceptance test runs
+	// all its steps against one value, calling Configure each time; the
+	// clients of the same base URL, key and organization those calls build
+	// must still draw from one rate window and one set of slots, or together
+	// they would exceed what the service allows.
+	shared client.Shared
 }
 
 // ClipperProviderModel is the provider configuration.
@@ -176,6 +189,7 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 		MaxConcurrentProjects: maxConcurrent,
 		UserAgent:             "terraform-provider-clipper/" + p.version,
 		Logger:                tflogAdapter{apiKey: apiKey},
+		Shared:                &p.shared,
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create clipper API client", err.Error())

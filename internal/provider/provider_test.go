@@ -47,11 +47,16 @@ func TestSchemasAreValid(t *testing.T) {
 	}
 }
 
-// configure runs the provider's Configure with the given arguments set.
+// configure runs a new provider's Configure with the given arguments set.
 func configure(t *testing.T, args map[string]tftypes.Value) *provider.ConfigureResponse {
 	t.Helper()
+	return configureProvider(t, New("test")(), args)
+}
+
+// configureProvider runs p's Configure with the given arguments set.
+func configureProvider(t *testing.T, p provider.Provider, args map[string]tftypes.Value) *provider.ConfigureResponse {
+	t.Helper()
 	ctx := context.Background()
-	p := New("test")()
 	var ps provider.SchemaResponse
 	p.Schema(ctx, provider.SchemaRequest{}, &ps)
 	typ := ps.Schema.Type().TerraformType(ctx)
@@ -69,6 +74,40 @@ func configure(t *testing.T, args map[string]tftypes.Value) *provider.ConfigureR
 	resp := &provider.ConfigureResponse{}
 	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: ps.Schema, Raw: tftypes.NewValue(typ, vals)}}, resp)
 	return resp
+}
+
+// Configure called again on one provider value (each provider configuration
+// of a reattached server, each step of an acceptance test) builds clients
+// that share the organization's slots, so a lower cap reaches the earlier
+// client; another provider value shares nothing with them.
+func TestConfigureCallsOfOneProviderShareTheClientState(t *testing.T) {
+	t.Setenv(envAPIKey, "env-key-"+t.Name())
+	t.Setenv(envBaseURL, "http://127.0.0.1:1")
+	capOf := func(resp *provider.ConfigureResponse) int {
+		t.Helper()
+		checkDiags(t, resp.Diagnostics, "")
+		rd, ok := resp.ResourceData.(*providerData)
+		if !ok {
+			t.Fatalf("ResourceData = %T", resp.ResourceData)
+		}
+		return rd.Client.MaxConcurrentProjects()
+	}
+	slots := func(n int) map[string]tftypes.Value {
+		return map[string]tftypes.Value{"max_concurrent_projects": tftypes.NewValue(tftypes.Number, n)}
+	}
+	p := New("test")()
+	first := configureProvider(t, p, slots(8))
+	if got := capOf(first); got != 8 {
+		t.Fatalf("first client cap %d, want 8", got)
+	}
+	other := configureProvider(t, New("test")(), slots(8))
+	configureProvider(t, p, slots(3))
+	if got := capOf(first); got != 3 {
+		t.Fatalf("first client cap %d after a second Configure asked for 3: the slots are not shared", got)
+	}
+	if got := capOf(other); got != 8 {
+		t.Fatalf("another provider's client cap %d, want its own 8", got)
+	}
 }
 
 func TestConfigureRequiresAnAPIKey(t *testing.T) {

@@ -87,7 +87,7 @@ func (d *SocialAccountsDataSource) Read(ctx context.Context, req datasource.Read
 	defer cancel()
 	accounts, err := d.data.Client.ListSocialAccounts(ctx)
 	if err != nil {
-		resp.Diagnostics.Append(readFailure("Unable to list social accounts", timeout, err))
+		resp.Diagnostics.Append(readFailure(ctx, "Unable to list social accounts", timeout, err))
 		return
 	}
 	cfg.ID, cfg.Accounts = filterMine(cfg.Platform, accounts,

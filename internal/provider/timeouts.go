@@ -10,6 +10,9 @@ import (
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
 )
 
 // withTimeout bounds ctx by the timeout the configuration's timeouts block
@@ -47,13 +50,34 @@ func describedReadTimeouts(ctx context.Context, desc string) dsschema.Attribute 
 		return a
 	}
 	nested.MarkdownDescription = desc
+	for name, a := range nested.Attributes {
+		if s, ok := a.(dsschema.StringAttribute); ok {
+			s.Validators = append(s.Validators, validators.Timeout())
+			nested.Attributes[name] = s
+		}
+	}
 	return nested
 }
 
-// readFailure is the error of a data source read; one cut short by its
-// timeout says which argument bounds it.
-func readFailure(summary string, timeout time.Duration, err error) diag.Diagnostic {
-	if errors.Is(err, context.DeadlineExceeded) {
+// checkedTimeouts is a resource's timeouts argument with every duration held
+// to rules.Timeout: the library only checks that they parse, and a zero or
+// negative one would end the operation before its first request.
+func checkedTimeouts(nested schema.SingleNestedAttribute) schema.SingleNestedAttribute {
+	for name, a := range nested.Attributes {
+		if s, ok := a.(schema.StringAttribute); ok {
+			s.Validators = append(s.Validators, validators.Timeout())
+			nested.Attributes[name] = s
+		}
+	}
+	return nested
+}
+
+// readFailure is the error of a data source read bounded by ctx; one cut
+// short by its timeout says which argument bounds it. Only ctx ending is that
+// timeout: a call that gave up after its attempts (each attempt has a
+// deadline of its own) failed for the cause err names.
+func readFailure(ctx context.Context, summary string, timeout time.Duration, err error) diag.Diagnostic {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return diag.NewAttributeErrorDiagnostic(path.Root("timeouts").AtName("read"), summary,
 			fmt.Sprintf("timeouts.read: the service did not answer within %s (%s). Raise timeouts.read to wait longer.", timeout, err))
 	}

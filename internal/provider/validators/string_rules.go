@@ -30,6 +30,12 @@ func HTTPURL() validator.String {
 	return stringRule{described("value " + rules.HTTPURLRule), "Invalid URL", rules.HTTPURL}
 }
 
+// Timeout accepts an operation timeout of a timeouts argument: a positive
+// duration string.
+func Timeout() validator.String {
+	return stringRule{described("value " + rules.TimeoutRule), "Invalid timeout", rules.Timeout}
+}
+
 // VideoURL accepts what the service takes as videoUrl: a public http(s)
 // address or an upload id from an earlier upload.
 func VideoURL() validator.String {

@@ -25,9 +25,15 @@ import (
 )
 
 // Submitter takes created work into processing by its id: the pipeline's
-// Runner takes projects, the copy worker (package copyjobs) copy jobs.
+// Runner takes projects, the censor worker censor jobs.
 type Submitter interface {
 	Submit(id string)
+}
+
+// CopyEnqueuer gives a RUNNING social copy job its job in the job system
+// (package copyjobs), in the transaction that stores the job.
+type CopyEnqueuer interface {
+	Enqueue(j *store.CopyJob) store.TxHook
 }
 
 // Config is what the handlers need.
@@ -36,9 +42,9 @@ type Config struct {
 	// Runner gets every created project. Nil submits nothing: projects stay
 	// QUEUED, which suits tests of handlers without processing.
 	Runner Submitter
-	// CopyJobs gets every RUNNING social copy job. Nil submits nothing:
-	// jobs stay RUNNING, which suits tests of handlers.
-	CopyJobs Submitter
+	// CopyJobs enqueues every RUNNING social copy job. Nil enqueues
+	// nothing: jobs stay RUNNING, which suits tests of handlers.
+	CopyJobs CopyEnqueuer
 	// CensorJobs gets every QUEUED censor job. Nil submits nothing: jobs
 	// stay QUEUED.
 	CensorJobs Submitter
@@ -98,7 +104,7 @@ type API struct {
 	store        *store.Store
 	uploads      *upload.Sessions
 	runner       Submitter
-	copyJobs     Submitter
+	copyJobs     CopyEnqueuer
 	censorJobs   Submitter
 	media        blob.Store
 	publicURL    string
@@ -168,9 +174,6 @@ func newAPI(cfg Config) *API {
 	if cfg.Runner == nil {
 		cfg.Runner = noSubmit{}
 	}
-	if cfg.CopyJobs == nil {
-		cfg.CopyJobs = noSubmit{}
-	}
 	if cfg.CensorJobs == nil {
 		cfg.CensorJobs = noSubmit{}
 	}
@@ -230,7 +233,7 @@ func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 		"otherwise access resumes on the first day of next month (UTC).\n"))
 }
 
-// noSubmit is the Runner or CopyJobs of a Config without one.
+// noSubmit is the Runner or CensorJobs of a Config without one.
 type noSubmit struct{}
 
 func (noSubmit) Submit(string) {}

@@ -14,8 +14,8 @@ import (
 
 // createCopyJob is POST /api/social-copy-jobs. The store reuses the result
 // of an earlier job for the same request unless forceRegenerate (the job is
-// then COMPLETED and cached at once); otherwise the job is RUNNING until the
-// copy worker finishes it.
+// then COMPLETED and cached at once); otherwise the job is RUNNING, its job
+// in the job system stored with it, until the copy worker finishes it.
 func (a *API) createCopyJob(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeValid(w, r, checkCopyJob)
 	if err != nil {
@@ -27,12 +27,13 @@ func (a *API) createCopyJob(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	if err := a.store.CreateCopyJob(r.Context(), job, req.ForceRegenerate); err != nil {
+	var enqueue store.TxHook
+	if a.copyJobs != nil {
+		enqueue = a.copyJobs.Enqueue(job)
+	}
+	if err := a.store.CreateCopyJob(r.Context(), job, req.ForceRegenerate, enqueue); err != nil {
 		a.fail(w, r, err)
 		return
-	}
-	if job.Status == apitypes.CopyRunning {
-		a.copyJobs.Submit(job.ID)
 	}
 	a.log.Info("copy job created", "job", job.ID, "org", job.OrgID, "status", job.Status, "cached", job.Cached)
 	writeJSON(w, http.StatusCreated, apitypes.Envelope[apitypes.SocialCopyJobCreated]{Data: apitypes.SocialCopyJobCreated{JobID: job.ID}})

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -29,11 +31,12 @@ func send(t *testing.T, h http.Handler, method, path, key, body string) *httptes
 // copyFixture is a handler over a store where org-a has project p1 with
 // clip c01, a TWITTER account (no sub-account) and a FACEBOOK_PAGE account
 // with page "page-1"; org-b has a project and an account of its own. The
-// handler records the copy jobs it submits instead of running them.
+// handler enqueues copy jobs in a job system that is not started, so they
+// stay RUNNING.
 type copyFixture struct {
 	h                 http.Handler
 	key, otherKey     string
-	subs              *submissions
+	jobs              *jobs.Jobs
 	twitter, facebook apitypes.SocialAccount
 	otherAccount      apitypes.SocialAccount
 }
@@ -58,7 +61,15 @@ func newCopyFixture(t *testing.T) *copyFixture {
 			t.Fatal(err)
 		}
 	}
-	f := &copyFixture{key: key, otherKey: otherKey, subs: &submissions{}}
+	js, err := jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies, err := copyjobs.New(copyjobs.Config{Store: st, Jobs: js})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &copyFixture{key: key, otherKey: otherKey, jobs: js}
 	for _, a := range []struct {
 		org  string
 		into *apitypes.SocialAccount
@@ -72,8 +83,29 @@ func newCopyFixture(t *testing.T) *copyFixture {
 			t.Fatal(err)
 		}
 	}
-	f.h = New(Config{Store: st, CopyJobs: f.subs, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
+	f.h = New(Config{Store: st, CopyJobs: copies, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	return f
+}
+
+// enqueued lists the copy job ids the job system holds jobs for, oldest
+// first.
+func (f *copyFixture) enqueued(t *testing.T) []string {
+	t.Helper()
+	recent, err := f.jobs.Recent(t.Context(), jobs.QueueCopy, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range slices.Backward(recent) {
+		var args struct {
+			ID string `json:"copy_job_id"`
+		}
+		if err := json.Unmarshal([]byte(in.Args), &args); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, args.ID)
+	}
+	return ids
 }
 
 func copyBody(projectID, clipID, accountID, subAccountID string) string {
@@ -95,8 +127,8 @@ func TestCopyJobRunningUntilRun(t *testing.T) {
 		t.Fatalf("create answer %s: %v", rec.Body, err)
 	}
 	id := created.Data.JobID
-	if !slices.Equal(f.subs.ids, []string{id}) {
-		t.Errorf("submitted %v, want [%s]", f.subs.ids, id)
+	if got := f.enqueued(t); !slices.Equal(got, []string{id}) {
+		t.Errorf("enqueued %v, want [%s]", got, id)
 	}
 
 	rec = send(t, f.h, http.MethodGet, "/api/social-copy-jobs/"+id, f.key, "")
@@ -148,8 +180,8 @@ func TestCopyJobRequestErrors(t *testing.T) {
 			}[c.status], c.want)
 		})
 	}
-	if len(f.subs.ids) != 0 {
-		t.Errorf("refused requests submitted jobs %v", f.subs.ids)
+	if got := f.enqueued(t); len(got) != 0 {
+		t.Errorf("refused requests enqueued jobs %v", got)
 	}
 	wantAnswer(t, send(t, f.h, http.MethodPost, "/api/social-copy-jobs", "", copyBody("p1", "c01", tw, "")),
 		http.StatusUnauthorized, errUnauthorized, "missing or malformed Authorization header")

@@ -83,6 +83,32 @@ func checkRender(p *apitypes.RenderPref) error {
 			return ruleError("renderPref.fitLayoutCropRatio", err)
 		}
 	}
+	if f := p.Font; f != nil && f.NumericalSize != nil {
+		if err := rules.FontSize(*f.NumericalSize); err != nil {
+			return ruleError("renderPref.font.numericalSize", err)
+		}
+	}
+	if e := p.EmojiStyle; e != nil {
+		if err := checkRect("renderPref.emojiStyle.rect", e.Rect); err != nil {
+			return err
+		}
+	}
+	for i, o := range p.ScreenOverlays {
+		if err := checkRect(fmt.Sprintf("renderPref.screenOverlays[%d].rect", i), o.Rect); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRect checks a placement rectangle at field, when there is one.
+func checkRect(field string, r *apitypes.Rect) error {
+	if r == nil {
+		return nil
+	}
+	if err := rules.Rect(r.XPct, r.YPct, r.WPct, r.HPct, rules.APINames); err != nil {
+		return ruleError(field, err)
+	}
 	return nil
 }
 

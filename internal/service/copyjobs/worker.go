@@ -1,105 +1,139 @@
 // Package copyjobs runs social copy jobs: the Worker generates each RUNNING
 // job's copy from its clip (package socialcopy) and finishes it COMPLETED,
-// or FAILED with the reason. Jobs live in the store, so a job that a stopped
-// process left RUNNING is run by the next Start.
+// or FAILED with the reason. Each RUNNING job has a job in the job system
+// (package jobs), inserted in the transaction that stores the row and
+// completed in the one that finishes it, so a job cut short by a stop or a
+// crash runs again, on this process or another.
 package copyjobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// timeout bounds one attempt and is its lease: a copy takes milliseconds,
+// so a job claimed this long ago by a process that died is run again.
+const timeout = 30 * time.Second
+
+// args is the job of one copy job row, named by its id.
+type args struct {
+	CopyJobID string `json:"copy_job_id"`
+}
+
+func (args) Kind() string { return "social_copy" }
+
 // Config configures a Worker.
 type Config struct {
 	Store  *store.Store
+	Jobs   *jobs.Jobs
 	Logger *slog.Logger // nil = discard
 }
 
-// Worker runs copy jobs one after another; each takes milliseconds, so one
-// goroutine keeps up.
+// Worker makes the copy of the jobs the job system hands it.
 type Worker struct {
 	store *store.Store
+	jobs  *jobs.Jobs
 	log   *slog.Logger
-	jobs  repeat.Queue
 
 	// beforeRun, when a test sets it, is called with each RUNNING job
 	// before its copy is made, so the test can look at it RUNNING.
 	beforeRun func(ctx context.Context, jobID string)
 }
 
-// New checks cfg.
+// New checks cfg and registers the worker's kind with cfg.Jobs, which runs
+// it from its Start.
 func New(cfg Config) (*Worker, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("copyjobs: Store is required")
 	}
+	if cfg.Jobs == nil {
+		return nil, errors.New("copyjobs: Jobs is required")
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{store: cfg.Store, log: cfg.Logger}, nil
+	w := &Worker{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger}
+	if err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueCopy, Timeout: timeout, Unique: true}, w.run); err != nil {
+		return nil, fmt.Errorf("copyjobs: %w", err)
+	}
+	return w, nil
 }
 
-// Start queues the jobs an earlier process left RUNNING, then runs jobs
-// until Stop. ctx bounds the lookup only.
-func (w *Worker) Start(ctx context.Context) error {
-	left, err := w.store.RunningCopyJobs(ctx)
+// Enqueue is store.CreateCopyJob's enqueue for j: it adds j's job in the
+// transaction that stores j RUNNING.
+func (w *Worker) Enqueue(j *store.CopyJob) store.TxHook {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		return w.jobs.InsertTx(ctx, tx, args{CopyJobID: j.ID})
+	}
+}
+
+// Adopt gives every RUNNING copy job without a job one: those stored before
+// copy jobs ran on the job system, and any whose job gave up. A job that
+// has one keeps it (the kind is unique by its args).
+func (w *Worker) Adopt(ctx context.Context) error {
+	ids, err := w.store.RunningCopyJobs(ctx)
 	if err != nil {
 		return fmt.Errorf("copyjobs: %w", err)
 	}
-	if len(left) > 0 {
-		w.log.Info("resuming copy jobs left running", "count", len(left))
-	}
-	if err := w.jobs.Start(ctx, left, w.run); err != nil {
-		return fmt.Errorf("copyjobs: %w", err)
+	for _, id := range ids {
+		if err := w.jobs.Insert(ctx, args{CopyJobID: id}); err != nil {
+			return fmt.Errorf("copyjobs: adopt %s: %w", id, err)
+		}
 	}
 	return nil
 }
 
-// Submit queues a job without blocking.
-func (w *Worker) Submit(jobID string) { w.jobs.Submit(jobID) }
-
-// Stop cancels the job in progress, then always waits, so nothing uses the
-// store after Stop. A job cut short runs again after the next Start.
-func (w *Worker) Stop() { w.jobs.Stop() }
-
-// run makes the copy of job id, if it is still RUNNING, and records the
-// outcome.
-func (w *Worker) run(ctx context.Context, id string) {
+// run makes the copy of the job's row, if it is still RUNNING, and records
+// the outcome with the job's completion. An error retries the job; on its
+// last attempt the row is finished FAILED instead.
+func (w *Worker) run(ctx context.Context, job *jobs.Job[args]) error {
+	id := job.Args.CopyJobID
 	j, err := w.store.CopyJob(ctx, id)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Error("read copy job", "job", id, "err", err)
-		}
-		return
-	}
-	if j.Status != apitypes.CopyRunning {
-		return // run already, by a submit and a restart's recovery both
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		w.log.Warn("copy job row gone", "job", id)
+		return nil
+	case err != nil:
+		return fmt.Errorf("read copy job %s: %w", id, err)
+	case j.Status != apitypes.CopyRunning:
+		return nil
 	}
 	if w.beforeRun != nil {
 		w.beforeRun(ctx, id)
 	}
-	if !w.makeCopy(ctx, j) {
-		return // stopped: the job stays RUNNING
+	if err := w.makeCopy(ctx, j); err != nil {
+		if ctx.Err() != nil || !job.LastAttempt() {
+			return err
+		}
+		w.log.Error("copy job failed on its last attempt", "job", id, "attempt", job.Attempt, "err", err)
+		j.Status, j.Error = apitypes.CopyFailed, "the clip could not be read; create the job again"
 	}
-	if err := w.store.FinishCopyJob(context.WithoutCancel(ctx), j); err != nil {
-		w.log.Error("finish copy job", "job", id, "err", err)
-		return
+	// The outcome is recorded even when a stop comes now: it is made.
+	err = w.store.FinishCopyJob(context.WithoutCancel(ctx), j, func(ctx context.Context, tx *sql.Tx) error {
+		return jobs.CompleteTx(ctx, tx, job)
+	})
+	if err != nil {
+		return err
 	}
 	w.log.Info("copy job finished", "job", id, "status", j.Status, "error", j.Error)
+	return nil
 }
 
 // makeCopy sets j's outcome: COMPLETED with the copy of its clip, or FAILED
-// with why. It is false, leaving j without an outcome, when the worker is
-// stopping.
-func (w *Worker) makeCopy(ctx context.Context, j *store.CopyJob) bool {
-	if ctx.Err() != nil {
-		return false
+// with why. An error (the worker is stopping, or the clip could not be
+// read) leaves j without an outcome.
+func (w *Worker) makeCopy(ctx context.Context, j *store.CopyJob) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	clip, err := w.store.GetClip(ctx, j.ProjectID+"."+j.ClipID)
 	if err == nil && clip.OrgID != j.OrgID {
@@ -108,22 +142,18 @@ func (w *Worker) makeCopy(ctx context.Context, j *store.CopyJob) bool {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		j.Status, j.Error = apitypes.CopyFailed, fmt.Sprintf("clip %q of project %q no longer exists", j.ClipID, j.ProjectID)
-		return true
-	case err != nil && ctx.Err() != nil:
-		return false
+		return nil
 	case err != nil:
-		w.log.Error("read the clip of a copy job", "job", j.ID, "err", err)
-		j.Status, j.Error = apitypes.CopyFailed, "the clip could not be read; create the job again"
-		return true
+		return fmt.Errorf("read the clip of copy job %s: %w", j.ID, err)
 	}
 	out, err := socialcopy.Generate(socialcopy.Clip{
 		Title: clip.Title, Description: clip.Description, Text: clip.Text, Hashtags: clip.Hashtags, Keywords: clip.Keywords,
 	}, j.Platform, j.Prompt)
 	if err != nil {
 		j.Status, j.Error = apitypes.CopyFailed, err.Error()
-		return true
+		return nil //nolint:nilerr // the generator's refusal is the job's outcome, not a reason to retry
 	}
 	j.Status, j.ClipVersion = apitypes.CopyCompleted, clip.UpdatedAt
 	j.Title, j.Description, j.Hashtags = out.Title, out.Description, out.Hashtags
-	return true
+	return nil
 }

@@ -2,11 +2,14 @@ package copyjobs
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -17,9 +20,10 @@ var clip = apitypes.ExportableClip{
 	Text: "table tests keep cases apart.", Hashtags: "#Go", Keywords: []string{"testing"}, UpdatedAt: "2030-01-01T00:00:00.000Z",
 }
 
-// setup is a store holding clip and a RUNNING job for it on TWITTER, in
+// setup is a store holding clip, the job system on it with the worker
+// registered (not started), and a RUNNING job for the clip on TWITTER, in
 // a casual tone.
-func setup(t *testing.T) (*store.Store, *store.CopyJob) {
+func setup(t *testing.T) (*store.Store, *Worker, *store.CopyJob) {
 	t.Helper()
 	st, err := store.Open(t.Context(), t.TempDir())
 	if err != nil {
@@ -29,31 +33,58 @@ func setup(t *testing.T) (*store.Store, *store.CopyJob) {
 	if err := st.ReplaceClips(t.Context(), "p1", "org-a", []apitypes.ExportableClip{clip}); err != nil {
 		t.Fatal(err)
 	}
-	return st, newJob(t, st)
+	w := newWorker(t, st)
+	return st, w, newJob(t, st, w)
 }
 
-func newJob(t *testing.T, st *store.Store) *store.CopyJob {
+// newWorker opens a job system on st, as a (re)started server does, and
+// registers a worker with it; the test's end stops it before st closes.
+func newWorker(t *testing.T, st *store.Store) *Worker {
+	t.Helper()
+	js, err := jobs.Open(t.Context(), jobs.Config{DB: st.DB(), Engine: st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { js.Stop(context.Background()) })
+	w, err := New(Config{Store: st, Jobs: js})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// newJob creates a RUNNING job with its job in w's job system.
+func newJob(t *testing.T, st *store.Store, w *Worker) *store.CopyJob {
 	t.Helper()
 	j := &store.CopyJob{OrgID: "org-a", ProjectID: "p1", ClipID: "c01", PostAccountID: "pa_1", Prompt: "casual", Platform: "TWITTER",
 		ClipVersion: clip.UpdatedAt}
-	if err := st.CreateCopyJob(t.Context(), j, false); err != nil {
+	if err := st.CreateCopyJob(t.Context(), j, false, w.Enqueue(j)); err != nil {
 		t.Fatal(err)
 	}
 	return j
 }
 
-func start(t *testing.T, st *store.Store, beforeRun func(context.Context, string)) *Worker {
+// start runs w's job system, with beforeRun.
+func start(t *testing.T, w *Worker, beforeRun func(context.Context, string)) {
 	t.Helper()
-	w, err := New(Config{Store: st})
+	w.beforeRun = beforeRun
+	if err := w.jobs.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jobStates lists the states of the copy queue's jobs, oldest first.
+func jobStates(t *testing.T, w *Worker) []string {
+	t.Helper()
+	recent, err := w.jobs.Recent(t.Context(), jobs.QueueCopy, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.beforeRun = beforeRun
-	if err := w.Start(t.Context()); err != nil {
-		t.Fatal(err)
+	var states []string
+	for _, in := range slices.Backward(recent) {
+		states = append(states, fmt.Sprintf("%s/%d", in.State, in.Attempt))
 	}
-	t.Cleanup(w.Stop)
-	return w
+	return states
 }
 
 // finished waits until job id is no longer RUNNING and returns it.
@@ -78,16 +109,15 @@ func finished(t *testing.T, st *store.Store, id string) *store.CopyJob {
 // TestJobRunsThenCompletes holds a job before its copy is made: it is
 // RUNNING then, and COMPLETED with the copy of its clip after.
 func TestJobRunsThenCompletes(t *testing.T) {
-	st, job := setup(t)
+	st, w, job := setup(t)
 	held, release := make(chan string, 1), make(chan struct{})
-	w := start(t, st, func(ctx context.Context, id string) {
+	start(t, w, func(ctx context.Context, id string) {
 		held <- id
 		select {
 		case <-release:
 		case <-ctx.Done():
 		}
 	})
-	w.Submit(job.ID)
 	if id := <-held; id != job.ID {
 		t.Fatalf("held job %s, want %s", id, job.ID)
 	}
@@ -109,16 +139,20 @@ func TestJobRunsThenCompletes(t *testing.T) {
 	if got.Title != "clip 1 of talk (0:00–0:12)" {
 		t.Errorf("title %q: the casual tone was not applied", got.Title)
 	}
+	// The row's job completed with it, on its first attempt.
+	if states := jobStates(t, w); !slices.Equal(states, []string{"completed/1"}) {
+		t.Errorf("jobs %v; want one completed on attempt 1", states)
+	}
 }
 
 // TestVanishedClipFails: a job whose clip is gone by the time it runs
 // fails, saying which clip.
 func TestVanishedClipFails(t *testing.T) {
-	st, job := setup(t)
+	st, w, job := setup(t)
 	if err := st.ReplaceClips(t.Context(), "p1", "org-a", nil); err != nil {
 		t.Fatal(err)
 	}
-	start(t, st, nil).Submit(job.ID)
+	start(t, w, nil)
 	got := finished(t, st, job.ID)
 	if got.Status != apitypes.CopyFailed || !strings.Contains(got.Error, `clip "c01" of project "p1" no longer exists`) || got.Title != "" {
 		t.Errorf("job %+v, want FAILED naming the clip", got.API())
@@ -128,48 +162,72 @@ func TestVanishedClipFails(t *testing.T) {
 // TestUnknownPlatformFails: a job for a platform without limits fails with
 // the generator's reason.
 func TestUnknownPlatformFails(t *testing.T) {
-	st, _ := setup(t)
+	st, w, _ := setup(t)
 	j := &store.CopyJob{OrgID: "org-a", ProjectID: "p1", ClipID: "c01", PostAccountID: "pa_1", Platform: "MYSPACE"}
-	if err := st.CreateCopyJob(t.Context(), j, false); err != nil {
+	if err := st.CreateCopyJob(t.Context(), j, false, w.Enqueue(j)); err != nil {
 		t.Fatal(err)
 	}
-	start(t, st, nil).Submit(j.ID)
+	start(t, w, nil)
 	if got := finished(t, st, j.ID); got.Status != apitypes.CopyFailed || !strings.Contains(got.Error, "MYSPACE") {
 		t.Errorf("job %+v, want FAILED naming the platform", got.API())
 	}
 }
 
-// TestRestartRunsLeftJobs: a job cut short by Stop stays RUNNING, and so
-// does one never submitted; the next worker's Start runs both.
+// TestRestartRunsLeftJobs: a job cut short by a stop stays RUNNING, and so
+// does one stored before copy jobs ran on the job system (no job of its
+// own); the next start runs both, each once.
 func TestRestartRunsLeftJobs(t *testing.T) {
-	st, cut := setup(t)
-	unsubmitted := newJob(t, st)
+	st, first, cut := setup(t)
+	older := &store.CopyJob{OrgID: "org-a", ProjectID: "p1", ClipID: "c01", PostAccountID: "pa_1", Prompt: "formal", Platform: "TWITTER",
+		ClipVersion: clip.UpdatedAt}
+	if err := st.CreateCopyJob(t.Context(), older, false, nil); err != nil {
+		t.Fatal(err)
+	}
 	held := make(chan string, 1)
-	first := start(t, st, func(ctx context.Context, id string) {
+	start(t, first, func(ctx context.Context, id string) {
 		held <- id
-		<-ctx.Done() // until Stop
+		<-ctx.Done() // until the stop
 	})
-	first.Submit(cut.ID)
-	<-held
-	first.Stop()
-	for _, id := range []string{cut.ID, unsubmitted.ID} {
+	if id := <-held; id != cut.ID {
+		t.Fatalf("held %s, want %s", id, cut.ID)
+	}
+	grace, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	first.jobs.Stop(grace)
+	cancel()
+	for _, id := range []string{cut.ID, older.ID} {
 		if j, err := st.CopyJob(t.Context(), id); err != nil || j.Status != apitypes.CopyRunning {
-			t.Fatalf("job %s after Stop: %+v, %v; want RUNNING", id, j, err)
+			t.Fatalf("job %s after the stop: %+v, %v; want RUNNING", id, j, err)
 		}
 	}
+	if states := jobStates(t, first); !slices.Equal(states, []string{"available/0"}) {
+		t.Errorf("jobs after the stop %v; want the cut job handed back, its attempt not counted", states)
+	}
 
-	start(t, st, nil)
-	for _, id := range []string{cut.ID, unsubmitted.ID} {
+	next := newWorker(t, st)
+	for range 2 { // a second adoption adds nothing
+		if err := next.Adopt(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(t, next, nil)
+	for _, id := range []string{cut.ID, older.ID} {
 		if got := finished(t, st, id); got.Status != apitypes.CopyCompleted || got.Title == "" {
 			t.Errorf("job %s after restart: %+v, want COMPLETED with copy", id, got.API())
 		}
 	}
+	waitCompleted := time.Now().Add(10 * time.Second)
+	for !slices.Equal(jobStates(t, next), []string{"completed/1", "completed/1"}) && time.Now().Before(waitCompleted) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if states := jobStates(t, next); !slices.Equal(states, []string{"completed/1", "completed/1"}) {
+		t.Errorf("jobs after the restart %v; want two, each completed on attempt 1", states)
+	}
 }
 
-func TestStartTwice(t *testing.T) {
-	st, _ := setup(t)
-	w := start(t, st, nil)
-	if err := w.Start(t.Context()); err == nil {
-		t.Error("second Start succeeded")
+// TestOneWorkerPerJobSystem: a kind registers once per job system.
+func TestOneWorkerPerJobSystem(t *testing.T) {
+	st, w, _ := setup(t)
+	if _, err := New(Config{Store: st, Jobs: w.jobs}); err == nil || !strings.Contains(err.Error(), "social_copy") {
+		t.Errorf("second worker on one job system: %v; want an error naming the kind", err)
 	}
 }

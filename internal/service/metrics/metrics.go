@@ -39,7 +39,10 @@ type StatsReader interface {
 type Config struct {
 	// Stats is read at each scrape for the projects by stage, the queue,
 	// credits and storage; nil leaves those out.
-	Stats  StatsReader
+	Stats StatsReader
+	// Jobs is read at each scrape for the background jobs by queue and
+	// state; nil leaves them out.
+	Jobs   JobCounter
 	Logger *slog.Logger // nil = discard
 }
 
@@ -130,6 +133,9 @@ func New(cfg Config) *Metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.Stats != nil {
 		m.reg.MustRegister(newStatsCollector(cfg.Stats))
+	}
+	if cfg.Jobs != nil {
+		m.reg.MustRegister(newJobsCollector(cfg.Jobs))
 	}
 	return m
 }

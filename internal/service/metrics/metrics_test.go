@@ -21,6 +21,11 @@ type fakeStats struct {
 
 func (f *fakeStats) Stats(context.Context) (store.Stats, error) { return f.stats, f.err }
 
+// fakeJobs answers JobCounts with counts.
+type fakeJobs []JobCount
+
+func (f fakeJobs) JobCounts(context.Context) ([]JobCount, error) { return f, nil }
+
 // listen serves m on a free loopback port until the test ends.
 func listen(t *testing.T, m *Metrics) *Endpoint {
 	t.Helper()
@@ -45,7 +50,7 @@ func TestScrapeReportsTheStoreAndTheHooks(t *testing.T) {
 		ProjectsByStage: map[apitypes.Stage]int64{apitypes.StagePending: 1, apitypes.StageQueued: 3, apitypes.StageRender: 2, apitypes.StageComplete: 7},
 		CreditsUsed:     42, UploadBytes: 1000, ProjectBytes: 5000,
 	}}
-	m := New(Config{Stats: src})
+	m := New(Config{Stats: src, Jobs: fakeJobs{{Queue: "copy", State: "available", Jobs: 2}, {Queue: "copy", State: "discarded", Jobs: 1}}})
 	m.Throttled("rate")
 	m.Throttled("concurrent")
 	m.Throttled("concurrent")
@@ -74,6 +79,8 @@ func TestScrapeReportsTheStoreAndTheHooks(t *testing.T) {
 		{"clipperd_action_delivery_attempts_total", []string{"kind", "webhook", "outcome", "will_retry"}, 1},
 		{"clipperd_action_delivery_attempts_total", []string{"kind", "webhook", "outcome", "delivered"}, 1},
 		{"clipperd_publish_attempts_total", []string{"destination", "dir", "outcome", "gave_up"}, 1},
+		{"clipperd_jobs", []string{"queue", "copy", "state", "available"}, 2},
+		{"clipperd_jobs", []string{"queue", "copy", "state", "discarded"}, 1},
 	}
 	for _, w := range want {
 		if got, ok := s.Value(w.name, w.labels...); !ok || got != w.v {

@@ -281,7 +281,10 @@ func (r *Runner) requeue(ctx context.Context, id string) error {
 }
 
 // recoverInterrupted stalls every project an earlier process left in an
-// active stage; the scan loop then retries them at once.
+// active stage (the stall is counted and logged) and queues it again at once,
+// before Start returns and so before the server answers anyone: a client that
+// waited through the restart reads QUEUED, never a STALLED that would end its
+// wait for a project the service is about to resume.
 func (r *Runner) recoverInterrupted(ctx context.Context) error {
 	// A worker holds a project in these stages; finding one there at
 	// Start means the process died mid-run.
@@ -291,6 +294,9 @@ func (r *Runner) recoverInterrupted(ctx context.Context) error {
 	}
 	for _, p := range ps {
 		r.stall(ctx, p.ID, p.Stage, interruptedError(p.Stage), 0)
+		if err := r.requeue(ctx, p.ID); err != nil {
+			return err
+		}
 	}
 	return nil
 }

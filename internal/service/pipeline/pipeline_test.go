@@ -368,6 +368,11 @@ func TestRestartDuringRenderResumesToComplete(t *testing.T) {
 	logs := &syncBuffer{}
 	e.cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	e.runner()
+	// Queued again before Start returned: a client polling through the
+	// restart never sees the interruption as a stall.
+	if p := e.project(id); p.Stage == apitypes.StageStalled {
+		t.Errorf("after Start the project is STALLED (%s), want it queued again", deref(p.Error))
+	}
 	p := e.waitDone(id)
 	if p.Stage != apitypes.StageComplete {
 		t.Fatalf("after restart stage = %s, error %v", p.Stage, deref(p.Error))

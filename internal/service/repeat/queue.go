@@ -16,8 +16,9 @@ const idleWait = time.Minute
 
 // Queue runs jobs named by id one after another on a Loop: those an earlier
 // process left unfinished, given to Start, then each one Submit adds. The
-// copy and censor job workers share it; their jobs live in the store, so a
-// job cut short by Stop runs again after the next Start.
+// censor job worker uses it (copy jobs have moved to package jobs, where
+// the other queues follow); its jobs live in the store, so a job cut short
+// by Stop runs again after the next Start.
 type Queue struct {
 	loop Loop
 

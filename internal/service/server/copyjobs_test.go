@@ -165,7 +165,7 @@ func TestSocialCopyJobsCachedAndForceRegenerate(t *testing.T) {
 	}
 	left := &store.CopyJob{OrgID: DevOrgID, ProjectID: clip.ProjectID, ClipID: clip.CurationID, PostAccountID: page.PostAccountID,
 		SubAccountID: "page-1", Prompt: "formal", Platform: "FACEBOOK_PAGE", ClipVersion: clip.UpdatedAt}
-	err = st.CreateCopyJob(t.Context(), left, true)
+	err = st.CreateCopyJob(t.Context(), left, true, nil) // as a release before the job system stored it
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}

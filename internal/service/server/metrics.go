@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 )
 
@@ -25,7 +27,7 @@ func (s *Server) listen(cfg Config, logger *slog.Logger) (net.Listener, error) {
 // hooks Start wires, and serves them on cfg.MetricsListen when set: a
 // listener of their own, never the API's, so they need no key.
 func (s *Server) startMetrics(cfg Config, logger *slog.Logger) error {
-	s.metrics = metrics.New(metrics.Config{Stats: s.store, Logger: logger.With("component", "metrics")})
+	s.metrics = metrics.New(metrics.Config{Stats: s.store, Jobs: jobCounter{s.jobs}, Logger: logger.With("component", "metrics")})
 	if cfg.MetricsListen == "" {
 		return nil
 	}
@@ -35,6 +37,18 @@ func (s *Server) startMetrics(cfg Config, logger *slog.Logger) error {
 	}
 	s.metricsAt = ep
 	return nil
+}
+
+// jobCounter reads the job system's counts for the metrics.
+type jobCounter struct{ jobs *jobs.Jobs }
+
+func (c jobCounter) JobCounts(ctx context.Context) ([]metrics.JobCount, error) {
+	counts, err := c.jobs.Counts(ctx)
+	out := make([]metrics.JobCount, 0, len(counts))
+	for _, n := range counts {
+		out = append(out, metrics.JobCount(n))
+	}
+	return out, err
 }
 
 // MetricsAddr is the address GET /metrics is served on, e.g.

@@ -42,9 +42,15 @@ func TestMetricsAfterAProjectCompletes(t *testing.T) {
 	})
 	c.waitStage(p.ID, pipelineTimeout, apitypes.StageComplete)
 	clip := c.clips(p.ID)[0]
-	resp, data := c.do(http.MethodPost, "/api/post-tasks", postBody(p.ID, clip.CurationID, connect(t, srv, DevOrgID, "TWITTER", "")))
+	twitter := connect(t, srv, DevOrgID, "TWITTER", "")
+	resp, data := c.do(http.MethodPost, "/api/post-tasks", postBody(p.ID, clip.CurationID, twitter))
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
 		t.Fatalf("post task: %d %s", resp.StatusCode, data)
+	}
+	resp, data = c.do(http.MethodPost, "/api/social-copy-jobs", apitypes.SocialCopyJobRequest{ProjectID: p.ID, ClipID: clip.CurationID,
+		PostAccountID: twitter})
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("copy job: %d %s", resp.StatusCode, data)
 	}
 	// A project that never finishes importing holds the one slot: the next is refused.
 	busy := c.mustCreate(map[string]any{"videoUrl": hangs + "/v.mp4"})
@@ -58,7 +64,8 @@ func TestMetricsAfterAProjectCompletes(t *testing.T) {
 	s := scrapeUntil(t, url, func(s metricstest.Scrape) bool {
 		delivered, _ := s.Value("clipperd_action_delivery_attempts_total", "kind", "webhook", "outcome", "delivered")
 		published, _ := s.Value("clipperd_publish_attempts_total", "destination", "dir", "outcome", "delivered")
-		return delivered >= 1 && published >= 1
+		copied, _ := s.Value("clipperd_jobs", "queue", "copy", "state", "completed")
+		return delivered >= 1 && published >= 1 && copied >= 1
 	})
 	for _, w := range []struct {
 		name   string

@@ -26,6 +26,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
@@ -132,6 +133,7 @@ type Server struct {
 	served    chan error
 	runner    *pipeline.Runner
 	disp      *outbound.Dispatcher
+	jobs      *jobs.Jobs
 	copies    *copyjobs.Worker
 	censors   *censorjobs.Worker
 	janitor   *janitor.Janitor
@@ -150,7 +152,7 @@ type Server struct {
 }
 
 // Start opens the data directory, starts the pipeline, the dispatcher, the
-// copy worker, the publish worker and the scheduler, and serves the API; it
+// job system (copy jobs), the publish worker and the scheduler, and serves the API; it
 // is listening when it returns. ctx bounds the start
 // only: the server runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
@@ -198,6 +200,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		if err := st.EnsureKey(ctx, cfg.APIKey, DevOrgID, DevUserID); err != nil {
 			return nil, fmt.Errorf("server: development key: %w", err)
 		}
+	}
+	// The job system's schema follows the store's in the same database.
+	s.jobs, err = jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine(), Logger: logger.With("component", "jobs")})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
 
 	ln, err := s.listen(cfg, logger)
@@ -368,7 +375,7 @@ func (p *progressWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter 
 // newJobWorkers makes the copy worker, the censor worker and the janitor.
 func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	var err error
-	s.copies, err = copyjobs.New(copyjobs.Config{Store: s.store, Logger: logger.With("component", "copyjobs")})
+	s.copies, err = copyjobs.New(copyjobs.Config{Store: s.store, Jobs: s.jobs, Logger: logger.With("component", "copyjobs")})
 	if err != nil {
 		return err
 	}
@@ -383,11 +390,15 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	return err
 }
 
-// startJobWorkers starts the copy worker and the censor worker, which run
-// the jobs a stopped process left unfinished first, and the janitor.
+// startJobWorkers starts the job system (after giving copy jobs stored
+// without a job one), the censor worker, which runs the jobs a stopped
+// process left unfinished first, and the janitor.
 func (s *Server) startJobWorkers(ctx context.Context) error {
-	if err := s.copies.Start(ctx); err != nil {
-		return fmt.Errorf("start copy jobs: %w", err)
+	if err := s.copies.Adopt(ctx); err != nil {
+		return err
+	}
+	if err := s.jobs.Start(ctx); err != nil {
+		return err
 	}
 	if err := s.censors.Start(ctx); err != nil {
 		return fmt.Errorf("start censor jobs: %w", err)
@@ -433,8 +444,8 @@ func (s *Server) URL() string { return s.url }
 
 // Close stops the server gracefully: it stops accepting requests and waits
 // for open ones, stops the pipeline (work cut short resumes on the next
-// start), the scheduler, the publish worker, the dispatcher and the copy
-// worker (work cut short runs again on the next start) and the janitor,
+// start), the scheduler, the publish worker, the dispatcher, the job system
+// (a job cut short is handed back and runs again) and the janitor,
 // then closes the store. Calling it again returns
 // the first result.
 func (s *Server) Close() error {
@@ -476,8 +487,10 @@ func (s *Server) stopAll() error {
 	if s.disp != nil {
 		s.disp.Stop()
 	}
-	if s.copies != nil {
-		s.copies.Stop()
+	if s.jobs != nil {
+		// Running jobs get what is left of the grace period, then are
+		// handed back.
+		s.jobs.Stop(ctx)
 	}
 	if s.censors != nil {
 		s.censors.Stop()

@@ -62,9 +62,10 @@ func scanCopyJob(row scanner) (*CopyJob, error) {
 // result of the newest job generated for the same organization, project,
 // clip, account, sub-account, prompt and platform from the clip as it is now
 // (j.ClipVersion) is reused: j is stored COMPLETED and Cached with that
-// result. Otherwise j is stored RUNNING, for the worker to generate. The
-// lookup and the insert share a transaction.
-func (s *Store) CreateCopyJob(ctx context.Context, j *CopyJob, regenerate bool) error {
+// result. Otherwise j is stored RUNNING, for the worker to generate, and
+// enqueue (the worker's job) runs in the same transaction as the insert, as
+// does the lookup.
+func (s *Store) CreateCopyJob(ctx context.Context, j *CopyJob, regenerate bool, enqueue TxHook) error {
 	now := Timestamp(s.Now())
 	j.ID, j.CreatedAt, j.UpdatedAt = NewID("scj_"), now, now
 	j.Status, j.Cached, j.Title, j.Description, j.Hashtags, j.Error = apitypes.CopyRunning, false, "", "", "", ""
@@ -87,7 +88,10 @@ func (s *Store) CreateCopyJob(ctx context.Context, j *CopyJob, regenerate bool) 
 		if _, err := tx.ExecContext(ctx, `INSERT INTO social_copy_jobs(`+copyJobColumns+`) VALUES (`+placeholders(len(vals))+`)`, vals...); err != nil {
 			return fmt.Errorf("insert copy job: %w", err)
 		}
-		return nil
+		if j.Status != apitypes.CopyRunning {
+			return nil
+		}
+		return enqueue.run(ctx, tx)
 	})
 }
 
@@ -106,16 +110,19 @@ func (s *Store) CopyJob(ctx context.Context, id string) (*CopyJob, error) {
 
 // FinishCopyJob records the outcome of a RUNNING job: its status, its
 // result or error, and the clip version the copy was made from. A job that
-// is no longer RUNNING is left as it is.
-func (s *Store) FinishCopyJob(ctx context.Context, j *CopyJob) error {
+// is no longer RUNNING is left as it is. then (completing the worker's job)
+// runs in the same transaction.
+func (s *Store) FinishCopyJob(ctx context.Context, j *CopyJob, then TxHook) error {
 	j.UpdatedAt = Timestamp(s.Now())
-	_, err := s.db.ExecContext(ctx, `UPDATE social_copy_jobs SET status = ?, title = ?, description = ?, hashtags = ?, error = ?,
-		clip_version = ?, updated_at = ? WHERE id = ? AND status = ?`,
-		j.Status, j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, j.UpdatedAt, j.ID, apitypes.CopyRunning)
-	if err != nil {
-		return fmt.Errorf("finish copy job %s: %w", j.ID, err)
-	}
-	return nil
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE social_copy_jobs SET status = ?, title = ?, description = ?, hashtags = ?, error = ?,
+			clip_version = ?, updated_at = ? WHERE id = ? AND status = ?`,
+			j.Status, j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, j.UpdatedAt, j.ID, apitypes.CopyRunning)
+		if err != nil {
+			return fmt.Errorf("finish copy job %s: %w", j.ID, err)
+		}
+		return then.run(ctx, tx)
+	})
 }
 
 // RunningCopyJobs lists the ids of the jobs still RUNNING, oldest first.

@@ -1,7 +1,10 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -19,14 +22,14 @@ func copyRequest(org, prompt, clipVersion string) *CopyJob {
 func finish(t *testing.T, s *Store, j *CopyJob, title string) {
 	t.Helper()
 	j.Status, j.Title, j.Description, j.Hashtags = apitypes.CopyCompleted, title, "d", "#h"
-	if err := s.FinishCopyJob(t.Context(), j); err != nil {
+	if err := s.FinishCopyJob(t.Context(), j, nil); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func mustCreateCopyJob(t *testing.T, s *Store, j *CopyJob, regenerate bool) *CopyJob {
 	t.Helper()
-	if err := s.CreateCopyJob(t.Context(), j, regenerate); err != nil {
+	if err := s.CreateCopyJob(t.Context(), j, regenerate, nil); err != nil {
 		t.Fatal(err)
 	}
 	return j
@@ -85,7 +88,7 @@ func TestCopyJobCache(t *testing.T) {
 	// A FAILED job is never reused.
 	failed := mustCreateCopyJob(t, s, copyRequest("org", "failing", "v1"), false)
 	failed.Status, failed.Error = apitypes.CopyFailed, "the clip is gone"
-	if err := s.FinishCopyJob(t.Context(), failed); err != nil {
+	if err := s.FinishCopyJob(t.Context(), failed, nil); err != nil {
 		t.Fatal(err)
 	}
 	if j := mustCreateCopyJob(t, s, copyRequest("org", "failing", "v1"), false); j.Status != apitypes.CopyRunning {
@@ -97,7 +100,7 @@ func TestCopyJobCache(t *testing.T) {
 
 	// Finishing a job twice keeps the first outcome.
 	first.Title = "overwritten"
-	if err := s.FinishCopyJob(t.Context(), first); err != nil {
+	if err := s.FinishCopyJob(t.Context(), first, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.CopyJob(t.Context(), first.ID); got.Title != "made once" {
@@ -117,6 +120,53 @@ func TestRunningCopyJobs(t *testing.T) {
 	}
 	if _, err := s.CopyJob(t.Context(), "scj_missing"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing job: %v, want ErrNotFound", err)
+	}
+}
+
+// TestCopyJobHooksShareTheTransaction: the enqueue hook runs for a RUNNING
+// job only, inside the insert's transaction (its failure leaves no row),
+// and the finish hook inside the update's (its failure leaves the job
+// RUNNING).
+func TestCopyJobHooksShareTheTransaction(t *testing.T) {
+	s, _ := openTest(t)
+	refused := errors.New("queue refused")
+	var enqueued []string
+	enqueue := func(j *CopyJob) TxHook {
+		return func(ctx context.Context, tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM social_copy_jobs WHERE id = ?`, j.ID).Scan(&n); err != nil || n != 1 {
+				return fmt.Errorf("the hook's transaction holds %d rows of %s (%v); want the new row", n, j.ID, err)
+			}
+			enqueued = append(enqueued, j.ID)
+			return nil
+		}
+	}
+	lost := copyRequest("org", "lost", "v1")
+	if err := s.CreateCopyJob(t.Context(), lost, false, func(context.Context, *sql.Tx) error { return refused }); !errors.Is(err, refused) {
+		t.Fatalf("create with a failing hook: %v; want its error", err)
+	}
+	if _, err := s.CopyJob(t.Context(), lost.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("job whose enqueue failed: %v; want no row", err)
+	}
+
+	first := copyRequest("org", "p", "v1")
+	if err := s.CreateCopyJob(t.Context(), first, false, enqueue(first)); err != nil {
+		t.Fatal(err)
+	}
+	first.Status, first.Title = apitypes.CopyCompleted, "kept"
+	if err := s.FinishCopyJob(t.Context(), first, func(context.Context, *sql.Tx) error { return refused }); !errors.Is(err, refused) {
+		t.Fatalf("finish with a failing hook: %v; want its error", err)
+	}
+	if got, _ := s.CopyJob(t.Context(), first.ID); got.Status != apitypes.CopyRunning {
+		t.Errorf("job whose finish hook failed: %s; want RUNNING", got.Status)
+	}
+	finish(t, s, first, "kept")
+	cached := copyRequest("org", "p", "v1")
+	if err := s.CreateCopyJob(t.Context(), cached, false, enqueue(cached)); err != nil || !cached.Cached {
+		t.Fatalf("cached job %+v: %v", cached, err)
+	}
+	if !slices.Equal(enqueued, []string{first.ID}) {
+		t.Errorf("enqueued %v; want only the RUNNING job %s", enqueued, first.ID)
 	}
 }
 

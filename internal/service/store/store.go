@@ -48,6 +48,14 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	return s, nil
 }
 
+// DB is the database, for the job system (package jobs), whose jobs are
+// rows beside the store's and are inserted in its transactions. Nothing
+// else reaches past the store's methods.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Engine names the database engine, as package jobs picks its driver by it.
+func (s *Store) Engine() string { return "sqlite" }
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -59,6 +67,19 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
 // Timestamp formats t the way the API reports times.
 func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// TxHook is another package's work inside a store transaction: the job
+// system (package jobs) inserting the job of the row the transaction
+// writes, or completing it, so the row and its job commit together. Nil
+// does nothing.
+type TxHook func(ctx context.Context, tx *sql.Tx) error
+
+func (h TxHook) run(ctx context.Context, tx *sql.Tx) error {
+	if h == nil {
+		return nil
+	}
+	return h(ctx, tx)
+}
 
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)

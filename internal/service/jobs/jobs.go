@@ -1,0 +1,237 @@
+// Package jobs is clipperd's one job system: background work is a River job
+// (github.com/riverqueue/river) inserted in the same transaction as the row
+// it belongs to (InsertTx), claimed by exactly one worker (River's claim is
+// one UPDATE ... RETURNING), retried on the one backoff curve (package
+// backoff), leased (a job whose process died comes back after its kind's
+// Timeout, see RescueAfter) and visible (Counts, Recent).
+//
+// The driver follows the store's engine through one code path: River's
+// clients are all river.Client[*sql.Tx] over a *sql.DB, riversqlite on the
+// embedded SQLite file and riverdatabasesql on PostgreSQL.
+//
+// River's schema is versioned by River itself (its river_migration table,
+// rivermigrate), beside the store's schema_migrations in the same database:
+// Open applies it after the store has applied its own.
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+)
+
+// The engines a store runs on; Config.Engine is one of them.
+const (
+	EngineSQLite   = "sqlite"
+	EnginePostgres = "postgres"
+)
+
+// Queues and how many jobs of each one process works at once. A new kind of
+// job gets its queue here, so every process agrees on the names.
+const (
+	// QueueCopy holds social copy jobs (package copyjobs): milliseconds
+	// each, so one at a time keeps up.
+	QueueCopy = "copy"
+)
+
+var queueWorkers = map[string]int{
+	QueueCopy: 1,
+}
+
+// Defaults of Config.
+const (
+	// DefaultRescueAfter is River's RescueStuckJobsAfter, the floor of
+	// every kind's lease: a running job whose process died is retried once
+	// it has run max(RescueAfter, its kind's Timeout), when River's rescuer
+	// (every 30s, on the leader) next looks.
+	DefaultRescueAfter = 10 * time.Second
+	// DefaultTimeout is a kind's Timeout when it names none.
+	DefaultTimeout = time.Minute
+)
+
+// DefaultRetry is the retry curve of a job that fails: the backoff curve
+// from 1s doubling to 10 minutes, 10 attempts in all (the nine waits,
+// jittered, add up to 4 to 9 minutes).
+var DefaultRetry = backoff.Retry{Base: time.Second, Max: 10 * time.Minute, Attempts: 10}
+
+// Config configures Jobs.
+type Config struct {
+	// DB is the store's database; jobs share its connections and its
+	// transactions.
+	DB *sql.DB
+	// Engine is the store's engine, EngineSQLite or EnginePostgres.
+	Engine string
+	// Retry is the retry budget of every kind that sets none of its own;
+	// zero fields take DefaultRetry's.
+	Retry backoff.Retry
+	// RescueAfter: see DefaultRescueAfter; zero takes it.
+	RescueAfter time.Duration
+	// FetchPollInterval bounds how long a job inserted by another process
+	// waits to be claimed; zero takes River's default (1s). Tests shorten it.
+	FetchPollInterval time.Duration
+	Logger            *slog.Logger // nil = discard
+}
+
+// Jobs is the job system of one process: register every kind with Register,
+// then Start; Stop before closing the store.
+type Jobs struct {
+	client  *river.Client[*sql.Tx]
+	workers *river.Workers
+	db      *sql.DB
+	retry   backoff.Retry
+	log     *slog.Logger
+
+	mu    sync.Mutex
+	kinds map[string]Kind // by River kind
+
+	// stopping is set by Stop before it cancels running jobs, so a job cut
+	// short is handed back (available at once, its attempt not counted)
+	// rather than failed.
+	stopping atomic.Bool
+}
+
+// Open applies River's migrations to cfg.DB and makes the client; no job
+// runs before Start.
+func Open(ctx context.Context, cfg Config) (*Jobs, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("jobs: DB is required")
+	}
+	driver, err := driverFor(cfg.Engine, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := migrate(ctx, driver, logger); err != nil {
+		return nil, err
+	}
+	rescueAfter := cmp.Or(cfg.RescueAfter, DefaultRescueAfter)
+	j := &Jobs{workers: river.NewWorkers(), db: cfg.DB, retry: cfg.Retry.Or(DefaultRetry), log: logger, kinds: map[string]Kind{}}
+	queues := make(map[string]river.QueueConfig, len(queueWorkers))
+	for name, n := range queueWorkers {
+		queues[name] = river.QueueConfig{MaxWorkers: n}
+	}
+	j.client, err = river.NewClient(driver, &river.Config{
+		Queues:               queues,
+		Workers:              j.workers,
+		RetryPolicy:          curve{j.retry},
+		MaxAttempts:          j.retry.Attempts,
+		RescueStuckJobsAfter: rescueAfter,
+		// Every kind has a Timeout of its own (Register); River requires
+		// this default to be within RescueStuckJobsAfter.
+		JobTimeout:        rescueAfter,
+		FetchPollInterval: cfg.FetchPollInterval,
+		Logger:            logger,
+		// River's own errors are logged by River; a worker's by the
+		// error handler, with the job it belongs to.
+		ErrorHandler: errorLog{logger},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	return j, nil
+}
+
+// driverFor is the River driver of engine over db: the one place the
+// engines differ.
+func driverFor(engine string, db *sql.DB) (riverdriver.Driver[*sql.Tx], error) {
+	switch engine {
+	case EngineSQLite:
+		return riversqlite.New(db), nil
+	case EnginePostgres:
+		return riverdatabasesql.New(db), nil
+	}
+	return nil, fmt.Errorf("jobs: engine %q: must be %q or %q", engine, EngineSQLite, EnginePostgres)
+}
+
+// migrate brings River's schema up to this River's version; each step runs
+// in a transaction of its own, like the store's.
+func migrate(ctx context.Context, driver riverdriver.Driver[*sql.Tx], logger *slog.Logger) error {
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("jobs: migrations: %w", err)
+	}
+	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("jobs: migrate: %w", err)
+	}
+	for _, v := range res.Versions {
+		logger.Info("applied job system migration", "version", v.Version, "name", v.Name)
+	}
+	return nil
+}
+
+// Start works the registered kinds until Stop. ctx bounds the start only.
+func (j *Jobs) Start(ctx context.Context) error {
+	j.stopping.Store(false)
+	// River stops when its start context ends; Stop is what ends it here.
+	if err := j.client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("jobs: start: %w", err)
+	}
+	return nil
+}
+
+// Stop lets running jobs finish until ctx ends, then cancels them (each is
+// handed back: available again, its attempt not counted) and always waits
+// for them to return, so nothing uses the database after Stop.
+func (j *Jobs) Stop(ctx context.Context) {
+	if err := j.client.Stop(ctx); err == nil {
+		return
+	}
+	j.stopping.Store(true)
+	if err := j.client.StopAndCancel(context.Background()); err != nil {
+		j.log.Error("stop jobs", "err", err)
+	}
+}
+
+// InsertTx adds a job of args' kind, which must be registered, in tx: it
+// exists exactly when tx commits. A kind registered Unique adds nothing
+// while a job with the same args is waiting, running or completed.
+func (j *Jobs) InsertTx(ctx context.Context, tx *sql.Tx, args Args) error {
+	k, err := j.kind(args.Kind())
+	if err != nil {
+		return err
+	}
+	if _, err := j.client.InsertTx(ctx, tx, args, k.insertOpts()); err != nil {
+		return fmt.Errorf("jobs: insert %s: %w", args.Kind(), err)
+	}
+	return nil
+}
+
+// Insert is InsertTx in a transaction of its own.
+func (j *Jobs) Insert(ctx context.Context, args Args) error {
+	k, err := j.kind(args.Kind())
+	if err != nil {
+		return err
+	}
+	if _, err := j.client.Insert(ctx, args, k.insertOpts()); err != nil {
+		return fmt.Errorf("jobs: insert %s: %w", args.Kind(), err)
+	}
+	return nil
+}
+
+func (j *Jobs) kind(name string) (Kind, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	k, ok := j.kinds[name]
+	if !ok {
+		return Kind{}, fmt.Errorf("jobs: kind %q is not registered", name)
+	}
+	return k, nil
+}
