@@ -123,6 +123,28 @@ func moveByCopy(ctx context.Context, s Store, key, path string) error {
 	return os.Remove(path)
 }
 
+// StoreFile stores the local file at path as key and returns a local file
+// of the object for tools to read: the object's own file on a Local store
+// (the file is moved there, as PutFile does), else path itself, kept, so a
+// download just made in a job's temporary directory is not read back.
+func StoreFile(ctx context.Context, s Store, key, path string) (string, error) {
+	if l, ok := s.(Local); ok {
+		if err := PutFile(ctx, s, key, path); err != nil {
+			return "", err
+		}
+		return l.LocalPath(key)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if err := Write(ctx, s, key, f); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
 // Write stores what r reads as key, whole or not at all.
 func Write(ctx context.Context, s Store, key string, r io.Reader) error {
 	w, err := s.Create(ctx, key)
