@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
@@ -102,4 +103,39 @@ func readObject(t *testing.T, s blob.Store, key string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestBytesMissingFromThisServer: when the file holds fewer bytes than the
+// record (the earlier chunks went to another server, or the file was
+// lost), the next chunk is refused with where to resume, and a status
+// query reports what the file really holds, instead of writing after a hole.
+func TestBytesMissingFromThisServer(t *testing.T) {
+	s, m := newTestSessions(t)
+	ctx := t.Context()
+	up, err := s.Create(ctx, "org-a", "user-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses, err := s.Start(ctx, up.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, ses, put("bytes 0-4/10", "01234")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(localFile(t, s, up)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Put(ctx, ses, put("bytes 5-9/10", "56789"))
+	var re *RequestError
+	if !errors.As(err, &re) || re.Field != "Content-Range" || !strings.Contains(err.Error(), "resume at byte 0") {
+		t.Fatalf("a chunk after bytes this server lacks = %v; want a Content-Range refusal resuming at byte 0", err)
+	}
+	if rec := m.record(t, up.ID); rec.Received != 0 || rec.Complete {
+		t.Errorf("record = %+v; want 0 bytes held", rec)
+	}
+	st, err := s.Put(ctx, ses, Request{ContentRange: "bytes */10", ContentLength: 0})
+	if err != nil || st.Received != 0 || st.Complete {
+		t.Errorf("status query = %+v, %v; want 0 bytes", st, err)
+	}
 }

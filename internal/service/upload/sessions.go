@@ -216,6 +216,9 @@ func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length in
 	if err := s.checkTotal(up, total); err != nil {
 		return Status{}, err
 	}
+	if err := s.reconcile(ctx, up); err != nil {
+		return Status{}, err
+	}
 	if total < up.Received {
 		return Status{}, refuse("Content-Range", "TOTAL %d is below the %d bytes the storage holds", total, up.Received)
 	}
@@ -360,6 +363,9 @@ func (b claimedBody) Read(p []byte) (int, error) {
 
 // write takes a whole-file PUT or one chunk.
 func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange, req Request, turn *claim) (Status, error) {
+	if err := s.reconcile(ctx, up); err != nil {
+		return Status{}, err
+	}
 	sp, err := s.spanOf(up, cr, req)
 	if err != nil {
 		return Status{}, err
@@ -476,6 +482,45 @@ func (s *Sessions) file(up *store.Upload) (string, error) {
 	return s.files.LocalPath(up.Key)
 }
 
+// reconcile lowers what the record says is held to what the file holds,
+// when that is less: the earlier requests of the upload reached another
+// server (several clipperd behind one address without sticky routing), or
+// the file was lost. The client then resumes from what is really there
+// instead of a chunk landing after a hole.
+func (s *Sessions) reconcile(ctx context.Context, up *store.Upload) error {
+	if up.Received == 0 {
+		return nil
+	}
+	path, err := s.file(up)
+	if err != nil {
+		return err
+	}
+	var held int64
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil:
+		held = fi.Size()
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("upload %s: %w", up.ID, err)
+	}
+	if held >= up.Received || s.landed(ctx, up) {
+		return nil
+	}
+	s.log.Warn("upload: fewer bytes on this server's disk than recorded; the client resumes from them",
+		"upload", up.ID, "recorded", up.Received, "held", held)
+	up.Received = held
+	return s.save(ctx, up)
+}
+
+// landed reports whether Media holds up's whole file already.
+func (s *Sessions) landed(ctx context.Context, up *store.Upload) bool {
+	if s.media == nil || up.Total <= 0 {
+		return false
+	}
+	info, err := s.media.Stat(ctx, up.Key)
+	return err == nil && info.Size == up.Total
+}
+
 // land puts the complete bytes of up into Media, when they are not there
 // already. The record says complete only afterwards, so a project never
 // finds a complete upload without its object; a file gone with an object
@@ -488,10 +533,8 @@ func (s *Sessions) land(ctx context.Context, up *store.Upload) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		if info, serr := s.media.Stat(ctx, up.Key); serr == nil && info.Size == up.Total {
-			return nil
-		}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && s.landed(ctx, up) {
+		return nil
 	}
 	if err := blob.PutFile(ctx, s.media, up.Key, path); err != nil {
 		return fmt.Errorf("store the complete upload: %w", err)
