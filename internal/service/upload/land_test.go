@@ -26,14 +26,8 @@ func TestUploadLandsInBucket(t *testing.T) {
 	m := newMemStore()
 	s := New(Config{Store: m, Files: testMedia(t, t.TempDir()), Media: bucket})
 	ctx := t.Context()
-	up, err := s.Create(ctx, "org-a", "user-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ses, err := s.Start(ctx, up.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	up := withUpload(t, s, m, held{total: -1})
+	ses := up.SessionID
 	if st, err := s.Put(ctx, ses, put("bytes 0-4/10", "01234")); err != nil || st.Complete {
 		t.Fatalf("first chunk: %+v, %v", st, err)
 	}
@@ -65,14 +59,8 @@ func TestLandingFailureThenQuery(t *testing.T) {
 	m := newMemStore()
 	s := New(Config{Store: m, Files: testMedia(t, t.TempDir()), Media: testMedia(t, blocked)})
 	ctx := t.Context()
-	up, err := s.Create(ctx, "org-a", "user-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ses, err := s.Start(ctx, up.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	up := withUpload(t, s, m, held{total: -1})
+	ses := up.SessionID
 	if _, err := s.Put(ctx, ses, put("", "whole file")); err == nil {
 		t.Fatal("a PUT whose upload could not be stored succeeded")
 	}
@@ -112,21 +100,15 @@ func readObject(t *testing.T, s blob.Store, key string) string {
 func TestBytesMissingFromThisServer(t *testing.T) {
 	s, m := newTestSessions(t)
 	ctx := t.Context()
-	up, err := s.Create(ctx, "org-a", "user-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ses, err := s.Start(ctx, up.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	up := withUpload(t, s, m, held{total: -1})
+	ses := up.SessionID
 	if _, err := s.Put(ctx, ses, put("bytes 0-4/10", "01234")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(localFile(t, s, up)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Put(ctx, ses, put("bytes 5-9/10", "56789"))
+	_, err := s.Put(ctx, ses, put("bytes 5-9/10", "56789"))
 	var re *RequestError
 	if !errors.As(err, &re) || re.Field != "Content-Range" || !strings.Contains(err.Error(), "resume at byte 0") {
 		t.Fatalf("a chunk after bytes this server lacks = %v; want a Content-Range refusal resuming at byte 0", err)

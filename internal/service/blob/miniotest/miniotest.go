@@ -5,7 +5,6 @@
 package miniotest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -14,11 +13,11 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -41,7 +40,7 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	toolexectest.RequireTools(t, "minio")
 	s := &Server{AccessKey: "clipper-test", SecretKey: "clipper-test-" + random(8)}
-	var out syncBuffer
+	var out toolexec.Tail // the server's output, for a failure to start
 	for attempt := 0; ; attempt++ {
 		s.Endpoint = freeAddr(t)
 		cmd := exec.Command("minio", "server", "--quiet", "--address", s.Endpoint, "--console-address", freeAddr(t), t.TempDir())
@@ -145,22 +144,4 @@ func random(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// syncBuffer collects the server's output from its two streams.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
