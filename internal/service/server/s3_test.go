@@ -72,6 +72,10 @@ func TestS3MediaEndToEnd(t *testing.T) {
 	if cr := resp.Header.Get("Content-Range"); cr != "bytes 100-299/"+strconv.Itoa(len(render)) {
 		t.Errorf("Content-Range %q", cr)
 	}
+	resp, data = anon.do(http.MethodGet, clip.URIForExport, nil, "Range", "bytes="+strconv.Itoa(len(render))+"-")
+	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable || !strings.Contains(string(data), "Range") {
+		t.Errorf("GET /media with a Range past the end = %d %s; want 416 with the JSON error", resp.StatusCode, data)
+	}
 	local := filepath.Join(t.TempDir(), "clip.mp4")
 	download(t, clip.URIForExport, local)
 	if w, h := probe(t, local); w == 0 || h == 0 {
