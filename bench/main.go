@@ -4,7 +4,7 @@
 //	go run ./bench pipeline   # analysis pass vs plain decode; pipeline vs plain ffmpeg commands
 //	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits (--projects 20)
 //	go run ./bench upload     # a 2 GiB source_file upload against curl -T to the same server
-//	go run ./bench refresh    # API calls of a terraform plan over 20 collections and 40 contents
+//	go run ./bench refresh    # API calls of a terraform plan over 4 projects, 20 collections and 40 contents, against clipperd and a small-page server
 //	go run ./bench transcribe # the recogniser against real time and one plain pocketsphinx run
 //	go run ./bench pipeline-asr # the pipeline with transcription and captions against plain commands
 //	go run ./bench load --before REV # a clipperd binary under concurrent GETs, uploads and idle connections

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,9 @@ type countingProxy struct {
 	// limitedAt are the times of requests to the endpoints the service
 	// rate-limits (projects and clips), in order.
 	limitedAt []float64
+	// collectionLimit, when set, makes the server list the account's
+	// collections that many to a page (a service with small pages).
+	collectionLimit int
 }
 
 func newCountingProxy(upstream string) (*countingProxy, error) {
@@ -57,8 +61,14 @@ func newCountingProxy(upstream string) (*countingProxy, error) {
 	p.server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.total++
-		p.byRoute[r.Method+" "+route(r.URL.Path)]++
+		p.byRoute[r.Method+" "+route(r.URL.Path)+routeQuery(r.URL)]++
+		limit := p.collectionLimit
 		p.mu.Unlock()
+		if limit > 0 && r.Method == http.MethodGet && r.URL.Path == "/api/collections" {
+			q := r.URL.Query()
+			q.Set("limit", strconv.Itoa(limit))
+			r.URL.RawQuery = q.Encode()
+		}
 		rp.ServeHTTP(w, r)
 	}))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -79,6 +89,15 @@ func route(path string) string {
 		parts = []string{parts[0], "…"}
 	}
 	return "/" + strings.Join(parts, "/")
+}
+
+// routeQuery tells apart the listings of one route: the q of
+// /api/exportable-clips (by project, by collection).
+func routeQuery(u *url.URL) string {
+	if u.Path == "/api/exportable-clips" {
+		return "?q=" + u.Query().Get("q")
+	}
+	return ""
 }
 
 // detail tells requests of one route apart in the timeline: the query, or

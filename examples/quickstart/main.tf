@@ -46,19 +46,16 @@ resource "clipper_clip_project" "quickstart" {
   }
 }
 
-data "clipper_exportable_clips" "quickstart" {
-  project_id = clipper_clip_project.quickstart.id
-}
-
 resource "clipper_collection" "quickstart" {
   name = "Quickstart clips"
 }
 
-# The first clip, in the collection. (A for_each over every clip needs the
-# project to exist at plan time, so it would take a second apply.)
+# The first clip, in the collection, made in the apply that makes the project.
+# (A for_each over every clip needs the project to exist at plan time: run
+# `terraform apply -target=clipper_clip_project.quickstart` first.)
 resource "clipper_collection_content" "first" {
   collection_id = clipper_collection.quickstart.id
-  content_id    = data.clipper_exportable_clips.quickstart.clips[0].id
+  content_id    = clipper_clip_project.quickstart.clips[0].id
 }
 
 resource "clipper_publish_schedule" "first" {
@@ -67,7 +64,7 @@ resource "clipper_publish_schedule" "first" {
   content_id      = clipper_collection_content.first.content_id
   post_account_id = var.post_account_id
   publish_at      = var.publish_at
-  title           = data.clipper_exportable_clips.quickstart.clips[0].title
+  title           = clipper_clip_project.quickstart.clips[0].title
   description     = "Made with Clipper."
   privacy         = "unlisted"
 }
@@ -75,7 +72,7 @@ resource "clipper_publish_schedule" "first" {
 output "clips" {
   description = "Download address and length of each clip."
   value = [
-    for c in data.clipper_exportable_clips.quickstart.clips : {
+    for c in clipper_clip_project.quickstart.clips : {
       uri_for_export = c.uri_for_export
       duration_sec   = c.duration_ms / 1000
     }

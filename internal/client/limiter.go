@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ type sharedLimiter struct {
 	sent  []time.Time // admission times within the window, oldest first
 	until time.Time   // no request before this instant (set from a 429 Retry-After)
 	now   func() time.Time
+	gate  windowGate // what the service's answers said of its window
 }
 
 // newSharedLimiter is a limiter admitting rpm requests per window.
@@ -77,9 +79,48 @@ func (l *sharedLimiter) left(now time.Time) int {
 	return max(l.size-used, 0)
 }
 
-// wait blocks until a request may be sent or ctx ends. A wait that would
-// outlast ctx's deadline fails at once, as the deadline it is.
+// wait blocks until a request may be sent or ctx ends: first the gate (what
+// the service said of its window), then this process's own window. A wait
+// that would outlast ctx's deadline fails at once, as the deadline it is. A
+// request wait lets go must be reported to answered once it is answered.
 func (l *sharedLimiter) wait(ctx context.Context) error {
+	for {
+		ok, changed, retry := l.gate.enter(l.now())
+		if ok {
+			break
+		}
+		if retry <= 0 {
+			retry = limitWindow // until a request in flight is answered
+		}
+		if err := sleepOrWake(ctx, retry, changed); err != nil {
+			return err
+		}
+	}
+	if err := l.waitWindow(ctx); err != nil {
+		l.gate.leave()
+		return err
+	}
+	return nil
+}
+
+// answered reports the answer to a request wait let go: status 0 when none
+// came; retryAfter, remaining (< 0 when not said) and reset as the service
+// said them. A plain 429 holds every client back for its Retry-After before
+// the next probe may go.
+func (l *sharedLimiter) answered(status int, retryAfter time.Duration, remaining int, reset time.Time) {
+	if status == http.StatusTooManyRequests && retryAfter > 0 {
+		l.pause(retryAfter)
+	}
+	// The service's clock may differ from ours: never wait longer than a
+	// window for its next slot.
+	if latest := l.now().Add(limitWindow); reset.After(latest) {
+		reset = latest
+	}
+	l.gate.answered(status, remaining, reset)
+}
+
+// waitWindow blocks until this process's own window admits a request.
+func (l *sharedLimiter) waitWindow(ctx context.Context) error {
 	for {
 		now := l.now()
 		d := l.admit(now)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -62,6 +63,9 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 			return fmt.Errorf("%s %s: waiting for the rate limiter: %w", ac.method, ac.path, err)
 		}
 		r, err := c.attempt(ctx, pc, attempt)
+		if rateLimited(ac.path) {
+			c.limiter.answered(r.limiterStatus(), r.retryAfter, r.remaining, r.reset)
+		}
 		if err != nil {
 			return err
 		}
@@ -113,6 +117,20 @@ type reply struct {
 	outcome
 	body   []byte // the whole answer, when it arrived
 	apiErr error  // the typed error of a non-2xx answer
+	// What the answer said of the rate window: X-RateLimit-Remaining (-1
+	// when absent) and X-RateLimit-Reset.
+	remaining int
+	reset     time.Time
+}
+
+// limiterStatus is the status the rate limiter learns from: a refusal for
+// the concurrent-project cap says nothing of the rate window, nor does a
+// missing answer (0).
+func (r reply) limiterStatus() int {
+	if r.status == http.StatusTooManyRequests && r.capReason == apitypes.CapReasonConcurrent {
+		return 0
+	}
+	return r.status
 }
 
 // attempt builds, logs and sends one attempt of pc. Only building the request
@@ -166,7 +184,13 @@ func (c *Client) attempt(ctx context.Context, pc *preparedCall, n int) (reply, e
 // answered is the reply of an attempt that got a whole answer. A 429 is
 // counted in Stats here, whatever decide then makes of it.
 func (c *Client) answered(pc *preparedCall, resp *http.Response, body []byte) reply {
-	r := reply{outcome: outcome{idempotent: idempotent(pc.method), status: resp.StatusCode}, body: body}
+	r := reply{outcome: outcome{idempotent: idempotent(pc.method), status: resp.StatusCode}, body: body, remaining: -1}
+	if n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining")); err == nil && n >= 0 {
+		r.remaining = n
+	}
+	if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil && n > 0 {
+		r.reset = time.Unix(n, 0)
+	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return r
 	}

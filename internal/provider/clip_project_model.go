@@ -57,6 +57,7 @@ type clipProjectModel struct {
 	WorkerURL             types.String `tfsdk:"worker_url"`
 	RefundStatus          types.String `tfsdk:"refund_status"`
 	ClipCount             types.Int64  `tfsdk:"clip_count"`
+	Clips                 types.List   `tfsdk:"clips"`
 }
 
 // conclusionActionModel is an item of conclusion_actions.
@@ -144,6 +145,12 @@ func (m *clipProjectModel) setReported(p *apitypes.Project) {
 	m.StallCount = types.Int64PointerValue(p.StallCount)
 	m.WorkerURL = types.StringPointerValue(p.WorkerURL)
 	m.RefundStatus = types.StringPointerValue(p.RefundStatus)
+}
+
+// setNoClips records a project without clips yet: not COMPLETE.
+func (m *clipProjectModel) setNoClips() {
+	m.ClipCount = types.Int64Value(0)
+	m.Clips = types.ListValueMust(exportableClipType, nil)
 }
 
 // fillUnknown copies into m the values of src for the attributes m holds as

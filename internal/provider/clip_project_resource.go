@@ -116,7 +116,7 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 	// failure leaves a tainted resource to replace rather than an orphan.
 	wantVisibility := plan.Visibility.ValueString()
 	plan.setReported(project)
-	plan.ClipCount = types.Int64Value(0)
+	plan.setNoClips()
 	if plan.BrandTemplateID.IsUnknown() {
 		// Not configured: record the template the service applied.
 		plan.BrandTemplateID = types.StringPointerValue(project.BrandTemplateID)
@@ -151,7 +151,7 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 		resp.Diagnostics.Append(waitFailure(plan.ID.ValueString(), timeout, err))
 		return
 	}
-	resp.Diagnostics.Append(r.countClips(ctx, &plan, project)...)
+	resp.Diagnostics.Append(r.readClips(ctx, &plan, project)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -191,15 +191,15 @@ func (r *ClipProjectResource) Read(ctx context.Context, req resource.ReadRequest
 
 	// Import stores only the id: no project_id yet means nothing to reconcile with.
 	importing := state.ProjectID.IsNull()
-	countKnown := clipCountCurrent(state.Stage, state.ClipCount, project.Stage)
 	state.setReported(project)
 	resp.Diagnostics.Append(state.readArguments(ctx, project, importing)...)
 	if importing {
 		state.WaitForCompletion = types.BoolValue(true)
 	}
-	if !countKnown {
-		resp.Diagnostics.Append(r.countClips(ctx, &state, project)...)
-	}
+	// Every refresh lists the clips again: their addresses are signed and
+	// expire. The listing is the one the client shares with every reader of
+	// this project's clips in this run (data sources, other refreshes).
+	resp.Diagnostics.Append(r.readClips(ctx, &state, project)...)
 	if project.Stage == apitypes.StageStalled {
 		resp.Diagnostics.Append(stalledWarning(project))
 	}
@@ -246,8 +246,12 @@ func (r *ClipProjectResource) Update(ctx context.Context, req resource.UpdateReq
 	var reported clipProjectModel
 	reported.setReported(project)
 	reported.BrandTemplateID = types.StringPointerValue(project.BrandTemplateID)
-	if plan.ClipCount.IsUnknown() {
-		resp.Diagnostics.Append(r.countClips(ctx, &reported, project)...)
+	// The clips stay as planned while the project stays COMPLETE
+	// (planmodifiers.UseStateWhenComplete): the resources that use them
+	// must not see them change in place. They are listed only when the plan
+	// could not know them.
+	if plan.ClipCount.IsUnknown() || plan.Clips.IsUnknown() {
+		resp.Diagnostics.Append(r.readClips(ctx, &reported, project)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -292,28 +296,20 @@ func (r *ClipProjectResource) ImportState(ctx context.Context, req resource.Impo
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 
-// clipCountCurrent reports whether the clip_count in state still holds for a
-// project now in stage: a COMPLETE project's clips no longer change, so once
-// counted they are not listed again (every page is a rate-limited request on
-// each refresh). A project that just became COMPLETE, or a count never taken
-// (import), needs a count.
-func clipCountCurrent(priorStage types.String, priorCount types.Int64, stage apitypes.Stage) bool {
-	return stage == apitypes.StageComplete && apitypes.Stage(priorStage.ValueString()) == apitypes.StageComplete && !priorCount.IsNull() && !priorCount.IsUnknown()
-}
-
-// countClips sets clip_count: the number of exportable clips of a COMPLETE
-// project, 0 before that.
-func (r *ClipProjectResource) countClips(ctx context.Context, m *clipProjectModel, p *apitypes.Project) diag.Diagnostics {
+// readClips sets clips and clip_count: the exportable clips of a COMPLETE
+// project, none before that (or when it stalled).
+func (r *ClipProjectResource) readClips(ctx context.Context, m *clipProjectModel, p *apitypes.Project) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if p.Stage != apitypes.StageComplete {
-		m.ClipCount = types.Int64Value(0)
+		m.setNoClips()
 		return diags
 	}
 	clips, err := r.data.Client.ListExportableClips(ctx, client.ClipFilter{ProjectID: m.ID.ValueString()})
 	if err != nil {
-		diags.AddError("Unable to count the project's clips", err.Error())
+		diags.AddError("Unable to list the project's clips", err.Error())
 		return diags
 	}
+	m.Clips, diags = exportableClipsList(ctx, clips)
 	m.ClipCount = types.Int64Value(int64(len(clips)))
 	return diags
 }

@@ -64,28 +64,6 @@ func TestCreateTimeoutBeforeFirstPollNamesQueued(t *testing.T) {
 	}
 }
 
-func TestClipCountCurrent(t *testing.T) {
-	complete := types.StringValue(string(apitypes.StageComplete))
-	for _, tc := range []struct {
-		name       string
-		priorStage types.String
-		priorCount types.Int64
-		stage      apitypes.Stage
-		want       bool
-	}{
-		{"complete and counted: keep", complete, types.Int64Value(4), apitypes.StageComplete, true},
-		{"just became complete: count", types.StringValue(string(apitypes.StageUpload)), types.Int64Value(0), apitypes.StageComplete, false},
-		{"imported: count", types.StringNull(), types.Int64Null(), apitypes.StageComplete, false},
-		{"count unknown: count", complete, types.Int64Unknown(), apitypes.StageComplete, false},
-		{"no longer complete: recount", complete, types.Int64Value(4), apitypes.StageStalled, false},
-		{"still running", types.StringValue(string(apitypes.StageRender)), types.Int64Value(0), apitypes.StageRender, false},
-	} {
-		if got := clipCountCurrent(tc.priorStage, tc.priorCount, tc.stage); got != tc.want {
-			t.Errorf("%s: clipCountCurrent = %t, want %t", tc.name, got, tc.want)
-		}
-	}
-}
-
 // TestFillUnknownKeepsPlannedValues: Update answers with the planned values
 // and takes from the service only what the plan left unknown.
 func TestFillUnknownKeepsPlannedValues(t *testing.T) {

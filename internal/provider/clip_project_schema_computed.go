@@ -57,5 +57,17 @@ func projectComputedAttributes() map[string]schema.Attribute {
 		"storage_size":           integer("Bytes of storage used by the project."),
 		"stall_count":            integer("How many times the project stalled, when reported."),
 		"clip_count":             integer("Number of exportable clips of the project; 0 until it is `COMPLETE`."),
+		"clips": schema.ListNestedAttribute{
+			MarkdownDescription: "The project's exportable clips, in the service's order, with the fields of the `clips` of " +
+				"`data.clipper_exportable_clips`: use `clips[0].id` as the `content_id` of `clipper_post_task`, " +
+				"`clipper_publish_schedule` or `clipper_collection_content`. Empty until the project is `COMPLETE` (a create " +
+				"with `wait_for_completion = false` records none; the first refresh after the project completes reads them). " +
+				"Refreshed on every read, since the download addresses expire; kept as they are in the plan of an in-place " +
+				"update (`visibility`, `wait_for_completion`, `timeouts`) of a `COMPLETE` project, so that what uses them " +
+				"stays known and is not replaced.",
+			Computed:      true,
+			NestedObject:  schema.NestedAttributeObject{Attributes: exportableClipAttributes()},
+			PlanModifiers: []planmodifier.List{whenComplete},
+		},
 	}
 }

@@ -13,7 +13,10 @@ import (
 
 // clipProjectSchemaVersion 1 dropped model, is_deleted and is_purged, made
 // curation and render computed (defaults-only objects rather than null) and
-// replaced screen_overlays[].object by file_id.
+// replaced screen_overlays[].object by file_id. Adding the computed clips
+// needed no new version: a state without them decodes with clips null, the
+// plan does not keep a null list (UseStateWhenComplete), and the next
+// refresh lists them.
 const clipProjectSchemaVersion = 1
 
 var _ resource.ResourceWithUpgradeState = &ClipProjectResource{}

@@ -61,8 +61,9 @@ func (r *CollectionContentResource) Schema(_ context.Context, _ resource.SchemaR
 				PlanModifiers: replace,
 			},
 			"content_id": schema.StringAttribute{
-				MarkdownDescription: "The clip: its composite id `{projectId}.{curationId}`, the `id` of an item of " +
-					"`clipper_exportable_clips`. Changing it replaces the resource.",
+				MarkdownDescription: "The clip: its composite id `{projectId}.{curationId}`, such as " +
+					"`clipper_clip_project.<name>.clips[0].id` (or the `id` of an item of `clipper_exportable_clips` for a " +
+					"project not managed here). Changing it replaces the resource.",
 				Required:      true,
 				Validators:    []validator.String{validators.ContentID()},
 				PlanModifiers: replace,

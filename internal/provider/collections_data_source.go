@@ -47,7 +47,7 @@ func (d *CollectionsDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 			"id":       str("`mine`, or `mine/<content_id>` when filtered by `content_id`."),
 			"content_id": schema.StringAttribute{
 				MarkdownDescription: "Only list the collections holding this clip: its composite id `{projectId}.{curationId}`, " +
-					"the `id` of an item of `clipper_exportable_clips`.",
+					"such as `clipper_clip_project.<name>.clips[0].id`.",
 				Optional:   true,
 				Validators: []validator.String{validators.ContentID()},
 			},

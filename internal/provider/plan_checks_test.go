@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 )
@@ -94,4 +95,34 @@ func (c replacedByCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanReq
 		return
 	}
 	resp.Error = fmt.Errorf("%s: no planned change", c.addr)
+}
+
+// expectInstancesAction checks that every instance of the for_each or count
+// resource addr (addr["key"], addr[0]) plans action, and that it has some.
+func expectInstancesAction(addr string, action plancheck.ResourceActionType) plancheck.PlanCheck {
+	return instancesActionCheck{addr: addr, action: action}
+}
+
+type instancesActionCheck struct {
+	addr   string
+	action plancheck.ResourceActionType
+}
+
+func (c instancesActionCheck) CheckPlan(ctx context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	n := 0
+	for _, rc := range req.Plan.ResourceChanges {
+		if !strings.HasPrefix(rc.Address, c.addr+"[") {
+			continue
+		}
+		n++
+		one := &plancheck.CheckPlanResponse{}
+		plancheck.ExpectResourceAction(rc.Address, c.action).CheckPlan(ctx, req, one)
+		if one.Error != nil {
+			resp.Error = one.Error
+			return
+		}
+	}
+	if n == 0 {
+		resp.Error = fmt.Errorf("%s: no instance in the plan", c.addr)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -11,8 +12,9 @@ import (
 )
 
 var (
-	_ resource.Resource              = &PostTaskResource{}
-	_ resource.ResourceWithConfigure = &PostTaskResource{}
+	_ resource.Resource               = &PostTaskResource{}
+	_ resource.ResourceWithConfigure  = &PostTaskResource{}
+	_ resource.ResourceWithModifyPlan = &PostTaskResource{}
 )
 
 // PostTaskResource publishes a clip to a connected account now. It offers no
@@ -39,6 +41,18 @@ func (r *PostTaskResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"is unpublished. The service has no endpoint that reads a post, so refreshes keep the state as it is.",
 		Attributes: postAttributes("The post's id (`postId`)."),
 	}
+}
+
+// ModifyPlan warns when the post would be replaced: a replacement publishes
+// the clip again.
+func (r *PostTaskResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	changed, diags := replacedBy(ctx, req, postArguments, nil)
+	if resp.Diagnostics.Append(diags...); len(changed) == 0 {
+		return
+	}
+	var id types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	resp.Diagnostics.Append(republishWarning("Post "+id.ValueString(), changed))
 }
 
 // Create publishes the clip.

@@ -68,9 +68,14 @@ func (r *PublishScheduleResource) Schema(_ context.Context, _ resource.SchemaReq
 // ModifyPlan checks that publish_at is in the future for a schedule about to
 // be made: a create, or the new half of a replacement (which Terraform plans
 // as a create, without prior state). A schedule in state is never checked,
-// so one whose time has passed plans as it stands.
+// so one whose time has passed plans as it stands; if it would be replaced,
+// a warning says that its clip, already published, is published again.
 func (r *PublishScheduleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(r.warnRepublish(ctx, req)...)
 		return
 	}
 	var at types.String
@@ -80,6 +85,26 @@ func (r *PublishScheduleResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	_, diags := r.publishAt(at)
 	resp.Diagnostics.Append(diags...)
+}
+
+// warnRepublish warns when a schedule whose time has passed (it fired,
+// unless it was cancelled outside Terraform) would be replaced.
+func (r *PublishScheduleResource) warnRepublish(ctx context.Context, req resource.ModifyPlanRequest) diag.Diagnostics {
+	changed, diags := replacedBy(ctx, req, scheduleArguments, samePublishTime)
+	if len(changed) == 0 {
+		return diags
+	}
+	var state publishScheduleModel
+	if diags.Append(req.State.Get(ctx, &state)...); diags.HasError() {
+		return diags
+	}
+	at, err := rules.PublishTime(state.PublishAt.ValueString())
+	if err != nil || at.After(r.now()) {
+		return diags // still pending: the replacement cancels it first
+	}
+	diags.Append(republishWarning(fmt.Sprintf("Schedule %s, which fired at %s,", state.ID.ValueString(),
+		state.PublishAt.ValueString()), changed))
+	return diags
 }
 
 // Create schedules the post.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -150,8 +151,10 @@ func splitContentID(contentID types.String, diags *diag.Diagnostics) (projectID,
 
 // contentIDDescription describes the content_id of the social resources and
 // data source.
-const contentIDDescription = "The clip: its composite id `{projectId}.{curationId}`, the `id` of an item of " +
-	"`clipper_exportable_clips`. The provider sends its two parts as `projectId` and `clipId`."
+const contentIDDescription = "The clip: its composite id `{projectId}.{curationId}`, such as " +
+	"`clipper_clip_project.<name>.clips[0].id`, which stays known when the project changes in place (or the `id` of " +
+	"an item of `clipper_exportable_clips` for a project not managed here). The provider sends its two parts as " +
+	"`projectId` and `clipId`."
 
 // logFields names the post in log lines: ids only, never the API key.
 func (m *postModel) logFields() map[string]any {
@@ -176,6 +179,63 @@ func replacePost(same func(state, plan string) bool) planmodifier.String {
 			}
 			resp.RequiresReplace = true
 		}, desc, desc)
+}
+
+// postArguments are the arguments of a post, scheduleArguments those of a
+// schedule.
+var (
+	postArguments     = []string{"content_id", "post_account_id", "sub_account_id", "title", "description", "media_type", "privacy"}
+	scheduleArguments = append(slices.Clone(postArguments), "publish_at")
+)
+
+// replacedBy names the arguments among names whose planned change replaces
+// the post under replacePost's rule, each with its change; a value unknown
+// until apply counts, since it may change. same, when given, tells publish
+// times that are one instant. None for a create, a destroy, or the first
+// plan after an import.
+func replacedBy(ctx context.Context, req resource.ModifyPlanRequest, names []string, same func(state, plan string) bool) ([]string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || imported(ctx, req.State) {
+		return nil, diags
+	}
+	var changed []string
+	for _, name := range names {
+		var prior, planned types.String
+		diags.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		diags.Append(req.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
+		switch {
+		case diags.HasError():
+			return nil, diags
+		case planned.Equal(prior):
+		case planned.IsUnknown():
+			changed = append(changed, fmt.Sprintf("%s (%s -> known after apply)", name, shown(prior)))
+		case same != nil && known(prior) && same(prior.ValueString(), planned.ValueString()):
+		default:
+			changed = append(changed, fmt.Sprintf("%s (%s -> %s)", name, shown(prior), shown(planned)))
+		}
+	}
+	return changed, diags
+}
+
+// shown is a value as a plan shows it.
+func shown(v types.String) string {
+	if v.IsNull() {
+		return "null"
+	}
+	return fmt.Sprintf("%q", v.ValueString())
+}
+
+// republishWarning says that the planned replacement of a post (what names
+// the resource: "Post <id>", "Schedule <id>, which already fired,") publishes
+// its clip again, and what usually makes an argument unknown.
+func republishWarning(what string, changed []string) diag.Diagnostic {
+	return diag.NewWarningDiagnostic("Replacing this post publishes the clip again",
+		fmt.Sprintf("%s will be replaced because of %s: this publishes the clip again, as another post; the earlier "+
+			"post stays published, since the service cannot take a post back. If the change is not meant, a content_id "+
+			"that is unknown until apply is the usual cause: take it from clipper_clip_project.NAME.clips[N].id, which "+
+			"stays known across in-place changes of the project, rather than from data.clipper_exportable_clips, which "+
+			"Terraform reads again at apply whenever the project has a pending change.",
+			what, strings.Join(changed, ", ")))
 }
 
 // imported reports whether state is that of an import: content_id, which a

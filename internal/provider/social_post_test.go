@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
@@ -293,5 +294,65 @@ func TestPostTaskDeleteWarns(t *testing.T) {
 		!strings.Contains(warnings[0].Detail(), "Post post_1 of clip prj_1.c01 to account pa_1") ||
 		!strings.Contains(warnings[0].Detail(), "stays published") {
 		t.Fatalf("warnings %v, want one saying post_1 stays published", warnings)
+	}
+}
+
+// A planned replacement of a post, or of a schedule that fired, warns that
+// the clip is published again; nothing else does.
+func TestReplacingAPostWarns(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2030, 1, 2, 15, 4, 5, 0, time.UTC)
+	schedule := &PublishScheduleResource{now: func() time.Time { return now }}
+	post := &PostTaskResource{}
+	scheduled := func(contentID types.String, at string) tfsdk.State {
+		return stateOf(t, schedule, &publishScheduleModel{postModel: postModel{ID: types.StringValue("sch_1"),
+			ContentID: contentID, PostAccountID: types.StringValue("pa_1"), Title: types.StringValue("Launch")},
+			PublishAt: types.StringValue(at)})
+	}
+	posted := func(contentID, title types.String) tfsdk.State {
+		return stateOf(t, post, &postModel{ID: types.StringValue("post_1"), ContentID: contentID,
+			PostAccountID: types.StringValue("pa_1"), Title: title})
+	}
+	clip, launch := types.StringValue("prj_1.c01"), types.StringValue("Launch")
+	null := func(s tfsdk.State) tfsdk.State {
+		return tfsdk.State{Schema: s.Schema, Raw: tftypes.NewValue(s.Schema.Type().TerraformType(ctx), nil)}
+	}
+	const past, future = "2030-01-01T00:00:00Z", "2030-02-01T00:00:00Z"
+	cases := []struct {
+		name        string
+		r           resource.ResourceWithModifyPlan
+		prior, plan tfsdk.State
+		want        string // a regexp the warning matches; "" for none
+	}{
+		{"a post whose content_id is unknown", post, posted(clip, launch), posted(types.StringUnknown(), launch),
+			`Post post_1 will be replaced because of content_id \("prj_1.c01" -> known after apply\): this publishes the clip again`},
+		{"a post with another title", post, posted(clip, launch), posted(clip, types.StringValue("Again")),
+			`title \("Launch" -> "Again"\)`},
+		{"an unchanged post", post, posted(clip, launch), posted(clip, launch), ""},
+		{"a post created", post, null(posted(clip, launch)), posted(clip, launch), ""},
+		{"a post destroyed", post, posted(clip, launch), null(posted(clip, launch)), ""},
+		{"a post's first plan after an import", post, posted(types.StringNull(), types.StringNull()), posted(clip, launch), ""},
+		{"a fired schedule replaced", schedule, scheduled(clip, past), scheduled(types.StringUnknown(), past),
+			`Schedule sch_1, which fired at 2030-01-01T00:00:00Z, will be replaced because of content_id`},
+		{"a fired schedule unchanged", schedule, scheduled(clip, past), scheduled(clip, "2030-01-01T01:00:00+01:00"), ""},
+		{"a pending schedule replaced", schedule, scheduled(clip, future), scheduled(types.StringUnknown(), future), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := resource.ModifyPlanRequest{State: tc.prior, Plan: tfsdk.Plan(tc.plan), Config: tfsdk.Config(tc.plan)}
+			resp := &resource.ModifyPlanResponse{Plan: req.Plan}
+			tc.r.ModifyPlan(ctx, req, resp)
+			checkDiags(t, resp.Diagnostics, "")
+			warnings := resp.Diagnostics.Warnings()
+			switch {
+			case tc.want == "" && len(warnings) > 0:
+				t.Fatalf("warnings %v, want none", warnings)
+			case tc.want == "":
+			case len(warnings) != 1 || warnings[0].Summary() != "Replacing this post publishes the clip again":
+				t.Fatalf("warnings %v, want one saying the clip is published again", warnings)
+			case !regexp.MustCompile(tc.want).MatchString(warnings[0].Detail()):
+				t.Fatalf("warning %q does not match %q", warnings[0].Detail(), tc.want)
+			}
+		})
 	}
 }

@@ -7,5 +7,5 @@ output "collection_names" {
 
 # Only the collections that hold the talk's first clip.
 data "clipper_collections" "holding_first_clip" {
-  content_id = data.clipper_exportable_clips.talk.clips[0].id
+  content_id = clipper_clip_project.talk.clips[0].id
 }

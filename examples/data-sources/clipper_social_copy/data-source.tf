@@ -1,7 +1,3 @@
-data "clipper_exportable_clips" "talk" {
-  project_id = clipper_clip_project.talk.id
-}
-
 data "clipper_social_accounts" "twitter" {
   platform = "TWITTER"
 }
@@ -9,7 +5,7 @@ data "clipper_social_accounts" "twitter" {
 # Copy written for X (Twitter): title, description and hashtags fit its limit
 # together.
 data "clipper_social_copy" "teaser" {
-  content_id      = data.clipper_exportable_clips.talk.clips[0].id
+  content_id      = clipper_clip_project.talk.clips[0].id
   post_account_id = data.clipper_social_accounts.twitter.accounts[0].post_account_id
   prompt          = "witty, for developers"
 

@@ -48,6 +48,17 @@ resource "clipper_clip_project" "talk" {
   }
 }
 
+# The clips, once the project is COMPLETE: ids for posts, schedules and
+# collections, download addresses, lengths.
+output "talk_clips" {
+  value = [for c in clipper_clip_project.talk.clips : {
+    id           = c.id
+    title        = c.title
+    download     = c.uri_for_export
+    duration_sec = c.duration_ms / 1000
+  }]
+}
+
 # A public video, clipped with ClipAnything over its first ten minutes.
 resource "clipper_clip_project" "stream" {
   video_url         = "https://www.youtube.com/watch?v=dQw4w9WgXcQ"

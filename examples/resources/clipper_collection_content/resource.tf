@@ -2,15 +2,20 @@ resource "clipper_collection" "highlights" {
   name = "Conference highlights"
 }
 
-data "clipper_exportable_clips" "talk" {
-  project_id = clipper_clip_project.talk.id
+# The talk's first clip, in the collection. This works in the apply that
+# creates the project: the id is known after the project completes.
+resource "clipper_collection_content" "first" {
+  collection_id = clipper_collection.highlights.id
+  content_id    = clipper_clip_project.talk.clips[0].id
 }
 
-# Every clip of the talk, in the collection. for_each needs the clip ids at
-# plan time, so the project must exist already: a project created in the same
-# apply takes a second apply (or index one clip, clips[0].id, instead).
+# Every clip of the talk. for_each needs the clip ids at plan time, so the
+# project must exist already: for a project created in the same apply, run
+# `terraform apply -target=clipper_clip_project.talk` first. The ids stay
+# known across in-place changes of the project (visibility), so this plans
+# no replacement then.
 resource "clipper_collection_content" "talk" {
-  for_each = toset([for c in data.clipper_exportable_clips.talk.clips : c.id])
+  for_each = toset([for c in clipper_clip_project.talk.clips : c.id])
 
   collection_id = clipper_collection.highlights.id
   content_id    = each.value

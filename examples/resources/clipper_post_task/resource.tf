@@ -1,7 +1,3 @@
-data "clipper_exportable_clips" "talk" {
-  project_id = clipper_clip_project.talk.id
-}
-
 data "clipper_social_accounts" "linkedin" {
   platform = "LINKEDIN"
 }
@@ -11,10 +7,13 @@ locals {
 }
 
 # Publishes the talk's first clip on the company's LinkedIn page when
-# applied. Changing an argument publishes again; destroying it leaves the
-# post published.
+# applied. Changing an argument publishes again (the plan warns); destroying
+# it leaves the post published. The clip's id comes from the project, where
+# it stays known when the project changes in place: from a
+# clipper_exportable_clips data source it would turn unknown then, and
+# publish again.
 resource "clipper_post_task" "announce" {
-  content_id      = data.clipper_exportable_clips.talk.clips[0].id
+  content_id      = clipper_clip_project.talk.clips[0].id
   post_account_id = local.company_page.post_account_id
   sub_account_id  = local.company_page.sub_account_id
 

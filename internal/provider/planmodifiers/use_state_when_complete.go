@@ -71,9 +71,11 @@ func (m UseStateWhenComplete) PlanModifyBool(ctx context.Context, req planmodifi
 	}
 }
 
-// PlanModifyList keeps the state value of a list attribute once COMPLETE.
+// PlanModifyList keeps the state value of a list attribute once COMPLETE. A
+// null list was never read (a state written before the attribute existed,
+// refreshed with -refresh=false): it is left to the service.
 func (m UseStateWhenComplete) PlanModifyList(ctx context.Context, req planmodifier.ListRequest, resp *planmodifier.ListResponse) {
-	if m.keep(ctx, req.State, req.PlanValue, req.ConfigValue) {
+	if !req.StateValue.IsNull() && m.keep(ctx, req.State, req.PlanValue, req.ConfigValue) {
 		resp.PlanValue = req.StateValue
 	}
 }

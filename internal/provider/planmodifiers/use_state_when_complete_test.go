@@ -86,4 +86,12 @@ func TestUseStateWhenComplete(t *testing.T) {
 	if sResp.PlanValue.ValueString() != "2030-01-01T00:00:00Z" || bResp.PlanValue.IsUnknown() || lResp.PlanValue.IsUnknown() {
 		t.Fatalf("planned %s, %s, %s; want the state values", sResp.PlanValue, bResp.PlanValue, lResp.PlanValue)
 	}
+
+	// A list state never read (older state) is not kept as null.
+	nResp := &planmodifier.ListResponse{PlanValue: types.ListUnknown(types.StringType)}
+	m.PlanModifyList(ctx, planmodifier.ListRequest{State: state, StateValue: types.ListNull(types.StringType),
+		PlanValue: types.ListUnknown(types.StringType), ConfigValue: types.ListNull(types.StringType)}, nResp)
+	if !nResp.PlanValue.IsUnknown() {
+		t.Fatalf("planned %s for a null list in state, want unknown", nResp.PlanValue)
+	}
 }
