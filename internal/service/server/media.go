@@ -50,3 +50,14 @@ func CheckMedia(spec string) error {
 	}
 	return nil
 }
+
+// describeMedia names the media store for the log, without credentials.
+func describeMedia(m blob.Store) string {
+	switch m := m.(type) {
+	case *s3blob.Store:
+		return m.Config().String()
+	case *blob.Dir:
+		return m.Root()
+	}
+	return fmt.Sprintf("%T", m)
+}

@@ -124,3 +124,20 @@ func TestS3MediaBadBucket(t *testing.T) {
 		t.Fatalf("Start with a missing bucket = %v", err)
 	}
 }
+
+// TestMediaInAnotherDirectory: --media naming a directory other than the
+// data directory keeps the media there; an upload is written in the data
+// directory and moved there when complete.
+func TestMediaInAnotherDirectory(t *testing.T) {
+	mediaDir := t.TempDir()
+	srv := startServer(t, Config{Media: mediaDir})
+	c := newClient(t, srv, devKey)
+	data := bytes.Repeat([]byte("clip"), 100_000)
+	id := c.uploadFile(data, 150_000)
+	if got, err := os.ReadFile(filepath.Join(mediaDir, "uploads", id+".bin")); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the upload in --media holds %d bytes (%v); want the %d sent", len(got), err, len(data))
+	}
+	if files := listFiles(t, filepath.Join(srv.dir, "uploads")); len(files) != 0 {
+		t.Errorf("DATA/uploads keeps %v", files)
+	}
+}

@@ -326,7 +326,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()
 	ok = true
-	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
+	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir, "media", describeMedia(s.media))
 	return s, nil
 }
 
