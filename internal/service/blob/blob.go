@@ -4,8 +4,8 @@
 // "uploads/<uploadId>.bin", "published/<postAccountId>/<postId>/post.json"),
 // never absolute paths, so a data directory moved, restored or served from
 // another machine keeps every object it names. Store is the one interface
-// every backend implements (Dir, the local directory, today; an
-// S3-compatible bucket later) and every backend passes the one suite in
+// every backend implements (Dir, the local directory; s3blob.Store, an
+// S3-compatible bucket) and every backend passes the one suite in
 // blobtest.
 //
 // The layout of the keys is in keys.go, the one place that makes them; the
@@ -225,8 +225,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// LocalStore is a Store whose objects are also local files (Dir): what
-// the single box's resumable uploads need until uploads land in a bucket.
+// LocalStore is a Store whose objects are also local files (Dir): where
+// resumable uploads are written by offsets, whichever store they land in.
 type LocalStore interface {
 	Store
 	Local

@@ -183,9 +183,9 @@ func environmentCredentials(t *testing.T, srv *miniotest.Server) {
 	}
 }
 
-// TestPresignRangeFFmpegReads: a presigned URL is what ffmpeg-style HTTP
-// readers get: a GET with Range answers 206 with those bytes, and a
-// missing key 404.
+// TestPresignRange: a presigned URL serves the object to anyone holding
+// it, with Range (206 with those bytes and the object's content type); a
+// missing key is a 404 and an altered URL a 403.
 func TestPresignRange(t *testing.T) {
 	srv := miniotest.Start(t)
 	s := newStore(t, srv, "p")
