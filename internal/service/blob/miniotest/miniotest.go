@@ -43,7 +43,9 @@ func Start(t testing.TB) *Server {
 	var out toolexec.Tail // the server's output, for a failure to start
 	for attempt := 0; ; attempt++ {
 		s.Endpoint = freeAddr(t)
-		cmd := exec.Command("minio", "server", "--quiet", "--address", s.Endpoint, "--console-address", freeAddr(t), t.TempDir())
+		// Bound to the test binary's life: a test killed by its timeout
+		// leaves no server running.
+		cmd := toolexec.Command(context.Background(), "minio", "server", "--quiet", "--address", s.Endpoint, "--console-address", freeAddr(t), t.TempDir())
 		cmd.Env = append(cmd.Environ(), "MINIO_ROOT_USER="+s.AccessKey, "MINIO_ROOT_PASSWORD="+s.SecretKey,
 			"MINIO_BROWSER=off", "MINIO_UPDATE=off")
 		cmd.Stdout, cmd.Stderr = &out, &out
