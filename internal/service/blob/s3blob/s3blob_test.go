@@ -20,7 +20,7 @@ import (
 )
 
 // newStore opens a fresh bucket of srv, under prefix.
-func newStore(t *testing.T, srv *miniotest.Server, prefix string) *s3blob.Store {
+func newStore(t testing.TB, srv *miniotest.Server, prefix string) *s3blob.Store {
 	t.Helper()
 	s, err := s3blob.New(t.Context(), s3blob.Config{
 		Bucket: srv.NewBucket(t), Prefix: prefix, Endpoint: srv.Endpoint, Region: "us-east-1",
