@@ -14,8 +14,9 @@ import (
 
 // BenchmarkServe measures what /media does on each store, side by side:
 // http.ServeContent over Store.Open, a whole 32 MiB render and a 1 MiB
-// range of it, read by an HTTP client on loopback. With -count N the two
-// stores alternate. go test -run '^$' -bench Serve -count 5 ./internal/service/blob/s3blob/
+// range of it, read by an HTTP client on loopback. Run it once per round
+// (-test.count 1, several rounds in a row) so the stores alternate; the
+// command is in BENCHMARKS.md.
 func BenchmarkServe(b *testing.B) {
 	body := bytes.Repeat([]byte("0123456789abcdef"), (32<<20)/16)
 	srv := miniotest.Start(b)
