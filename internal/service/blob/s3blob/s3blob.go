@@ -9,6 +9,7 @@ package s3blob
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -324,18 +325,10 @@ func (w *writer) stream() {
 	go func() {
 		_, err := w.s.c.PutObject(w.ctx, w.s.cfg.Bucket, w.s.name(w.key), in, -1, putOptions(w.key))
 		// A failed upload fails the writer's next Write instead of blocking it.
-		pr.CloseWithError(cmpErr(err, io.ErrClosedPipe))
+		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
 		w.err = err
 		close(w.done)
 	}()
-}
-
-// cmpErr is err, or def when err is nil.
-func cmpErr(err, def error) error {
-	if err != nil {
-		return err
-	}
-	return def
 }
 
 func (w *writer) Commit() error {
