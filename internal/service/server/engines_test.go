@@ -6,27 +6,36 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
-// TestAPIFlowOnEachEngine runs the API's whole path once with the state in
-// SQLite (the default) and once in PostgreSQL (--database): an upload, a
-// project to COMPLETE and its clips, a collection of them, a post and a
-// schedule published, and a social copy job, all answered alike.
+// TestAPIFlowOnEachEngine runs the API's whole path with the state in
+// SQLite (the default) and in PostgreSQL (--database), the media in the
+// data directory and, with PostgreSQL, in a MinIO bucket (--media): an
+// upload, a project to COMPLETE and its clips, a collection of them, a post
+// and a schedule published, and a social copy job, all answered alike.
 func TestAPIFlowOnEachEngine(t *testing.T) {
 	video := sourceVideo(t)
 	for _, engine := range []struct {
 		name     string
+		store    string
 		database func(*testing.T) string
+		media    func(*testing.T) string
 	}{
-		{store.EngineSQLite, func(*testing.T) string { return "" }},
-		{store.EnginePostgres, func(t *testing.T) string { return storetest.PostgresURL(t) }},
+		{"sqlite+dir", store.EngineSQLite, func(*testing.T) string { return "" }, func(*testing.T) string { return "" }},
+		{"postgres+dir", store.EnginePostgres, storetestURL, func(*testing.T) string { return "" }},
+		{"postgres+minio", store.EnginePostgres, storetestURL, func(t *testing.T) string {
+			minioSrv := miniotest.Start(t)
+			minioSrv.Env(t)
+			return minioSrv.URL(minioSrv.NewBucket(t), "clipperd")
+		}},
 	} {
 		t.Run(engine.name, func(t *testing.T) {
-			srv := startServer(t, Config{Database: engine.database(t)})
-			if got := srv.store.Engine(); got != engine.name {
-				t.Fatalf("server store on %s, want %s", got, engine.name)
+			srv := startServer(t, Config{Database: engine.database(t), Media: engine.media(t)})
+			if got := srv.store.Engine(); got != engine.store {
+				t.Fatalf("server store on %s, want %s", got, engine.store)
 			}
 			c := newClient(t, srv, devKey)
 
@@ -56,11 +65,11 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := publishedPost(t, srv, account, postID); got.ContentID != clip.ID {
-				t.Errorf("post.json of the post task = %+v", got)
+			if got := publishedRecord(t, srv, postID); got.ContentID() != clip.ID {
+				t.Errorf("published post task = %+v", got)
 			}
-			if got := publishedPost(t, srv, account, firedPost(t, srv, scheduleID)); got.ScheduleID != scheduleID || got.ContentID != clip.ID {
-				t.Errorf("post.json of the schedule = %+v", got)
+			if got := publishedRecord(t, srv, firedPost(t, srv, scheduleID)); got.ScheduleID != scheduleID || got.ContentID() != clip.ID {
+				t.Errorf("published post of the schedule = %+v", got)
 			}
 
 			jobID, err := cl.CreateSocialCopyJob(t.Context(), apitypes.SocialCopyJobRequest{ProjectID: clip.ProjectID, ClipID: clip.CurationID,
@@ -73,4 +82,21 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 			}
 		})
 	}
+}
+
+func storetestURL(t *testing.T) string { return storetest.PostgresURL(t) }
+
+// publishedRecord waits for post id to be published and returns its
+// record, wherever the media store put its files.
+func publishedRecord(t *testing.T, srv *Server, id string) *store.Post {
+	t.Helper()
+	var p *store.Post
+	waitUntil(t, "post "+id+" published", func() bool {
+		var err error
+		if p, err = srv.store.GetPost(t.Context(), id); err != nil || p.Status == store.PostFailed {
+			t.Fatalf("post %s: %+v %v, want it published", id, p, err)
+		}
+		return p.Status == store.PostPublished
+	})
+	return p
 }
