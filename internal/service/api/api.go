@@ -25,7 +25,7 @@ import (
 )
 
 // Submitter takes created work into processing by its id: the pipeline's
-// Runner takes projects, the censor worker censor jobs.
+// Runner takes projects.
 type Submitter interface {
 	Submit(id string)
 }
@@ -34,6 +34,12 @@ type Submitter interface {
 // (package copyjobs), in the transaction that stores the job.
 type CopyEnqueuer interface {
 	Enqueue(j *store.CopyJob) store.TxHook
+}
+
+// CensorEnqueuer gives a QUEUED censor job its job in the job system
+// (package censorjobs), in the transaction that stores the job.
+type CensorEnqueuer interface {
+	Enqueue(j *store.CensorJob) store.TxHook
 }
 
 // Config is what the handlers need.
@@ -45,9 +51,9 @@ type Config struct {
 	// CopyJobs enqueues every RUNNING social copy job. Nil enqueues
 	// nothing: jobs stay RUNNING, which suits tests of handlers.
 	CopyJobs CopyEnqueuer
-	// CensorJobs gets every QUEUED censor job. Nil submits nothing: jobs
-	// stay QUEUED.
-	CensorJobs Submitter
+	// CensorJobs enqueues every QUEUED censor job. Nil enqueues nothing:
+	// jobs stay QUEUED.
+	CensorJobs CensorEnqueuer
 	// Media holds the uploads and the projects' media (blob keys); the
 	// resumable upload writes its files in place, so it is a local store.
 	Media     blob.LocalStore
@@ -105,7 +111,7 @@ type API struct {
 	uploads      *upload.Sessions
 	runner       Submitter
 	copyJobs     CopyEnqueuer
-	censorJobs   Submitter
+	censorJobs   CensorEnqueuer
 	media        blob.Store
 	publicURL    string
 	limits       quota.Limits
@@ -174,9 +180,6 @@ func newAPI(cfg Config) *API {
 	if cfg.Runner == nil {
 		cfg.Runner = noSubmit{}
 	}
-	if cfg.CensorJobs == nil {
-		cfg.CensorJobs = noSubmit{}
-	}
 	for _, hook := range []*func(){&cfg.OnPostCreated, &cfg.OnScheduleCreated} {
 		if *hook == nil {
 			*hook = func() {}
@@ -233,7 +236,7 @@ func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 		"otherwise access resumes on the first day of next month (UTC).\n"))
 }
 
-// noSubmit is the Runner or CensorJobs of a Config without one.
+// noSubmit is the Runner of a Config without one.
 type noSubmit struct{}
 
 func (noSubmit) Submit(string) {}

@@ -46,10 +46,14 @@ const (
 	// QueueCopy holds social copy jobs (package copyjobs): milliseconds
 	// each, so one at a time keeps up.
 	QueueCopy = "copy"
+	// QueueCensor holds censor jobs (package censorjobs): an ffmpeg run
+	// over two short files each, one at a time as before.
+	QueueCensor = "censor"
 )
 
 var queueWorkers = map[string]int{
-	QueueCopy: 1,
+	QueueCopy:   1,
+	QueueCensor: 1,
 }
 
 // Defaults of Config.

@@ -152,7 +152,7 @@ type Server struct {
 }
 
 // Start opens the data directory, starts the pipeline, the dispatcher, the
-// job system (copy jobs), the publish worker and the scheduler, and serves the API; it
+// job system (copy and censor jobs), the publish worker and the scheduler, and serves the API; it
 // is listening when it returns. ctx bounds the start
 // only: the server runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
@@ -379,7 +379,7 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Media: s.media, Scratch: s.scratch, Logger: logger.With("component", "censorjobs")})
+	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Jobs: s.jobs, Media: s.media, Scratch: s.scratch, Logger: logger.With("component", "censorjobs")})
 	if err != nil {
 		return err
 	}
@@ -390,18 +390,17 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	return err
 }
 
-// startJobWorkers starts the job system (after giving copy jobs stored
-// without a job one), the censor worker, which runs the jobs a stopped
-// process left unfinished first, and the janitor.
+// startJobWorkers starts the job system (after giving copy and censor jobs
+// stored without a job one) and the janitor.
 func (s *Server) startJobWorkers(ctx context.Context) error {
 	if err := s.copies.Adopt(ctx); err != nil {
 		return err
 	}
-	if err := s.jobs.Start(ctx); err != nil {
+	if err := s.censors.Adopt(ctx); err != nil {
 		return err
 	}
-	if err := s.censors.Start(ctx); err != nil {
-		return fmt.Errorf("start censor jobs: %w", err)
+	if err := s.jobs.Start(ctx); err != nil {
+		return err
 	}
 	s.janitor.Start(ctx)
 	return nil
@@ -491,9 +490,6 @@ func (s *Server) stopAll() error {
 		// Running jobs get what is left of the grace period, then are
 		// handed back.
 		s.jobs.Stop(ctx)
-	}
-	if s.censors != nil {
-		s.censors.Stop()
 	}
 	if s.janitor != nil {
 		s.janitor.Stop()
