@@ -161,7 +161,7 @@ func TestEndpoints(t *testing.T) {
 	check("DeleteCollectionContent", c.DeleteCollectionContent(ctx, "c1", "p1.k1"), true)
 	cj, err := c.CreateCensorJob(ctx, apitypes.CensorJobRequest{ProjectID: "p1", ClipID: "k1", Options: apitypes.CensorOptions{BeepSound: true}})
 	check("CreateCensorJob", err, cj != nil && cj.JobID == "cj1")
-	cs, err := c.GetCensorJob(ctx, "cj1")
+	cs, err := c.GetCensorJob(ctx, "cj1", "p1")
 	check("GetCensorJob", err, cs != nil && cs.Status == apitypes.CensorConcluded)
 	sa, err := c.ListSocialAccounts(ctx)
 	check("ListSocialAccounts", err, len(sa) == 1 && sa[0].PostAccountID == "a1")

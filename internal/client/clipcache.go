@@ -20,9 +20,9 @@ import (
 type clipCache struct {
 	mu       sync.Mutex
 	complete map[string]bool                                 // projects seen COMPLETE
-	censors  map[string]string                               // censor jobs created here and not seen to end: job id -> project id
+	censors  map[string]string                               // censor jobs followed (created here or seen in flight) and not seen to end: job id -> project id
 	busy     map[string]int                                  // censor jobs in flight per project
-	ended    map[string]bool                                 // censor jobs of other processes already seen ended
+	ended    map[string]bool                                 // censor jobs of unknown projects already seen ended
 	listings loadonce.Map[string, []apitypes.ExportableClip] // by project id
 }
 
@@ -114,26 +114,39 @@ func (cc *clipCache) censorFailed(projectID string) {
 	cc.endBusyLocked(projectID)
 }
 
-// censorStatus learns from a censor job's status: a job that ended
-// (concluded or failed) drops its project's listing. A job this process did
-// not create names no project: its end drops every listing, once per job.
-func (cc *clipCache) censorStatus(jobID, status string) {
-	if !censorEnded(status) {
-		return
-	}
+// censorStatus learns from the status of censor job jobID of project
+// projectID ("" if the caller does not know it):
+//   - A job created here that ended (concluded or failed) drops its
+//     project's listing and lets it be kept again.
+//   - A job of another process (an earlier run's, read on refresh) seen in
+//     flight is then followed like one created here.
+//   - One first seen ended drops nothing: its end came before this read,
+//     at a time the status does not tell, and censoring changes the audio
+//     in the files behind the clip's addresses, not a field of the listing
+//     (ids, titles, lengths, ranges, addresses). Dropping there made a
+//     refresh list a project's clips again for each of its censor jobs
+//     read after the listing.
+//   - Without its project, a job's end drops every listing, once per job.
+func (cc *clipCache) censorStatus(jobID, projectID, status string) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	if projectID, ok := cc.censors[jobID]; ok {
-		delete(cc.censors, jobID)
-		cc.endBusyLocked(projectID)
+	if tracked, ok := cc.censors[jobID]; ok {
+		if censorEnded(status) {
+			delete(cc.censors, jobID)
+			cc.endBusyLocked(tracked)
+			cc.dropLocked(tracked)
+		}
+		return
+	}
+	switch {
+	case projectID != "" && !censorEnded(status):
+		cc.censors[jobID] = projectID
+		cc.busy[projectID]++
 		cc.dropLocked(projectID)
-		return
+	case projectID == "" && censorEnded(status) && !cc.ended[jobID]:
+		cc.ended[jobID] = true
+		cc.listings.InvalidateAll()
 	}
-	if cc.ended[jobID] {
-		return
-	}
-	cc.ended[jobID] = true
-	cc.listings.InvalidateAll()
 }
 
 func (cc *clipCache) endBusyLocked(projectID string) {

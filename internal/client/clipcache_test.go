@@ -49,6 +49,14 @@ func (cs *clipService) count() int {
 	return cs.listings
 }
 
+// want fails t unless the service listed clips n times; why says which.
+func (cs *clipService) want(t *testing.T, n int, why string) {
+	t.Helper()
+	if got := cs.count(); got != n {
+		t.Fatalf("listings %d, want %d: %s", got, n, why)
+	}
+}
+
 func (cs *clipService) set(f func(*clipService)) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -68,10 +76,11 @@ func clipTest(t *testing.T, cs *clipService) *Client {
 	return c
 }
 
-// readCensor reads censor job id's status, as a censor job resource does.
-func readCensor(t *testing.T, c *Client, id string) {
+// readCensor reads the status of censor job id of project projectID, as a
+// censor job resource does.
+func readCensor(t *testing.T, c *Client, id, projectID string) {
 	t.Helper()
-	if _, err := c.GetCensorJob(t.Context(), id); err != nil {
+	if _, err := c.GetCensorJob(t.Context(), id, projectID); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -124,9 +133,7 @@ func TestCompleteProjectIsListedOncePerProcess(t *testing.T) {
 	if first := listP1(t, c); first[0].ID != "p1.c1" {
 		t.Fatalf("a reader's change leaked into the cache: %+v", first)
 	}
-	if n := cs.count(); n != 1 {
-		t.Fatalf("listings %d, want 1", n)
-	}
+	cs.want(t, 1, "one listing for every reader")
 }
 
 // A project not seen COMPLETE is listed every time: its clips may change.
@@ -135,30 +142,41 @@ func TestProjectInFlightIsNotCached(t *testing.T) {
 	c := clipTest(t, cs)
 	listP1(t, c)
 	listP1(t, c)
-	if n := cs.count(); n != 2 {
-		t.Fatalf("listings %d, want 2", n)
-	}
+	cs.want(t, 2, "a project in flight is listed each time")
 }
 
-// Creating a censor job drops the project's listing and keeps it uncached
-// until the job is seen to end, which drops it again.
-func TestCensorJobInvalidatesTheListing(t *testing.T) {
-	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorProcessing}
-	c := clipTest(t, cs)
-	ctx := t.Context()
-	listP1(t, c)
-	if _, err := c.CreateCensorJob(ctx, apitypes.CensorJobRequest{ProjectID: "p1", ClipID: "c1"}); err != nil {
-		t.Fatal(err)
-	}
-	listP1(t, c) // the job runs: listed anew, not kept
-	readCensor(t, c, "cj1")
-	listP1(t, c)
-	cs.set(func(cs *clipService) { cs.censor = apitypes.CensorConcluded })
-	readCensor(t, c, "cj1")
-	listP1(t, c) // the censored clip: listed once more, then kept
-	listP1(t, c)
-	if n := cs.count(); n != 4 {
-		t.Fatalf("listings %d, want 4 (before, twice during, once after the job)", n)
+// A censor job followed, one created here or one of another process seen
+// in flight, drops the project's listing and keeps it uncached until the
+// job is seen to end, which drops it again; its end is learned once.
+func TestCensorJobInFlightKeepsTheListingUncached(t *testing.T) {
+	for name, start := range map[string]func(t *testing.T, c *Client) string{
+		"created here": func(t *testing.T, c *Client) string {
+			if _, err := c.CreateCensorJob(t.Context(), apitypes.CensorJobRequest{ProjectID: "p1", ClipID: "c1"}); err != nil {
+				t.Fatal(err)
+			}
+			return "cj1"
+		},
+		"another process's, seen in flight": func(t *testing.T, c *Client) string {
+			readCensor(t, c, "cj-other", "p1")
+			return "cj-other"
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorProcessing}
+			c := clipTest(t, cs)
+			listP1(t, c)
+			job := start(t, c)
+			listP1(t, c) // the job runs: listed anew, not kept
+			readCensor(t, c, job, "p1")
+			listP1(t, c)
+			cs.set(func(cs *clipService) { cs.censor = apitypes.CensorConcluded })
+			readCensor(t, c, job, "p1")
+			listP1(t, c) // the censored clip: listed once more, then kept
+			listP1(t, c)
+			readCensor(t, c, job, "p1")
+			listP1(t, c)
+			cs.want(t, 4, "before, twice during, once after the job")
+		})
 	}
 }
 
@@ -173,23 +191,34 @@ func TestVisibilityChangeDropsTheListing(t *testing.T) {
 	}
 	listP1(t, c)
 	listP1(t, c)
-	if n := cs.count(); n != 2 {
-		t.Fatalf("listings %d, want 2 (before the change, once after)", n)
-	}
+	cs.want(t, 2, "before the change, once after")
 }
 
-// The end of a censor job this process did not create drops every listing.
-func TestForeignCensorJobEndDropsListings(t *testing.T) {
+// A censor job this process did not create, first seen ended (an earlier
+// run's job, read on refresh), drops no listing: censoring changed the
+// files behind the addresses, no field of the listing. A refresh reading it
+// after the project's clips lists them once.
+func TestForeignCensorJobSeenEndedKeepsTheListing(t *testing.T) {
 	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorConcluded}
 	c := clipTest(t, cs)
 	listP1(t, c)
-	readCensor(t, c, "cj-other")
+	readCensor(t, c, "cj-other", "p1")
+	readCensor(t, c, "cj-another", "p1")
 	listP1(t, c)
-	readCensor(t, c, "cj-other") // once per job
+	cs.want(t, 1, "the ended job drops nothing")
+}
+
+// The end of a censor job whose project the caller does not name drops
+// every listing, once per job.
+func TestCensorJobOfUnknownProjectDropsListings(t *testing.T) {
+	cs := &clipService{stage: apitypes.StageComplete, censor: apitypes.CensorConcluded}
+	c := clipTest(t, cs)
 	listP1(t, c)
-	if n := cs.count(); n != 2 {
-		t.Fatalf("listings %d, want 2", n)
-	}
+	readCensor(t, c, "cj-other", "")
+	listP1(t, c)
+	readCensor(t, c, "cj-other", "") // once per job
+	listP1(t, c)
+	cs.want(t, 2, "once before the job, once after its end")
 }
 
 // A listing in progress when the visibility changes is answered to its
@@ -212,7 +241,5 @@ func TestListingInvalidatedInProgressIsNotKept(t *testing.T) {
 	<-done
 	listP1(t, c) // listed anew, then kept
 	listP1(t, c)
-	if n := cs.count(); n != 2 {
-		t.Fatalf("listings %d, want 2 (the one in progress, once after the change)", n)
-	}
+	cs.want(t, 2, "the one in progress, once after the change")
 }

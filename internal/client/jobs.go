@@ -28,8 +28,11 @@ func (c *Client) CreateCensorJob(ctx context.Context, req apitypes.CensorJobRequ
 	return &job, nil
 }
 
-// GetCensorJob reads a censor job's status (GET /api/censor-jobs/{id}).
-func (c *Client) GetCensorJob(ctx context.Context, id string) (*apitypes.CensorJobStatus, error) {
+// GetCensorJob reads the status of censor job id (GET
+// /api/censor-jobs/{id}) of project projectID, which the status does not
+// name: the caller knows it from the job's content id ("" if it does not),
+// and the clip listings cached for the run learn from the status (clipcache.go).
+func (c *Client) GetCensorJob(ctx context.Context, id, projectID string) (*apitypes.CensorJobStatus, error) {
 	if err := requireID("censor job id", id); err != nil {
 		return nil, err
 	}
@@ -37,6 +40,6 @@ func (c *Client) GetCensorJob(ctx context.Context, id string) (*apitypes.CensorJ
 	if err := c.call(ctx, apiCall{method: http.MethodGet, path: "/api/censor-jobs/" + url.PathEscape(id), out: &st}); err != nil {
 		return nil, err
 	}
-	c.clips.censorStatus(id, st.Status)
+	c.clips.censorStatus(id, projectID, st.Status)
 	return &st, nil
 }

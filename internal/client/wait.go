@@ -65,8 +65,7 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 		}
 		p, err := c.GetProject(ctx, id)
 		if err != nil {
-			if ctx.Err() == nil && IsTransient(err) {
-				w.pollErr(err)
+			if w.rideOut(ctx, err) {
 				c.debug(ctx, "clipper project poll failed; riding it out", map[string]any{
 					"project_id": id, "failed_polls": w.failures, "error": err,
 				})
@@ -74,7 +73,7 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 			}
 			return w.last, w.pollFailed(ctx, err)
 		}
-		w.failures, w.lastErr = 0, nil
+		w.answered()
 		w.saw(p, time.Now())
 		if over, err := waitOver(id, p); over {
 			return p, err
@@ -199,21 +198,26 @@ type projectWait struct {
 	anchored      bool
 	lastStage     apitypes.Stage
 	onStageChange func(p *apitypes.Project)
-	failures      int   // polls failed in a row without an answer about the project
-	lastErr       error // why the last of them failed
+	outage
 }
 
-func newProjectWait(id string, opts WaitOptions) *projectWait {
-	first := opts.PollInterval
+// intervals is opts' first and longest poll intervals, defaults filled in.
+func (opts WaitOptions) intervals() (first, ceiling time.Duration) {
+	first = opts.PollInterval
 	if first <= 0 {
 		first = 5 * time.Second
 	}
-	ceiling := opts.MaxPollInterval
+	ceiling = opts.MaxPollInterval
 	if ceiling <= 0 {
 		ceiling = 30 * time.Second
 	}
+	return first, max(ceiling, first)
+}
+
+func newProjectWait(id string, opts WaitOptions) *projectWait {
+	first, ceiling := opts.intervals()
 	w := &projectWait{
-		id: id, first: first, ceiling: max(ceiling, first), interval: first, floor: min(first, time.Second),
+		id: id, first: first, ceiling: ceiling, interval: first, floor: min(first, time.Second),
 		last: opts.Known, onStageChange: opts.OnStageChange,
 	}
 	if w.last != nil {
@@ -260,26 +264,16 @@ func (w *projectWait) saw(p *apitypes.Project, at time.Time) {
 	}
 }
 
-// pollErr records a poll that failed transiently.
-func (w *projectWait) pollErr(err error) {
-	w.failures++
-	w.lastErr = err
-}
-
 // retryIn is the wait before the poll after w.failures failed ones: the one
 // backoff curve, between the wait's first and longest intervals.
 func (w *projectWait) retryIn() time.Duration {
-	return backoff(w.failures, w.first, w.ceiling)
+	return w.outage.retryIn(w.first, w.ceiling)
 }
 
 // interrupted is the error of a wait cut short by ctx, naming the last stage
 // and, when the polls were failing, why.
 func (w *projectWait) interrupted(err error) error {
-	if w.lastErr != nil {
-		return fmt.Errorf("waiting for project %s (last stage %s; the last %d poll(s) failed, the last with: %v): %w",
-			w.id, stageName(w.lastStage), w.failures, w.lastErr, err)
-	}
-	return fmt.Errorf("waiting for project %s (last stage %s): %w", w.id, stageName(w.lastStage), err)
+	return fmt.Errorf("waiting for project %s (last stage %s%s): %w", w.id, stageName(w.lastStage), w.failing(), err)
 }
 
 // pollFailed is the error of a failed poll: a deadline names the last stage
@@ -315,4 +309,92 @@ func stageName(s apitypes.Stage) string {
 		return "unknown (never read)"
 	}
 	return string(s)
+}
+
+// outage is the polls of a wait that failed in a row without the service's
+// word on what it waits for (IsTransient: the service down or restarting, a
+// 5xx, a timeout). They say nothing about the project or job, which goes on
+// on the service, so a wait rides them out on the backoff curve until its
+// context ends; only an answer (a 404, FAILED, STALLED) ends it early.
+type outage struct {
+	failures int   // polls failed in a row
+	lastErr  error // why the last of them failed
+}
+
+// rideOut records a failed poll and reports whether the wait goes on: the
+// failure is transient and ctx is still running.
+func (o *outage) rideOut(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || !IsTransient(err) {
+		return false
+	}
+	o.failures++
+	o.lastErr = err
+	return true
+}
+
+// answered ends the outage: a poll got the service's answer.
+func (o *outage) answered() { o.failures, o.lastErr = 0, nil }
+
+// retryIn is the wait before the poll after o.failures failed ones, on the
+// one backoff curve from first to ceiling.
+func (o *outage) retryIn(first, ceiling time.Duration) time.Duration {
+	return backoff(o.failures, first, ceiling)
+}
+
+// failing names the outage in a wait's error ("" when the polls were
+// answered), so a timeout that ended it says why nothing was learned.
+func (o *outage) failing() string {
+	if o.lastErr == nil {
+		return ""
+	}
+	return fmt.Sprintf("; the last %d poll(s) failed, the last with: %v", o.failures, o.lastErr)
+}
+
+// WaitForCensorJob polls censor job id, of project projectID, every
+// opts.PollInterval (default 5s) until it ends: it returns the status once
+// CONCLUDED or FAILED (the caller reads the reason of a FAILED job), the last
+// status seen and an error wrapping ctx.Err() when ctx ends first, and the
+// error of an answer about the job (a 404, say). Like WaitForProject it
+// rides out an outage: polls that fail transiently are sent again on the
+// backoff curve, up to opts.MaxPollInterval (default 30s) apart.
+func (c *Client) WaitForCensorJob(ctx context.Context, id, projectID string, opts WaitOptions) (*apitypes.CensorJobStatus, error) {
+	if err := requireID("censor job id", id); err != nil {
+		return nil, err
+	}
+	first, ceiling := opts.intervals()
+	var o outage
+	last := &apitypes.CensorJobStatus{Status: apitypes.CensorQueued}
+	interrupted := func(cause error) error {
+		return fmt.Errorf("waiting for censor job %s (last status %s%s): %w", id, last.Status, o.failing(), cause)
+	}
+	for {
+		d := first
+		if o.failures > 0 {
+			d = o.retryIn(first, ceiling)
+		}
+		if err := sleep(ctx, d); err != nil {
+			return last, interrupted(err)
+		}
+		st, err := c.GetCensorJob(ctx, id, projectID)
+		if err != nil {
+			if o.rideOut(ctx, err) {
+				c.debug(ctx, "clipper censor job poll failed; riding it out", map[string]any{
+					"job_id": id, "failed_polls": o.failures, "error": err,
+				})
+				continue
+			}
+			if ctx.Err() != nil {
+				if !errors.Is(err, ctx.Err()) {
+					err = ctx.Err()
+				}
+				return last, interrupted(err)
+			}
+			return last, fmt.Errorf("waiting for censor job %s: %w", id, err)
+		}
+		o.answered()
+		last = st
+		if censorEnded(st.Status) {
+			return st, nil
+		}
+	}
 }

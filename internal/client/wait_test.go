@@ -150,39 +150,112 @@ func TestUnpacedPollsWithinAThirdOfTheAge(t *testing.T) {
 	}
 }
 
+// outageServer answers its first before requests with before, the next
+// outage requests with dropped connections, then 503s, and the rest with
+// after; requests returns how many came.
+func outageServer(t *testing.T, before, outage int, answer func(w http.ResponseWriter, phase int)) (srv *httptest.Server, requests func() int) {
+	var mu sync.Mutex
+	n := 0
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		i := n
+		mu.Unlock()
+		switch {
+		case i <= before:
+			answer(w, 0)
+		case i <= before+outage/2:
+			dropConnection(t, w)
+		case i <= before+outage:
+			writeJSON(w, http.StatusServiceUnavailable, apitypes.ErrorBody{ErrorName: "Service Unavailable"})
+		default:
+			answer(w, 1)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+}
+
+// outagePolls is more failed attempts than two polls' worth of retries.
+const outagePolls = 12
+
 // TestWaitRidesOutAnOutage: polls that find the service gone (connections
 // dropped, then 503s) say nothing about the project, which the service goes
 // on running: the wait keeps polling past the call's attempts and ends
 // COMPLETE once the service answers again.
 func TestWaitRidesOutAnOutage(t *testing.T) {
-	var mu sync.Mutex
-	polls := 0
-	const outage = 12 // more failed attempts than two polls' worth of retries
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		polls++
-		n := polls
-		mu.Unlock()
-		switch {
-		case n <= outage/2:
-			dropConnection(t, w)
-		case n <= outage:
-			writeJSON(w, http.StatusServiceUnavailable, apitypes.ErrorBody{ErrorName: "Service Unavailable"})
-		default:
-			writeJSON(w, http.StatusOK, apitypes.Project{ID: "p1", Stage: apitypes.StageComplete})
-		}
-	}))
-	defer srv.Close()
+	srv, requests := outageServer(t, 0, outagePolls, func(w http.ResponseWriter, _ int) {
+		writeJSON(w, http.StatusOK, apitypes.Project{ID: "p1", Stage: apitypes.StageComplete})
+	})
 	c := newTestClient(t, srv.URL, nil)
 	known := &apitypes.Project{ID: "p1", Stage: apitypes.StageRender}
 	p, err := c.WaitForProject(t.Context(), "p1", WaitOptions{PollInterval: time.Millisecond, MaxPollInterval: 3 * time.Millisecond, Known: known})
 	if err != nil || p.Stage != apitypes.StageComplete {
 		t.Fatalf("wait through an outage: %v %+v", err, p)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if polls <= outage {
-		t.Fatalf("%d requests; the outage alone took %d", polls, outage)
+	if n := requests(); n <= outagePolls {
+		t.Fatalf("%d requests; the outage alone took %d", n, outagePolls)
+	}
+}
+
+// TestWaitForCensorJobRidesOutAnOutage: the censor job's wait rides an
+// outage out like the project's: PROCESSING, the service gone for more than
+// a poll's retries, then CONCLUDED.
+func TestWaitForCensorJobRidesOutAnOutage(t *testing.T) {
+	srv, requests := outageServer(t, 2, outagePolls, func(w http.ResponseWriter, phase int) {
+		status := []string{apitypes.CensorProcessing, apitypes.CensorConcluded}[phase]
+		writeJSON(w, http.StatusOK, apitypes.CensorJobStatus{Status: status})
+	})
+	c := newTestClient(t, srv.URL, nil)
+	st, err := c.WaitForCensorJob(t.Context(), "cj1", "p1", fastWait)
+	if err != nil || st.Status != apitypes.CensorConcluded {
+		t.Fatalf("wait through an outage: %v %+v", err, st)
+	}
+	if n := requests(); n <= 2+outagePolls {
+		t.Fatalf("%d requests; the outage alone took %d", n, outagePolls)
+	}
+}
+
+// TestWaitForCensorJobEnds: FAILED ends the wait with the job's reason for
+// the caller; an answer about the job (404) ends it with that answer, sent
+// once; a timeout during an outage names the last status and the failure.
+func TestWaitForCensorJobEnds(t *testing.T) {
+	reason := "clip c9 no longer exists"
+	failed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, apitypes.CensorJobStatus{Status: apitypes.CensorFailed, Error: &reason})
+	}))
+	defer failed.Close()
+	st, err := newTestClient(t, failed.URL, nil).WaitForCensorJob(t.Context(), "cj1", "p1", fastWait)
+	if err != nil || st.Status != apitypes.CensorFailed || st.Error == nil || *st.Error != reason {
+		t.Fatalf("FAILED job: %v %+v", err, st)
+	}
+
+	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, apitypes.ErrorBody{ErrorName: "Not Found"})
+	}))
+	defer gone.Close()
+	c := newTestClient(t, gone.URL, nil)
+	if _, err := c.WaitForCensorJob(t.Context(), "cj1", "p1", fastWait); !IsNotFound(err) {
+		t.Fatalf("want the 404, got %v", err)
+	}
+	if n := c.Stats().Requests; n != 1 {
+		t.Fatalf("%d requests; a 404 is answered once", n)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	st, err = newTestClient(t, refusedURL(t), nil).WaitForCensorJob(ctx, "cj1", "p1", fastWait)
+	if !errors.Is(err, context.DeadlineExceeded) || st.Status != apitypes.CensorQueued {
+		t.Fatalf("got %v, %+v; want a deadline error and the status QUEUED", err, st)
+	}
+	for _, want := range []string{"last status QUEUED", "connection refused"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
 	}
 }
 

@@ -3,6 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -238,6 +242,32 @@ func (e accEnv) apiClient(t *testing.T) *client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// proxyTo starts a proxy in front of upstream (the shared clipperd) and
+// returns its address. intercept sees each request first and answers it
+// itself by returning true: a fault between the provider and the service.
+func proxyTo(t *testing.T, upstream string, intercept func(w http.ResponseWriter, r *http.Request) bool) string {
+	t.Helper()
+	u, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forward := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !intercept(w, r) {
+			forward.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// writeAPIError answers status with the service's error body.
+func writeAPIError(w http.ResponseWriter, status int, name, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = fmt.Fprintf(w, `{"errorName":%q,"errorMessage":%q}`, name, message)
 }
 
 // errorText matches an error message however Terraform wraps its lines.

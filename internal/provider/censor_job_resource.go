@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -67,8 +68,8 @@ func (r *CensorJobResource) Schema(ctx context.Context, _ resource.SchemaRequest
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Censors a clip's profanity (`POST /api/censor-jobs`): the words of the service's profanity " +
 			"list heard in the clip's transcript are replaced by silence, or by a 1 kHz beep, and the clip's export and " +
-			"preview addresses then serve the censored render. Creating it waits until the job is `CONCLUDED`; a `FAILED` " +
-			"job is an error and leaves the resource tainted. Changing any argument runs a new job; destroying it only " +
+			"preview addresses then serve the censored render. Creating it waits until the job is `CONCLUDED`, riding out an " +
+			"outage of the service until `timeouts.create`; a `FAILED` job is an error and leaves the resource tainted. Changing any argument runs a new job; destroying it only " +
 			"forgets the job: the clip stays censored.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -153,7 +154,7 @@ func (r *CensorJobResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	status, err := r.waitForCensor(ctx, job.JobID)
+	status, err := r.waitForCensor(ctx, job.JobID, projectID)
 	plan.Status = types.StringValue(status)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if err != nil {
@@ -166,42 +167,29 @@ func (r *CensorJobResource) Create(ctx context.Context, req resource.CreateReque
 // errCensorJobFailed ends a wait on a FAILED job.
 var errCensorJobFailed = errors.New("the job FAILED")
 
-// waitForCensor looks at the job until it is CONCLUDED, FAILED
-// (errCensorJobFailed with the job's reason) or ctx ends; it returns the
-// last status seen.
-func (r *CensorJobResource) waitForCensor(ctx context.Context, id string) (string, error) {
-	interval := r.data.Wait.PollInterval
-	if interval <= 0 {
-		interval = defaultCensorJobPoll
+// waitForCensor waits until job id of project projectID is CONCLUDED, FAILED
+// (errCensorJobFailed with the job's reason) or ctx ends, riding out an
+// outage of the service (client.WaitForCensorJob); it returns the last
+// status seen.
+func (r *CensorJobResource) waitForCensor(ctx context.Context, id, projectID string) (string, error) {
+	opts := client.WaitOptions{PollInterval: r.data.Wait.PollInterval, MaxPollInterval: r.data.Wait.MaxPollInterval}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = defaultCensorJobPoll
 	}
-	last := apitypes.CensorQueued
-	for {
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return last, fmt.Errorf("last status %s: %w", last, ctx.Err())
-		case <-t.C:
-		}
-		st, err := r.data.Client.GetCensorJob(ctx, id)
-		if err != nil && ctx.Err() != nil {
-			return last, fmt.Errorf("last status %s: %w", last, ctx.Err())
-		}
-		if err != nil {
-			return last, err
-		}
-		last = st.Status
-		switch st.Status {
-		case apitypes.CensorConcluded:
-			return last, nil
-		case apitypes.CensorFailed:
-			if st.Error != nil && *st.Error != "" {
-				return last, fmt.Errorf("%w: %s", errCensorJobFailed, *st.Error)
-			}
-			return last, fmt.Errorf("%w; the service gives no reason", errCensorJobFailed)
-		}
-		tflog.Debug(ctx, "Censor job not concluded yet", map[string]any{"job_id": id, "status": st.Status})
+	st, err := r.data.Client.WaitForCensorJob(ctx, id, projectID, opts)
+	if st == nil { // no job id to wait for
+		return apitypes.CensorQueued, err
 	}
+	if err != nil {
+		return st.Status, err
+	}
+	if st.Status == apitypes.CensorFailed {
+		if st.Error != nil && *st.Error != "" {
+			return st.Status, fmt.Errorf("%w: %s", errCensorJobFailed, *st.Error)
+		}
+		return st.Status, fmt.Errorf("%w; the service gives no reason", errCensorJobFailed)
+	}
+	return st.Status, nil
 }
 
 // censorJobFailure explains why waiting for a censor job ended without
@@ -233,7 +221,8 @@ func (r *CensorJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	defer cancel()
 	id := state.ID.ValueString()
-	st, err := r.data.Client.GetCensorJob(ctx, id)
+	projectID, _, _ := strings.Cut(state.ContentID.ValueString(), ".")
+	st, err := r.data.Client.GetCensorJob(ctx, id, projectID)
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddWarning("Censor job not found",
 			fmt.Sprintf("Censor job %s is no longer known to the service; removing it from state.", id))

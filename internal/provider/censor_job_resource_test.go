@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -142,6 +144,43 @@ resource "clipper_censor_job" "test" {
 }
 `,
 			ExpectError: errorParts("Timed out waiting for censor job", "did not conclude within 2s", "last status PROCESSING"),
+		}},
+	})
+}
+
+// TestAccCensorJob_outage: while the create waits for a real job, the
+// service answers its status reads with 503 for more reads than one call's
+// attempts (a proxy in front of clipperd, as a restart behind a load
+// balancer answers). The wait rides it out: the job ends CONCLUDED,
+// untainted, and the next plan is empty.
+func TestAccCensorJob_outage(t *testing.T) {
+	env := testAccSetup(t)
+	_, clips := env.completeProject(t)
+	const outageReads = 6 // one call makes 5 attempts
+	var refused atomic.Int64
+	proxied := accEnv{URL: proxyTo(t, env.URL, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/censor-jobs/") && refused.Add(1) <= outageReads {
+			writeAPIError(w, http.StatusServiceUnavailable, "Service Unavailable", "restarting")
+			return true
+		}
+		return false
+	})}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{{
+			Config: censorConfig(proxied, clips[0].ID, ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(censorAddr, tfjsonpath.New("status"), knownvalue.StringExact(apitypes.CensorConcluded)),
+			},
+			Check: func(*terraform.State) error {
+				if n := refused.Load(); n <= outageReads {
+					return fmt.Errorf("%d status reads, the outage alone took %d: nothing was ridden out", n, outageReads)
+				}
+				return nil
+			},
 		}},
 	})
 }

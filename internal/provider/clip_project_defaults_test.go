@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -31,26 +29,17 @@ type clipListCounter struct {
 
 func newClipListCounter(t *testing.T, target string) *clipListCounter {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := &clipListCounter{}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	c.URL = proxyTo(t, target, func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/api/exportable-clips" {
 			c.lists.Add(1)
 		}
 		if gone := c.gone.Load(); gone != nil && r.URL.Path == "/api/clip-projects/"+*gone {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"errorName":"Not Found","errorMessage":"project not found"}`))
-			return
+			writeAPIError(w, http.StatusNotFound, "Not Found", "project not found")
+			return true
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c.URL = srv.URL
+		return false
+	})
 	return c
 }
 
