@@ -49,11 +49,15 @@ const (
 	// QueueCensor holds censor jobs (package censorjobs): an ffmpeg run
 	// over two short files each, one at a time as before.
 	QueueCensor = "censor"
+	// QueueDelivery holds conclusion deliveries (package outbound): a few
+	// at a time, so one slow receiver does not hold up the others.
+	QueueDelivery = "delivery"
 )
 
 var queueWorkers = map[string]int{
-	QueueCopy:   1,
-	QueueCensor: 1,
+	QueueCopy:     1,
+	QueueCensor:   1,
+	QueueDelivery: 4,
 }
 
 // Defaults of Config.

@@ -151,8 +151,8 @@ type Server struct {
 	closeErr  error
 }
 
-// Start opens the data directory, starts the pipeline, the dispatcher, the
-// job system (copy and censor jobs), the publish worker and the scheduler, and serves the API; it
+// Start opens the data directory, starts the pipeline, the job system
+// (conclusion deliveries, copy and censor jobs), the publish worker and the scheduler, and serves the API; it
 // is listening when it returns. ctx bounds the start
 // only: the server runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
@@ -228,7 +228,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	s.disp, err = outbound.New(outbound.Config{
-		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
+		Store: st, Jobs: s.jobs, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.ActionAttempt,
 	})
 	if err != nil {
@@ -247,7 +247,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		AllowPrivateImports: cfg.AllowPrivateImports,
 		MonthlyCredits:      int64(cfg.MonthlyCredits),
 		Logger:              logger.With("component", "pipeline"),
-		OnDeliveryEnqueued:  s.disp.Wake,
+		Deliveries:          s.disp,
 		OnStageLeft:         s.metrics.StageLeft,
 		Transcriber:         asr,
 		MediaLinks:          s.links,
@@ -264,7 +264,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// The background work outlives the start's ctx; Close ends it.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
-	s.disp.Start(runCtx)
 	s.posts.Start(runCtx)
 	s.scheduler.Start(runCtx)
 	if err := s.runner.Start(runCtx); err != nil {
@@ -391,13 +390,12 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 }
 
 // startJobWorkers starts the job system (after giving copy and censor jobs
-// stored without a job one) and the janitor.
+// and deliveries stored without a job one) and the janitor.
 func (s *Server) startJobWorkers(ctx context.Context) error {
-	if err := s.copies.Adopt(ctx); err != nil {
-		return err
-	}
-	if err := s.censors.Adopt(ctx); err != nil {
-		return err
+	for _, adopt := range []func(context.Context) error{s.copies.Adopt, s.censors.Adopt, s.disp.Adopt} {
+		if err := adopt(ctx); err != nil {
+			return err
+		}
 	}
 	if err := s.jobs.Start(ctx); err != nil {
 		return err
@@ -443,7 +441,7 @@ func (s *Server) URL() string { return s.url }
 
 // Close stops the server gracefully: it stops accepting requests and waits
 // for open ones, stops the pipeline (work cut short resumes on the next
-// start), the scheduler, the publish worker, the dispatcher, the job system
+// start), the scheduler, the publish worker, the job system
 // (a job cut short is handed back and runs again) and the janitor,
 // then closes the store. Calling it again returns
 // the first result.
@@ -482,9 +480,6 @@ func (s *Server) stopAll() error {
 	}
 	if s.posts != nil {
 		s.posts.Stop()
-	}
-	if s.disp != nil {
-		s.disp.Stop()
 	}
 	if s.jobs != nil {
 		// Running jobs get what is left of the grace period, then are
