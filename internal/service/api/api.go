@@ -42,6 +42,12 @@ type CensorEnqueuer interface {
 	Enqueue(j *store.CensorJob) store.TxHook
 }
 
+// PostEnqueuer gives a pending post its job in the job system (package
+// publish), in the transaction that stores the post.
+type PostEnqueuer interface {
+	Enqueue(p *store.Post) store.TxHook
+}
+
 // Config is what the handlers need.
 type Config struct {
 	Store *store.Store
@@ -71,10 +77,12 @@ type Config struct {
 	// delivery connects).
 	AllowPrivateWebhooks bool
 
-	// OnPostCreated and OnScheduleCreated are called after a post task or a
-	// publish schedule was stored (the server wakes the publish worker and
-	// the scheduler); nil = nothing.
-	OnPostCreated, OnScheduleCreated func()
+	// Posts enqueues every pending post (the publish worker's job), in the
+	// transaction that stores it. Nil enqueues nothing: posts stay pending.
+	Posts PostEnqueuer
+	// OnScheduleCreated is called after a publish schedule was stored (the
+	// server wakes the scheduler); nil = nothing.
+	OnScheduleCreated func()
 	// ASR describes the speech recogniser for GET /healthz?detail=1
 	// ("pocketsphinx", "none (pocketsphinx_continuous not found)"); "" = none.
 	ASR string
@@ -123,9 +131,10 @@ type API struct {
 	uploadProgress time.Duration
 	links          *medialink.Signer
 
-	postCreated, scheduleCreated func()
-	throttled                    func(reason string)
-	allowPrivateWebhooks         bool
+	posts                PostEnqueuer
+	scheduleCreated      func()
+	throttled            func(reason string)
+	allowPrivateWebhooks bool
 }
 
 // New returns the handler of every clipperd route.
@@ -180,10 +189,8 @@ func newAPI(cfg Config) *API {
 	if cfg.Runner == nil {
 		cfg.Runner = noSubmit{}
 	}
-	for _, hook := range []*func(){&cfg.OnPostCreated, &cfg.OnScheduleCreated} {
-		if *hook == nil {
-			*hook = func() {}
-		}
+	if cfg.OnScheduleCreated == nil {
+		cfg.OnScheduleCreated = func() {}
 	}
 	if cfg.OnThrottled == nil {
 		cfg.OnThrottled = func(string) {}
@@ -219,7 +226,7 @@ func newAPI(cfg Config) *API {
 
 		uploadProgress: cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout),
 
-		postCreated:     cfg.OnPostCreated,
+		posts:           cfg.Posts,
 		scheduleCreated: cfg.OnScheduleCreated,
 		throttled:       cfg.OnThrottled,
 

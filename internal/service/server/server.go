@@ -152,7 +152,8 @@ type Server struct {
 }
 
 // Start opens the data directory, starts the pipeline, the job system
-// (conclusion deliveries, copy and censor jobs), the publish worker and the scheduler, and serves the API; it
+// (conclusion deliveries, posts, copy and censor jobs) and the publish
+// scheduler, and serves the API; it
 // is listening when it returns. ctx bounds the start
 // only: the server runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
@@ -264,7 +265,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// The background work outlives the start's ctx; Close ends it.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
-	s.posts.Start(runCtx)
 	s.scheduler.Start(runCtx)
 	if err := s.runner.Start(runCtx); err != nil {
 		_ = ln.Close()
@@ -293,7 +293,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Limits:              cfg.Limits,
 			AllowPrivateImports: cfg.AllowPrivateImports,
 			Logger:              logger.With("component", "api"),
-			OnPostCreated:       s.posts.Wake,
+			Posts:               s.posts,
 			OnScheduleCreated:   s.scheduler.Wake,
 			OnThrottled:         s.metrics.Throttled,
 			ASR:                 asr.Describe(),
@@ -389,10 +389,10 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	return err
 }
 
-// startJobWorkers starts the job system (after giving copy and censor jobs
-// and deliveries stored without a job one) and the janitor.
+// startJobWorkers starts the job system (after giving copy and censor jobs,
+// deliveries and posts stored without a job one) and the janitor.
 func (s *Server) startJobWorkers(ctx context.Context) error {
-	for _, adopt := range []func(context.Context) error{s.copies.Adopt, s.censors.Adopt, s.disp.Adopt} {
+	for _, adopt := range []func(context.Context) error{s.copies.Adopt, s.censors.Adopt, s.disp.Adopt, s.posts.Adopt} {
 		if err := adopt(ctx); err != nil {
 			return err
 		}
@@ -404,12 +404,12 @@ func (s *Server) startJobWorkers(ctx context.Context) error {
 	return nil
 }
 
-// newPublishing makes the publish worker and the scheduler, which wakes it
-// when schedules fire.
+// newPublishing makes the publish worker and the scheduler, which gives the
+// posts of fired schedules their jobs.
 func (s *Server) newPublishing(cfg Config, logger *slog.Logger) error {
 	var err error
 	s.posts, err = publish.NewWorker(publish.WorkerConfig{
-		Store: s.store, Media: s.media, Logger: logger.With("component", "publish"), MediaLinks: s.links,
+		Store: s.store, Jobs: s.jobs, Media: s.media, Logger: logger.With("component", "publish"), MediaLinks: s.links,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.PublishAttempt,
 	})
 	if err != nil {
@@ -417,7 +417,7 @@ func (s *Server) newPublishing(cfg Config, logger *slog.Logger) error {
 	}
 	s.scheduler, err = publish.NewScheduler(publish.SchedulerConfig{
 		Store: s.store, MonthlyCredits: int64(cfg.MonthlyCredits), Logger: logger.With("component", "schedule"),
-		OnFired: s.posts.Wake,
+		Enqueue: s.posts.Enqueue,
 	})
 	return err
 }
@@ -441,7 +441,7 @@ func (s *Server) URL() string { return s.url }
 
 // Close stops the server gracefully: it stops accepting requests and waits
 // for open ones, stops the pipeline (work cut short resumes on the next
-// start), the scheduler, the publish worker, the job system
+// start), the scheduler, the job system
 // (a job cut short is handed back and runs again) and the janitor,
 // then closes the store. Calling it again returns
 // the first result.
@@ -474,12 +474,9 @@ func (s *Server) stopAll() error {
 			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
 		}
 	}
-	// The scheduler first: it wakes the worker.
+	// The scheduler before the job system: it inserts the worker's jobs.
 	if s.scheduler != nil {
 		s.scheduler.Stop()
-	}
-	if s.posts != nil {
-		s.posts.Stop()
 	}
 	if s.jobs != nil {
 		// Running jobs get what is left of the grace period, then are

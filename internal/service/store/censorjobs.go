@@ -91,15 +91,13 @@ func (s *Store) StartCensorJob(ctx context.Context, id string) (bool, error) {
 // then (completing the worker's job) runs in the same transaction.
 func (s *Store) FinishCensorJob(ctx context.Context, j *CensorJob, then TxHook) error {
 	j.UpdatedAt = Timestamp(s.Now())
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE censor_jobs SET status = ?, error = ?, words = ?, updated_at = ?
-			WHERE id = ? AND status IN (?, ?)`,
-			j.Status, j.Error, j.Words, j.UpdatedAt, j.ID, apitypes.CensorQueued, apitypes.CensorProcessing)
-		if err != nil {
-			return fmt.Errorf("finish censor job %s: %w", j.ID, err)
-		}
-		return then.run(ctx, tx)
-	})
+	err := s.execThen(ctx, then, nil, `UPDATE censor_jobs SET status = ?, error = ?, words = ?, updated_at = ?
+		WHERE id = ? AND status IN (?, ?)`,
+		j.Status, j.Error, j.Words, j.UpdatedAt, j.ID, apitypes.CensorQueued, apitypes.CensorProcessing)
+	if err != nil {
+		return fmt.Errorf("finish censor job %s: %w", j.ID, err)
+	}
+	return nil
 }
 
 // UnfinishedCensorJobs lists the ids of the QUEUED and PROCESSING jobs,

@@ -110,12 +110,10 @@ func scanDelivery(row scanner) (Delivery, error) {
 // the dispatcher's job once the delivery is done or failed) runs in the
 // same transaction.
 func (s *Store) SaveDeliveryAttempt(ctx context.Context, d *Delivery, then TxHook) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE deliveries SET attempts = ?, next_at = ?, status = ?, last_error = ? WHERE id = ?`,
-			d.Attempts, Timestamp(d.NextAt), d.Status, d.LastError, d.ID)
-		if err != nil {
-			return fmt.Errorf("save delivery %d: %w", d.ID, err)
-		}
-		return then.run(ctx, tx)
-	})
+	err := s.execThen(ctx, then, nil, `UPDATE deliveries SET attempts = ?, next_at = ?, status = ?, last_error = ? WHERE id = ?`,
+		d.Attempts, Timestamp(d.NextAt), d.Status, d.LastError, d.ID)
+	if err != nil {
+		return fmt.Errorf("save delivery %d: %w", d.ID, err)
+	}
+	return nil
 }
