@@ -30,7 +30,7 @@ gallery-screenshot:
 
 ## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd.
 test:
-	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint
+	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint minio
 	$(MAKE) vet lint docs-check
 	TF_ACC=1 go test -count=1 -timeout 45m ./...
 

@@ -60,9 +60,12 @@ type Config struct {
 	// CensorJobs enqueues every QUEUED censor job. Nil enqueues nothing:
 	// jobs stay QUEUED.
 	CensorJobs CensorEnqueuer
-	// Media holds the uploads and the projects' media (blob keys); the
-	// resumable upload writes its files in place, so it is a local store.
-	Media     blob.LocalStore
+	// Media holds the complete uploads and the projects' media (blob keys).
+	Media blob.Store
+	// Uploads is where the resumable upload writes its files by offsets, a
+	// local store; a complete upload lands in Media. Nil: Media, which is
+	// then a local one (the data directory's blob.Dir).
+	Uploads   blob.LocalStore
 	PublicURL string // base of the addresses handed out (upload and media links)
 	// Limits of every organization; zero fields take the spec's defaults.
 	quota.Limits
@@ -213,7 +216,7 @@ func newAPI(cfg Config) *API {
 		copyJobs:   cfg.CopyJobs,
 		censorJobs: cfg.CensorJobs,
 		uploads: upload.New(upload.Config{
-			Store: cfg.Store, Media: cfg.Media, Logger: logger,
+			Store: cfg.Store, Files: uploadFiles(cfg), Media: cfg.Media, Logger: logger,
 		}),
 		media:        cfg.Media,
 		publicURL:    strings.TrimSuffix(cfg.PublicURL, "/"),
@@ -232,6 +235,16 @@ func newAPI(cfg Config) *API {
 
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}
+}
+
+// uploadFiles is the local store of the resumable uploads' files: Uploads,
+// else Media when it is local (nil in handler tests that upload nothing).
+func uploadFiles(cfg Config) blob.Local {
+	if cfg.Uploads != nil {
+		return cfg.Uploads
+	}
+	local, _ := cfg.Media.(blob.Local)
+	return local
 }
 
 // upgradePage is where the monthly-cap answer's upgrade_url points: on a

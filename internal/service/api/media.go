@@ -139,8 +139,9 @@ func mediaName(project, file string) bool {
 }
 
 // openMedia opens a rendered file of a project, named as mediaName accepts.
-// The directory store serves it from the disk, with ranges; a bucket's
-// store will proxy the same ranged reads (or /media redirect to Presign).
+// The directory store serves it from the disk; a bucket's is proxied, each
+// range a ranged GET of the version opened (not a redirect to a presigned
+// URL: the signed address keeps its checks, and the bucket may be private).
 func (a *API) openMedia(ctx context.Context, project, file string) (blob.Reader, error) {
 	f, err := a.media.Open(ctx, blob.MediaKey(project, file))
 	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, blob.ErrInvalidKey) {

@@ -4,8 +4,8 @@
 // "uploads/<uploadId>.bin", "published/<postAccountId>/<postId>/post.json"),
 // never absolute paths, so a data directory moved, restored or served from
 // another machine keeps every object it names. Store is the one interface
-// every backend implements (Dir, the local directory, today; an
-// S3-compatible bucket later) and every backend passes the one suite in
+// every backend implements (Dir, the local directory; s3blob.Store, an
+// S3-compatible bucket) and every backend passes the one suite in
 // blobtest.
 //
 // The layout of the keys is in keys.go, the one place that makes them; the
@@ -123,6 +123,28 @@ func moveByCopy(ctx context.Context, s Store, key, path string) error {
 	return os.Remove(path)
 }
 
+// StoreFile stores the local file at path as key and returns a local file
+// of the object for tools to read: the object's own file on a Local store
+// (the file is moved there, as PutFile does), else path itself, kept, so a
+// download just made in a job's temporary directory is not read back.
+func StoreFile(ctx context.Context, s Store, key, path string) (string, error) {
+	if l, ok := s.(Local); ok {
+		if err := PutFile(ctx, s, key, path); err != nil {
+			return "", err
+		}
+		return l.LocalPath(key)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if err := Write(ctx, s, key, f); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
 // Write stores what r reads as key, whole or not at all.
 func Write(ctx context.Context, s Store, key string, r io.Reader) error {
 	w, err := s.Create(ctx, key)
@@ -203,8 +225,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// LocalStore is a Store whose objects are also local files (Dir): what
-// the single box's resumable uploads need until uploads land in a bucket.
+// LocalStore is a Store whose objects are also local files (Dir): where
+// resumable uploads are written by offsets, whichever store they land in.
 type LocalStore interface {
 	Store
 	Local

@@ -37,6 +37,10 @@ type Config struct {
 	// the janitor deletes only the keys its own database names, so a copy
 	// of a data directory never deletes the original's files.
 	Media blob.Store
+	// Uploads is where incomplete uploads are written when that is not
+	// Media (a bucket's server writes them in the data directory); nil:
+	// Media. An expired upload is removed from both.
+	Uploads blob.Store
 	// UploadExpiry is the age after which an upload no project uses is
 	// deleted; default DefaultUploadExpiry.
 	UploadExpiry time.Duration
@@ -134,7 +138,10 @@ func (j *Janitor) sweepUploads(ctx context.Context, sw *Swept) error {
 			if ok {
 				deleted++
 				sw.Uploads++
-				sw.Bytes += j.remove(ctx, u.Key)
+				sw.Bytes += j.remove(ctx, j.cfg.Media, u.Key)
+				if j.cfg.Uploads != nil {
+					sw.Bytes += j.remove(ctx, j.cfg.Uploads, u.Key)
+				}
 			}
 		}
 		if deleted == 0 {
@@ -180,20 +187,20 @@ func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error
 	sw.Projects++
 	sw.Bytes += n
 	for _, u := range ups {
-		sw.Bytes += j.remove(ctx, u.Key)
+		sw.Bytes += j.remove(ctx, j.cfg.Media, u.Key)
 	}
 	return nil
 }
 
-// remove deletes the object key and returns its size; an object already
-// gone is no error.
-func (j *Janitor) remove(ctx context.Context, key string) int64 {
-	info, err := j.cfg.Media.Stat(ctx, key)
+// remove deletes the object key of media and returns its size; an object
+// already gone is no error.
+func (j *Janitor) remove(ctx context.Context, media blob.Store, key string) int64 {
+	info, err := media.Stat(ctx, key)
 	if errors.Is(err, blob.ErrNotFound) {
 		return 0
 	}
 	if err == nil {
-		err = j.cfg.Media.Delete(ctx, key)
+		err = media.Delete(ctx, key)
 	}
 	if err != nil {
 		j.log.Error("remove expired file", "key", key, "err", err)

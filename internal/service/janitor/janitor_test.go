@@ -1,6 +1,7 @@
 package janitor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -225,4 +226,41 @@ func TestStartRunsAPass(t *testing.T) {
 // path is the file of u's bytes in the data directory.
 func (e *env) path(u *store.Upload) string {
 	return filepath.Join(e.dir, filepath.FromSlash(u.Key))
+}
+
+// With the media elsewhere (a bucket's server; here a second directory),
+// an expired incomplete upload is removed from the data directory where it
+// was being written, and an expired complete one from the media.
+func TestExpiredUploadsLeaveBothStores(t *testing.T) {
+	e := newEnv(t)
+	media, err := blob.NewDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploads, err := blob.NewDir(e.dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.j, err = New(Config{Store: e.st, Media: media, Uploads: uploads, UploadExpiry: 168 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	unfinished := e.upload(10, false) // written in the data directory
+	landed := &store.Upload{ID: store.NewID("up_"), OrgID: "org", UserID: "user", Total: 20, Received: 20, Complete: true}
+	landed.Key = blob.UploadKey(landed.ID)
+	if err := blob.Write(t.Context(), media, landed.Key, bytes.NewReader(make([]byte, 20))); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SaveUpload(t.Context(), landed); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.advance(169 * time.Hour)
+	if sw := e.pass(); sw.Uploads != 2 || sw.Bytes != 30 {
+		t.Errorf("swept %+v, want 2 uploads of 30 bytes", sw)
+	}
+	if exists(e.path(unfinished)) {
+		t.Error("the incomplete upload's file stays in the data directory")
+	}
+	if _, err := media.Stat(t.Context(), landed.Key); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("the complete upload stays in the media: %v", err)
+	}
 }

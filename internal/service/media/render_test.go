@@ -3,6 +3,8 @@ package media
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -151,10 +153,16 @@ func TestRenderClipRejectsBadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
 		}
 	}
-	// ffmpeg's own complaint reaches the caller.
-	_, err := RenderClip(context.Background(), src, ok, filepath.Join(dir, "missing", "e.mp4"), pre, RenderOptions{})
+	// ffmpeg's own complaint reaches the caller (the preview's directory is
+	// missing; the export's holds the render's temporary files).
+	_, err := RenderClip(context.Background(), src, ok, exp, filepath.Join(dir, "missing", "p.mp4"), RenderOptions{})
 	if err == nil || !strings.Contains(err.Error(), "No such file or directory") {
-		t.Errorf("unwritable output: error %v, want ffmpeg's message", err)
+		t.Errorf("unwritable preview: error %v, want ffmpeg's message", err)
+	}
+	// A missing export directory fails before ffmpeg starts, naming it.
+	_, err = RenderClip(context.Background(), src, ok, filepath.Join(dir, "missing", "e.mp4"), pre, RenderOptions{})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "missing")) {
+		t.Errorf("unwritable export: error %v, want the missing directory named", err)
 	}
 }
 

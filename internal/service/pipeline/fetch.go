@@ -92,40 +92,41 @@ const idleTimeout = 60 * time.Second
 var errDownloadIdle = errors.New("no data received for 60 s")
 
 // download streams an http(s) media file into tmp, then to the key dst,
-// refusing more than r.maxDownload bytes.
-func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) error {
+// refusing more than r.maxDownload bytes, and returns a local file of it
+// (blob.StoreFile).
+func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) (string, error) {
 	shown := redactURL(u)
 	dctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	req, err := http.NewRequestWithContext(dctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return permanentf("videoUrl %s: %w", shown, err)
+		return "", permanentf("videoUrl %s: %w", shown, err)
 	}
 	req.Header.Set("User-Agent", "clipperd-import/1")
 	resp, err := r.client.Do(req)
 	if err != nil {
 		var refused *netguard.RefusedError
 		if errors.As(err, &refused) {
-			return permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, refused.Addr)
+			return "", permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, refused.Addr)
 		}
-		return fmt.Errorf("download videoUrl %s: %w", shown, err)
+		return "", fmt.Errorf("download videoUrl %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return fmt.Errorf("download videoUrl %s: the server answered %s", shown, resp.Status)
+		return "", fmt.Errorf("download videoUrl %s: the server answered %s", shown, resp.Status)
 	default:
-		return permanentf("videoUrl %s answered %s: it must be a public address of an MP4 file", shown, resp.Status)
+		return "", permanentf("videoUrl %s answered %s: it must be a public address of an MP4 file", shown, resp.Status)
 	}
 	limit := r.maxDownload
 	if resp.ContentLength > limit {
-		return permanentf("videoUrl %s is %s; links to media files are limited to %s", shown, gb(resp.ContentLength), gb(limit))
+		return "", permanentf("videoUrl %s is %s; links to media files are limited to %s", shown, gb(resp.ContentLength), gb(limit))
 	}
 	part := filepath.Join(tmp, "download.part")
 	f, err := os.Create(part)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", part, err)
+		return "", fmt.Errorf("create %s: %w", part, err)
 	}
 	idle := time.AfterFunc(idleTimeout, func() { cancel(errDownloadIdle) })
 	defer idle.Stop()
@@ -145,9 +146,9 @@ func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) erro
 	}
 	if err != nil {
 		_ = os.Remove(part)
-		return err
+		return "", err
 	}
-	return blob.PutFile(ctx, r.cfg.Media, dst, part)
+	return blob.StoreFile(ctx, r.cfg.Media, dst, part)
 }
 
 // idleReader pushes back the idle timer whenever bytes arrive.

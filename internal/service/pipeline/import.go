@@ -42,16 +42,22 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		case src.Kind == sources.KindUpload:
 			err = r.importUpload(ctx, j.p, dst)
 		case src.Kind == sources.KindLink:
-			err = r.download(ctx, src.URL, j.tmp, dst)
+			j.source, err = r.download(ctx, src.URL, j.tmp, dst)
 		case src.Kind == sources.KindPage:
-			err = r.ytdlp(ctx, src.URL, src.Site, j.tmp, dst)
+			j.source, err = r.ytdlp(ctx, src.URL, src.Site, j.tmp, dst)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if j.source, err = blob.LocalFile(ctx, r.cfg.Media, dst, j.tmp); err != nil {
-		return fmt.Errorf("read the imported source: %w", err)
+	// ffmpeg reads the source many times (probe, audio, every render), with
+	// seeks: from a local file, the object itself in a directory store, a
+	// copy in the run's temporary directory from a bucket (or the download
+	// just stored there).
+	if j.source == "" {
+		if j.source, err = blob.LocalFile(ctx, r.cfg.Media, dst, j.tmp); err != nil {
+			return fmt.Errorf("read the imported source: %w", err)
+		}
 	}
 
 	pr, err := media.Probe(ctx, j.source)

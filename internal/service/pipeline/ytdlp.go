@@ -26,16 +26,17 @@ var ytdlpPermanent = []string{
 }
 
 // ytdlp fetches a video platform page with yt-dlp into the run's
-// temporary directory dir, then to the key dst.
-func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) error {
+// temporary directory dir, then to the key dst, and returns a local file
+// of it (blob.StoreFile).
+func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) (string, error) {
 	bin, err := exec.LookPath("yt-dlp")
 	if err != nil {
-		return permanentf("yt-dlp is not installed: install it to import from %s links (or upload the file instead)", site)
+		return "", permanentf("yt-dlp is not installed: install it to import from %s links (or upload the file instead)", site)
 	}
 	tmp := filepath.Join(dir, "ytdlp.tmp")
 	_ = os.RemoveAll(tmp) // leftovers of an interrupted attempt
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	defer os.RemoveAll(tmp)
 	var stderr toolexec.Tail
@@ -50,29 +51,35 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) e
 	cmd.Stdout = &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return "", ctx.Err()
 		}
 		msg := stderr.String()
 		low := strings.ToLower(msg)
 		for _, p := range ytdlpPermanent {
 			if strings.Contains(low, p) {
-				return permanentf("yt-dlp cannot import %s from %s: %s", redactURL(u), site, msg)
+				return "", permanentf("yt-dlp cannot import %s from %s: %s", redactURL(u), site, msg)
 			}
 		}
-		return fmt.Errorf("yt-dlp %s: %w: %s", redactURL(u), err, msg)
+		return "", fmt.Errorf("yt-dlp %s: %w: %s", redactURL(u), err, msg)
 	}
 	matches, _ := filepath.Glob(filepath.Join(tmp, "source.*"))
 	for _, m := range matches {
 		if ext := filepath.Ext(m); ext == ".part" || ext == ".ytdl" || formatFragment.MatchString(filepath.Base(m)) {
 			continue // partial downloads and formats not merged
 		}
-		return blob.PutFile(ctx, r.cfg.Media, dst, m)
+		// Moved out of tmp, removed on return, into the run's directory,
+		// which keeps it while the run reads it.
+		kept := filepath.Join(dir, "ytdlp"+filepath.Ext(m))
+		if err := os.Rename(m, kept); err != nil {
+			return "", err
+		}
+		return blob.StoreFile(ctx, r.cfg.Media, dst, kept)
 	}
 	msg := stderr.String()
 	if strings.Contains(strings.ToLower(msg), "max-filesize") {
-		return permanentf("the video at %s is larger than 30 GB, the limit", redactURL(u))
+		return "", permanentf("the video at %s is larger than 30 GB, the limit", redactURL(u))
 	}
-	return errors.New("yt-dlp finished without writing a video: " + msg)
+	return "", errors.New("yt-dlp finished without writing a video: " + msg)
 }
 
 // formatFragment matches yt-dlp's per-format files (source.f137.mp4).

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
@@ -31,7 +33,8 @@ const censorRate = 16000
 // TestCensorJob censors a recognised profanity of a real project: with a
 // beep the word's span carries a 1 kHz tone, with silence it is quiet, and
 // the rest of the audio is the original's within AAC's noise. The original
-// render is kept, and the clip's address serves the censored one.
+// render is kept, and the clip's address serves the censored one. It runs
+// with the media in the data directory and in a bucket (a real MinIO).
 func TestCensorJob(t *testing.T) {
 	toolexectest.RequireTools(t, append(speechtest.Tools, transcribe.PocketsphinxTool)...)
 	video, _ := speechtest.Video(t, t.TempDir(), profaneSpeech, 1.0)
@@ -39,7 +42,16 @@ func TestCensorJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, Config{ASR: transcribe.KindPocketsphinx})
+	t.Run("Directory", func(t *testing.T) { censorJob(t, data, "") })
+	t.Run("Bucket", func(t *testing.T) {
+		minioSrv := miniotest.Start(t)
+		minioSrv.Env(t)
+		censorJob(t, data, minioSrv.URL(minioSrv.NewBucket(t), "clipperd"))
+	})
+}
+
+func censorJob(t *testing.T, data []byte, mediaSpec string) {
+	srv := startServer(t, Config{ASR: transcribe.KindPocketsphinx, Media: mediaSpec})
 	c := newClient(t, srv, devKey)
 	p := c.mustCreate(map[string]any{"videoUrl": c.uploadFile(data, 1<<20), "curationPref": map[string]any{"skipCurate": true}})
 	c.waitStage(p.ID, pipelineTimeout, apitypes.StageComplete)
@@ -57,7 +69,7 @@ func TestCensorJob(t *testing.T) {
 	for _, beep := range []bool{true, false} {
 		c.runCensorJob(p.ID, clip.CurationID, beep)
 		for _, f := range []struct{ name, uri string }{{".mp4", clip.URIForExport}, {".preview.mp4", clip.URIForPreview}} {
-			origs, _ := filepath.Glob(filepath.Join(srv.dir, "media", p.ID, clip.CurationID+f.name+".*.orig"))
+			origs := originals(t, srv, p.ID, clip.CurationID+f.name)
 			if len(origs) != 1 {
 				t.Fatalf("originals of %s: %v, want one", f.name, origs)
 			}
@@ -77,6 +89,34 @@ func TestCensorJob(t *testing.T) {
 			checkCensored(t, beep, pcm16(t, origs[0]), pcm16(t, served), spans)
 		}
 	}
+}
+
+// originals are local copies of the originals a censor job kept of file
+// of project, read from the server's media wherever they are.
+func originals(t *testing.T, srv *Server, project, file string) []string {
+	t.Helper()
+	objects, err := srv.media.List(t.Context(), blob.MediaPrefix(project))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, o := range objects {
+		name := strings.TrimPrefix(o.Key, blob.MediaPrefix(project))
+		if rest, ok := strings.CutPrefix(name, file+"."); !ok || !strings.HasSuffix(rest, ".orig") || strings.Contains(strings.TrimSuffix(rest, ".orig"), ".") {
+			continue
+		}
+		local, err := blob.LocalFile(t.Context(), srv.media, o.Key, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The name stays the object's: the test signs an address of it.
+		named := filepath.Join(t.TempDir(), name)
+		if err := os.Link(local, named); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, named)
+	}
+	return out
 }
 
 // runCensorJob creates a censor job and waits for it to conclude.

@@ -68,8 +68,12 @@ const defaultShutdownGrace = 10 * time.Second
 
 // Config configures a server. Zero limits take the spec's defaults.
 type Config struct {
-	Listen    string // "127.0.0.1:8787" default; "127.0.0.1:0" picks a free port
-	DataDir   string // required
+	Listen  string // "127.0.0.1:8787" default; "127.0.0.1:0" picks a free port
+	DataDir string // required
+	// Media is where the media are kept: a directory (default DataDir, the
+	// layout of a data directory) or a bucket, s3://BUCKET/PREFIX?endpoint=...
+	// (package s3blob; credentials from the AWS environment variables).
+	Media     string
 	PublicURL string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
 	APIKey    string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
 	// Limits of every organization; zero fields take the spec's defaults.
@@ -141,7 +145,8 @@ type Server struct {
 	scheduler *publish.Scheduler
 	store     *store.Store
 	links     *medialink.Signer
-	media     *blob.Dir    // the media in the data directory
+	media     blob.Store   // the media: a directory (DATA by default) or a bucket
+	uploads   *blob.Dir    // the data directory, where resumable uploads are written
 	scratch   scratch.Dirs // the jobs' temporary directories, DATA/tmp
 	metrics   *metrics.Metrics
 	metricsAt *metrics.Endpoint // nil: metrics not served
@@ -216,9 +221,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// Media addresses are made at every read under the current public URL;
 	// the store keeps them relative to it.
 	s.links = medialink.New(st, s.url, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)
-	// The media are keys in the data directory; what a stopped process left
-	// in the jobs' temporary directories goes before any job runs.
-	if s.media, err = blob.NewDir(dataDir, s.links); err != nil {
+	// The media are keys in a directory or a bucket; what a stopped process
+	// left in the jobs' temporary directories goes before any job runs.
+	if s.uploads, err = blob.NewDir(dataDir, s.links); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if s.media, err = openMedia(ctx, cfg.Media, s.uploads, s.links); err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -289,6 +298,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			CopyJobs:            s.copies,
 			CensorJobs:          s.censors,
 			Media:               s.media,
+			Uploads:             s.uploads,
 			PublicURL:           s.url,
 			Limits:              cfg.Limits,
 			AllowPrivateImports: cfg.AllowPrivateImports,
@@ -315,7 +325,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()
 	ok = true
-	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir)
+	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir, "media", describeMedia(s.media))
 	return s, nil
 }
 
@@ -383,7 +393,7 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	s.janitor, err = janitor.New(janitor.Config{
-		Store: s.store, Media: s.media, UploadExpiry: cfg.UploadExpiry, Period: cfg.JanitorPeriod,
+		Store: s.store, Media: s.media, Uploads: s.uploads, UploadExpiry: cfg.UploadExpiry, Period: cfg.JanitorPeriod,
 		Logger: logger.With("component", "janitor"),
 	})
 	return err

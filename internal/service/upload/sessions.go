@@ -46,10 +46,14 @@ type Store interface {
 // Config configures Sessions.
 type Config struct {
 	Store Store
-	// Media holds the bytes, one file per upload under blob.UploadKey. A
-	// resumable upload writes by offsets into a local file, so the store is
-	// a local one (the data directory's blob.Dir).
-	Media    blob.Local
+	// Files holds the bytes while they arrive, one file per upload under
+	// blob.UploadKey: a resumable upload writes by offsets into a local
+	// file, so it is a local store (the data directory's blob.Dir).
+	Files blob.Local
+	// Media is where a complete upload lands, under the same key, before
+	// the upload says it is complete: a bucket (the file is put into it and
+	// removed), or nil or Files itself, where it already is.
+	Media    blob.Store
 	MaxBytes int64        // largest file; 0 = DefaultMaxBytes
 	Logger   *slog.Logger // nil = discard
 }
@@ -59,7 +63,8 @@ type Config struct {
 // newest takes over (turns).
 type Sessions struct {
 	store      Store
-	media      blob.Local
+	files      blob.Local
+	media      blob.Store // nil: complete uploads stay in files
 	maxBytes   int64
 	checkpoint int64 // bytes between progress records of a long PUT
 	log        *slog.Logger
@@ -74,7 +79,11 @@ func New(cfg Config) *Sessions {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sessions{store: cfg.Store, media: cfg.Media, maxBytes: cfg.MaxBytes, checkpoint: defaultCheckpointBytes, log: cfg.Logger}
+	media := cfg.Media
+	if same, ok := media.(blob.Local); ok && same == cfg.Files {
+		media = nil
+	}
+	return &Sessions{store: cfg.Store, files: cfg.Files, media: media, maxBytes: cfg.MaxBytes, checkpoint: defaultCheckpointBytes, log: cfg.Logger}
 }
 
 // Status is what the storage holds of an upload.
@@ -207,6 +216,9 @@ func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length in
 	if err := s.checkTotal(up, total); err != nil {
 		return Status{}, err
 	}
+	if err := s.reconcile(ctx, up); err != nil {
+		return Status{}, err
+	}
 	if total < up.Received {
 		return Status{}, refuse("Content-Range", "TOTAL %d is below the %d bytes the storage holds", total, up.Received)
 	}
@@ -217,9 +229,18 @@ func (s *Sessions) query(ctx context.Context, up *store.Upload, total, length in
 	if err != nil {
 		return Status{}, fmt.Errorf("upload %s: %w", up.ID, err)
 	}
-	if up.Total < 0 {
+	changed := up.Total < 0 && total >= 0
+	if changed {
 		up.Total = total
-		up.Complete = up.Received == total
+	}
+	// Also completes an upload whose landing failed at its last PUT.
+	if !up.Complete && up.Total > 0 && up.Received == up.Total {
+		if err := s.land(ctx, up); err != nil {
+			return Status{}, fmt.Errorf("upload %s: %w", up.ID, err)
+		}
+		up.Complete, changed = true, true
+	}
+	if changed {
 		if err := s.save(ctx, up); err != nil {
 			return Status{}, err
 		}
@@ -342,6 +363,9 @@ func (b claimedBody) Read(p []byte) (int, error) {
 
 // write takes a whole-file PUT or one chunk.
 func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange, req Request, turn *claim) (Status, error) {
+	if err := s.reconcile(ctx, up); err != nil {
+		return Status{}, err
+	}
 	sp, err := s.spanOf(up, cr, req)
 	if err != nil {
 		return Status{}, err
@@ -351,6 +375,12 @@ func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange,
 	ctx = context.WithoutCancel(ctx)
 	got := s.receive(ctx, up, sp, claimedBody{r: req.Body, turn: turn})
 	got.takenOver = got.readErr != nil && turn.takenOver()
+	if up.Complete {
+		if err := s.land(ctx, up); err != nil {
+			// The bytes stay held; a status query lands them again.
+			up.Complete, got.writeErr = false, err
+		}
+	}
 	if err := s.save(ctx, up); err != nil {
 		return Status{}, err
 	}
@@ -367,7 +397,13 @@ func (s *Sessions) save(ctx context.Context, up *store.Upload) error {
 		if rmErr == nil {
 			rmErr = os.Remove(path)
 		}
-		if rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+		if errors.Is(rmErr, fs.ErrNotExist) {
+			rmErr = nil
+		}
+		if rmErr == nil && s.media != nil && up.Complete {
+			rmErr = s.media.Delete(ctx, up.Key)
+		}
+		if rmErr != nil {
 			s.log.Warn("upload expired during a request; its file stays", "upload", up.ID, "err", rmErr)
 		}
 		return lookupError("upload", up.ID, err)
@@ -443,5 +479,65 @@ func expected(n int64) string {
 
 // file is the local file of up's bytes.
 func (s *Sessions) file(up *store.Upload) (string, error) {
-	return s.media.LocalPath(up.Key)
+	return s.files.LocalPath(up.Key)
+}
+
+// reconcile lowers what the record says is held to what the file holds,
+// when that is less: the earlier requests of the upload reached another
+// server (several clipperd behind one address without sticky routing), or
+// the file was lost. The client then resumes from what is really there
+// instead of a chunk landing after a hole.
+func (s *Sessions) reconcile(ctx context.Context, up *store.Upload) error {
+	if up.Received == 0 {
+		return nil
+	}
+	path, err := s.file(up)
+	if err != nil {
+		return err
+	}
+	var held int64
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil:
+		held = fi.Size()
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("upload %s: %w", up.ID, err)
+	}
+	if held >= up.Received || s.landed(ctx, up) {
+		return nil
+	}
+	s.log.Warn("upload: fewer bytes on this server's disk than recorded; the client resumes from them",
+		"upload", up.ID, "recorded", up.Received, "held", held)
+	up.Received = held
+	return s.save(ctx, up)
+}
+
+// landed reports whether Media holds up's whole file already.
+func (s *Sessions) landed(ctx context.Context, up *store.Upload) bool {
+	if s.media == nil || up.Total <= 0 {
+		return false
+	}
+	info, err := s.media.Stat(ctx, up.Key)
+	return err == nil && info.Size == up.Total
+}
+
+// land puts the complete bytes of up into Media, when they are not there
+// already. The record says complete only afterwards, so a project never
+// finds a complete upload without its object; a file gone with an object
+// of the right size is one a crash kept the record from hearing of.
+func (s *Sessions) land(ctx context.Context, up *store.Upload) error {
+	if s.media == nil {
+		return nil
+	}
+	path, err := s.file(up)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && s.landed(ctx, up) {
+		return nil
+	}
+	if err := blob.PutFile(ctx, s.media, up.Key, path); err != nil {
+		return fmt.Errorf("store the complete upload: %w", err)
+	}
+	return nil
 }

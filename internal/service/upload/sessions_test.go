@@ -78,7 +78,7 @@ const testLimit = 100
 func newTestSessions(t *testing.T) (*Sessions, *memStore) {
 	t.Helper()
 	m := newMemStore()
-	return New(Config{Store: m, Media: testMedia(t, t.TempDir()), MaxBytes: testLimit}), m
+	return New(Config{Store: m, Files: testMedia(t, t.TempDir()), MaxBytes: testLimit}), m
 }
 
 // testMedia is the data directory's store over root.
@@ -418,7 +418,7 @@ func limitFileSize(t *testing.T, n uint64) {
 func TestCreate(t *testing.T) {
 	m := newMemStore()
 	root := t.TempDir()
-	s := New(Config{Store: m, Media: testMedia(t, root)})
+	s := New(Config{Store: m, Files: testMedia(t, root)})
 	up, err := s.Create(t.Context(), "org-a", "user-a")
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ func TestWithStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	s := New(Config{Store: st, Media: testMedia(t, t.TempDir())})
+	s := New(Config{Store: st, Files: testMedia(t, t.TempDir())})
 
 	up, err := s.Create(t.Context(), "org-a", "user-a")
 	if err != nil {

@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 		{"ListAndDeletePrefix", listAndDeletePrefix},
 		{"PutFile", putFile},
 		{"LocalFile", localFile},
+		{"StoreFile", storeFile},
 		{"Presign", presign},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
@@ -325,6 +326,25 @@ func localFile(t *testing.T, s blob.Store) {
 	}
 	if _, err := blob.LocalFile(t.Context(), s, "media/p1/none.mp4", t.TempDir()); !errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("LocalFile of a missing key = %v; want ErrNotFound", err)
+	}
+}
+
+// storeFile: the file is stored, and the path handed back reads the same
+// bytes (the object's own file, or the one stored, kept).
+func storeFile(t *testing.T, s blob.Store) {
+	path := filepath.Join(t.TempDir(), "download.part")
+	if err := os.WriteFile(path, []byte("downloaded"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	local, err := blob.StoreFile(t.Context(), s, "media/p1/source.mp4", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, "media/p1/source.mp4"); got != "downloaded" {
+		t.Fatalf("StoreFile stored %q", got)
+	}
+	if b, err := os.ReadFile(local); err != nil || string(b) != "downloaded" {
+		t.Fatalf("StoreFile's local file %s holds %q, %v", local, b, err)
 	}
 }
 

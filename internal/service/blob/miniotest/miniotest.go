@@ -1,0 +1,149 @@
+// Package miniotest starts a real MinIO server for tests: `minio server`
+// on a free loopback port with a temporary directory and its own
+// credentials, stopped when the test ends. scripts/ensure-tools.sh minio
+// installs the binary; without it a test skips, or fails in CI.
+package miniotest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// Server is a running MinIO.
+type Server struct {
+	Endpoint  string // 127.0.0.1:PORT, plain HTTP
+	AccessKey string
+	SecretKey string
+	Client    *minio.Client
+}
+
+// startTimeout bounds the wait for a server to answer its health check.
+const startTimeout = 60 * time.Second
+
+// Start starts a server for t, stopped (and its directory removed) when t
+// ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	toolexectest.RequireTools(t, "minio")
+	s := &Server{AccessKey: "clipper-test", SecretKey: "clipper-test-" + random(8)}
+	var out toolexec.Tail // the server's output, for a failure to start
+	for attempt := 0; ; attempt++ {
+		s.Endpoint = freeAddr(t)
+		// Bound to the test binary's life: a test killed by its timeout
+		// leaves no server running.
+		cmd := toolexec.Command(context.Background(), "minio", "server", "--quiet", "--address", s.Endpoint, "--console-address", freeAddr(t), t.TempDir())
+		cmd.Env = append(cmd.Environ(), "MINIO_ROOT_USER="+s.AccessKey, "MINIO_ROOT_PASSWORD="+s.SecretKey,
+			"MINIO_BROWSER=off", "MINIO_UPDATE=off")
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start minio: %v", err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		err := waitReady(s.Endpoint, exited)
+		if err == nil {
+			t.Cleanup(func() { stop(t, cmd, exited) })
+			break
+		}
+		stop(t, cmd, exited)
+		// Another process may have taken the free port first: try again.
+		if attempt == 2 {
+			t.Fatalf("minio server did not start: %v\n%s", err, out.String())
+		}
+	}
+	c, err := minio.New(s.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""), Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Client = c
+	return s
+}
+
+// NewBucket makes an empty bucket with a fresh name and returns the name.
+func (s *Server) NewBucket(t testing.TB) string {
+	t.Helper()
+	name := "test-" + random(6)
+	if err := s.Client.MakeBucket(context.Background(), name, minio.MakeBucketOptions{}); err != nil {
+		t.Fatalf("make bucket %s: %v", name, err)
+	}
+	return name
+}
+
+// Env sets the AWS environment variables clipperd reads its credentials
+// from to the server's, for t (which then may not run in parallel).
+func (s *Server) Env(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", s.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s.SecretKey)
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_REGION", "us-east-1")
+}
+
+// URL is the --media address of bucket under prefix on this server.
+func (s *Server) URL(bucket, prefix string) string {
+	return fmt.Sprintf("s3://%s/%s?endpoint=%s&secure=false&region=us-east-1", bucket, prefix, s.Endpoint)
+}
+
+// waitReady polls the server's liveness check until it answers 200 or the
+// process exits.
+func waitReady(endpoint string, exited <-chan error) error {
+	deadline := time.Now().Add(startTimeout)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("minio exited: %v", err)
+		default:
+		}
+		resp, err := client.Get("http://" + endpoint + "/minio/health/ready")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return errors.New("no answer to /minio/health/ready within " + startTimeout.String())
+}
+
+// stop ends the server gracefully, or kills it after ten seconds.
+func stop(t testing.TB, cmd *exec.Cmd, exited chan error) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		t.Logf("minio stopped: %v", err)
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Logf("minio did not stop within 10 s of SIGTERM; killed: %v", <-exited)
+	}
+}
+
+// freeAddr is a loopback address with a port nothing listened on a moment ago.
+func freeAddr(t testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func random(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
