@@ -25,7 +25,7 @@ import (
 )
 
 // Submitter takes created work into processing by its id: the pipeline's
-// Runner takes projects, the censor worker censor jobs.
+// Runner takes projects.
 type Submitter interface {
 	Submit(id string)
 }
@@ -34,6 +34,18 @@ type Submitter interface {
 // (package copyjobs), in the transaction that stores the job.
 type CopyEnqueuer interface {
 	Enqueue(j *store.CopyJob) store.TxHook
+}
+
+// CensorEnqueuer gives a QUEUED censor job its job in the job system
+// (package censorjobs), in the transaction that stores the job.
+type CensorEnqueuer interface {
+	Enqueue(j *store.CensorJob) store.TxHook
+}
+
+// PostEnqueuer gives a pending post its job in the job system (package
+// publish), in the transaction that stores the post.
+type PostEnqueuer interface {
+	Enqueue(p *store.Post) store.TxHook
 }
 
 // Config is what the handlers need.
@@ -45,9 +57,9 @@ type Config struct {
 	// CopyJobs enqueues every RUNNING social copy job. Nil enqueues
 	// nothing: jobs stay RUNNING, which suits tests of handlers.
 	CopyJobs CopyEnqueuer
-	// CensorJobs gets every QUEUED censor job. Nil submits nothing: jobs
-	// stay QUEUED.
-	CensorJobs Submitter
+	// CensorJobs enqueues every QUEUED censor job. Nil enqueues nothing:
+	// jobs stay QUEUED.
+	CensorJobs CensorEnqueuer
 	// Media holds the complete uploads and the projects' media (blob keys).
 	Media blob.Store
 	// Uploads is where the resumable upload writes its files by offsets, a
@@ -68,10 +80,12 @@ type Config struct {
 	// delivery connects).
 	AllowPrivateWebhooks bool
 
-	// OnPostCreated and OnScheduleCreated are called after a post task or a
-	// publish schedule was stored (the server wakes the publish worker and
-	// the scheduler); nil = nothing.
-	OnPostCreated, OnScheduleCreated func()
+	// Posts enqueues every pending post (the publish worker's job), in the
+	// transaction that stores it. Nil enqueues nothing: posts stay pending.
+	Posts PostEnqueuer
+	// OnScheduleCreated is called after a publish schedule was stored (the
+	// server wakes the scheduler); nil = nothing.
+	OnScheduleCreated func()
 	// ASR describes the speech recogniser for GET /healthz?detail=1
 	// ("pocketsphinx", "none (pocketsphinx_continuous not found)"); "" = none.
 	ASR string
@@ -108,7 +122,7 @@ type API struct {
 	uploads      *upload.Sessions
 	runner       Submitter
 	copyJobs     CopyEnqueuer
-	censorJobs   Submitter
+	censorJobs   CensorEnqueuer
 	media        blob.Store
 	publicURL    string
 	limits       quota.Limits
@@ -120,9 +134,10 @@ type API struct {
 	uploadProgress time.Duration
 	links          *medialink.Signer
 
-	postCreated, scheduleCreated func()
-	throttled                    func(reason string)
-	allowPrivateWebhooks         bool
+	posts                PostEnqueuer
+	scheduleCreated      func()
+	throttled            func(reason string)
+	allowPrivateWebhooks bool
 }
 
 // New returns the handler of every clipperd route.
@@ -177,13 +192,8 @@ func newAPI(cfg Config) *API {
 	if cfg.Runner == nil {
 		cfg.Runner = noSubmit{}
 	}
-	if cfg.CensorJobs == nil {
-		cfg.CensorJobs = noSubmit{}
-	}
-	for _, hook := range []*func(){&cfg.OnPostCreated, &cfg.OnScheduleCreated} {
-		if *hook == nil {
-			*hook = func() {}
-		}
+	if cfg.OnScheduleCreated == nil {
+		cfg.OnScheduleCreated = func() {}
 	}
 	if cfg.OnThrottled == nil {
 		cfg.OnThrottled = func(string) {}
@@ -219,7 +229,7 @@ func newAPI(cfg Config) *API {
 
 		uploadProgress: cmp.Or(cfg.UploadProgressTimeout, DefaultUploadProgressTimeout),
 
-		postCreated:     cfg.OnPostCreated,
+		posts:           cfg.Posts,
 		scheduleCreated: cfg.OnScheduleCreated,
 		throttled:       cfg.OnThrottled,
 
@@ -246,7 +256,7 @@ func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 		"otherwise access resumes on the first day of next month (UTC).\n"))
 }
 
-// noSubmit is the Runner or CensorJobs of a Config without one.
+// noSubmit is the Runner of a Config without one.
 type noSubmit struct{}
 
 func (noSubmit) Submit(string) {}

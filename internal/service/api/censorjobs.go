@@ -10,8 +10,9 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// createCensorJob is POST /api/censor-jobs: the job is QUEUED until the
-// censor worker (package censorjobs) takes it.
+// createCensorJob is POST /api/censor-jobs: the job is QUEUED, its job in
+// the job system stored with it, until the censor worker (package
+// censorjobs) takes it.
 func (a *API) createCensorJob(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeValid(w, r, checkCensorJob)
 	if err != nil {
@@ -32,11 +33,14 @@ func (a *API) createCensorJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	job := &store.CensorJob{OrgID: key.OrgID, ProjectID: req.ProjectID, ClipID: req.ClipID, Beep: req.Options.BeepSound}
-	if err := a.store.CreateCensorJob(r.Context(), job); err != nil {
+	var enqueue store.TxHook
+	if a.censorJobs != nil {
+		enqueue = a.censorJobs.Enqueue(job)
+	}
+	if err := a.store.CreateCensorJob(r.Context(), job, enqueue); err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	a.censorJobs.Submit(job.ID)
 	a.log.Info("censor job created", "job", job.ID, "org", job.OrgID, "project", job.ProjectID, "clip", job.ClipID, "beep", job.Beep)
 	writeJSON(w, http.StatusCreated, apitypes.CensorJob{JobID: job.ID, Message: "censor job queued"})
 }

@@ -27,12 +27,15 @@ func (a *API) createPostTask(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	p, err := a.store.CreatePost(r.Context(), key.OrgID, content, int64(a.limits.MonthlyCredits))
+	var enqueue func(*store.Post) store.TxHook
+	if a.posts != nil {
+		enqueue = a.posts.Enqueue
+	}
+	p, err := a.store.CreatePost(r.Context(), key.OrgID, content, int64(a.limits.MonthlyCredits), enqueue)
 	if err != nil {
 		a.fail(w, r, about("social account", req.PostAccountID, err))
 		return
 	}
-	a.postCreated()
 	writeJSON(w, http.StatusCreated, apitypes.Envelope[apitypes.PostTask]{Data: apitypes.PostTask{PostID: p.ID}})
 }
 

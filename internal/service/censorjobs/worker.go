@@ -1,8 +1,10 @@
 // Package censorjobs runs censor jobs: the Worker finds the words of the
 // profanity list (profanity.txt) in a clip's transcript and renders the
 // clip's export and preview again with those words' spans silenced, or
-// beeped at 1 kHz. Jobs live in the store, so a job that a stopped process
-// left QUEUED or PROCESSING is run by the next Start.
+// beeped at 1 kHz. Each QUEUED job has a job in the job system (package
+// jobs), inserted in the transaction that stores the row and completed in
+// the one that records its outcome, so a job cut short by a stop or a crash
+// runs again, on this process or another.
 //
 // Objects, under the key prefix media/{projectId}/: the censored render replaces
 // {clipId}.mp4 and {clipId}.preview.mp4, the files the clip's uriForExport
@@ -11,49 +13,71 @@
 // version names the clip's render (a project run again renders new clips,
 // whose originals get a new name); /media never serves them. Every censor
 // job of a clip starts from that original, so a later job (beep instead of
-// silence) replaces an earlier one's result instead of censoring it again.
+// silence) replaces an earlier one's result instead of censoring it again,
+// and a job run again after a crash renders the same result.
 package censorjobs
 
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// timeout bounds one attempt and is its lease: two ffmpeg runs over a
+// clip's export and preview take seconds, minutes for the longest clips on
+// a loaded box; a job claimed this long ago by a process that died is run
+// again.
+const timeout = 10 * time.Minute
+
+// args is the job of one censor job row, named by its id.
+type args struct {
+	CensorJobID string `json:"censor_job_id"`
+}
+
+func (args) Kind() string { return "censor" }
+
 // Config configures a Worker.
 type Config struct {
 	Store   *store.Store
+	Jobs    *jobs.Jobs
 	Media   blob.Store   // the clips' renders (blob.MediaKey)
 	Scratch scratch.Dirs // each job's temporary files, DATA/tmp/<jobId>
 	Logger  *slog.Logger // nil = discard
 }
 
-// Worker runs censor jobs one after another (each is an ffmpeg run over
-// two short files).
+// Worker censors the clips of the jobs the job system hands it, one after
+// another (each is an ffmpeg run over two short files).
 type Worker struct {
 	store   *store.Store
+	jobs    *jobs.Jobs
 	media   blob.Store
 	scratch scratch.Dirs
 	log     *slog.Logger
-	jobs    repeat.Queue
+
+	// beforeRun, when a test sets it, is called with each job once it is
+	// PROCESSING, before its clip is censored.
+	beforeRun func(ctx context.Context, jobID string)
 }
 
-// New checks cfg.
+// New checks cfg and registers the worker's kind with cfg.Jobs, which runs
+// it from its Start.
 func New(cfg Config) (*Worker, error) {
-	if cfg.Store == nil {
-		return nil, errors.New("censorjobs: Store is required")
+	if cfg.Store == nil || cfg.Jobs == nil {
+		return nil, errors.New("censorjobs: Store and Jobs are required")
 	}
 	if cfg.Media == nil || cfg.Scratch.Root() == "" {
 		return nil, errors.New("censorjobs: Media and Scratch are required")
@@ -61,63 +85,78 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{store: cfg.Store, media: cfg.Media, scratch: cfg.Scratch, log: cfg.Logger}, nil
+	w := &Worker{store: cfg.Store, jobs: cfg.Jobs, media: cfg.Media, scratch: cfg.Scratch, log: cfg.Logger}
+	if err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueCensor, Timeout: timeout, Unique: true}, w.run); err != nil {
+		return nil, fmt.Errorf("censorjobs: %w", err)
+	}
+	return w, nil
 }
 
-// Start queues the jobs an earlier process left QUEUED or PROCESSING, then
-// runs jobs until Stop. ctx bounds the lookup only.
-func (w *Worker) Start(ctx context.Context) error {
-	left, err := w.store.UnfinishedCensorJobs(ctx)
+// Enqueue is store.CreateCensorJob's enqueue for j: it adds j's job in the
+// transaction that stores j QUEUED.
+func (w *Worker) Enqueue(j *store.CensorJob) store.TxHook {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		return w.jobs.InsertTx(ctx, tx, args{CensorJobID: j.ID})
+	}
+}
+
+// Adopt gives every QUEUED or PROCESSING censor job without a job one:
+// those an older release left, and any whose job gave up. A job that has
+// one keeps it (the kind is unique by its args).
+func (w *Worker) Adopt(ctx context.Context) error {
+	ids, err := w.store.UnfinishedCensorJobs(ctx)
 	if err != nil {
 		return fmt.Errorf("censorjobs: %w", err)
 	}
-	if len(left) > 0 {
-		w.log.Info("resuming unfinished censor jobs", "count", len(left))
-	}
-	if err := w.jobs.Start(ctx, left, w.run); err != nil {
-		return fmt.Errorf("censorjobs: %w", err)
+	for _, id := range ids {
+		if err := w.jobs.Insert(ctx, args{CensorJobID: id}); err != nil {
+			return fmt.Errorf("censorjobs: adopt %s: %w", id, err)
+		}
 	}
 	return nil
 }
 
-// Submit queues a job without blocking.
-func (w *Worker) Submit(jobID string) { w.jobs.Submit(jobID) }
-
-// Stop cancels the job in progress, then always waits, so nothing uses the
-// store after Stop. A job cut short runs again after the next Start.
-func (w *Worker) Stop() { w.jobs.Stop() }
-
-// run censors job id, unless it has an outcome already, and records the
-// outcome.
-func (w *Worker) run(ctx context.Context, id string) {
+// run censors the job's clip, unless its row has an outcome already, and
+// records the outcome with the job's completion. An error retries the job;
+// on its last attempt the row is finished FAILED instead.
+func (w *Worker) run(ctx context.Context, job *jobs.Job[args]) error {
+	id := job.Args.CensorJobID
 	ok, err := w.store.StartCensorJob(ctx, id)
-	if err != nil || !ok {
-		if err != nil && ctx.Err() == nil {
-			w.log.Error("start censor job", "job", id, "err", err)
-		}
-		return
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil // finished already, or gone
 	}
 	j, err := w.store.CensorJob(ctx, id)
 	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Error("read censor job", "job", id, "err", err)
+		return err
+	}
+	if w.beforeRun != nil {
+		w.beforeRun(ctx, id)
+	}
+	if err := w.censor(ctx, j); err != nil {
+		if ctx.Err() != nil || !job.LastAttempt() {
+			return err
 		}
-		return
+		w.log.Error("censor job failed on its last attempt", "job", id, "attempt", job.Attempt, "err", err)
+		j.Status, j.Error = apitypes.CensorFailed, "the clip could not be read; create the job again"
 	}
-	if !w.censor(ctx, j) {
-		return // stopped: the job stays PROCESSING
-	}
-	if err := w.store.FinishCensorJob(context.WithoutCancel(ctx), j); err != nil {
-		w.log.Error("finish censor job", "job", id, "err", err)
-		return
+	// The outcome is recorded even when a stop comes now: it is made.
+	err = w.store.FinishCensorJob(context.WithoutCancel(ctx), j, func(ctx context.Context, tx *sql.Tx) error {
+		return jobs.CompleteTx(ctx, tx, job)
+	})
+	if err != nil {
+		return err
 	}
 	w.log.Info("censor job finished", "job", id, "status", j.Status, "words", j.Words, "error", j.Error)
+	return nil
 }
 
 // censor sets j's outcome: CONCLUDED with the clip's files censored, or
-// FAILED with why. It is false, leaving j without an outcome, when the
-// worker is stopping.
-func (w *Worker) censor(ctx context.Context, j *store.CensorJob) bool {
+// FAILED with why. An error (the worker is stopping, or the clip could not
+// be read) leaves j without an outcome.
+func (w *Worker) censor(ctx context.Context, j *store.CensorJob) error {
 	clip, err := w.store.GetClip(ctx, j.ProjectID+"."+j.ClipID)
 	if err == nil && clip.OrgID != j.OrgID {
 		err = store.ErrNotFound
@@ -129,24 +168,18 @@ func (w *Worker) censor(ctx context.Context, j *store.CensorJob) bool {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("clip %q of project %q no longer exists", j.ClipID, j.ProjectID)
-		return true
-	case err != nil && ctx.Err() != nil:
-		return false
+		return nil
 	case err != nil:
-		w.log.Error("read the clip of a censor job", "job", j.ID, "err", err)
-		j.Status, j.Error = apitypes.CensorFailed, "the clip could not be read; create the job again"
-		return true
+		return fmt.Errorf("read the clip of censor job %s: %w", j.ID, err)
 	}
 	if len(clip.TimeRanges) == 0 {
 		j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("clip %q has no time range", j.ClipID)
-		return true
+		return nil
 	}
 	spans := Spans(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1])
 	tmp, err := w.scratch.Make(j.ID)
 	if err != nil {
-		w.log.Error("temporary directory of a censor job", "job", j.ID, "err", err)
-		j.Status, j.Error = apitypes.CensorFailed, "the server could not make a temporary directory; create the job again"
-		return true
+		return fmt.Errorf("temporary directory of censor job %s: %w", j.ID, err)
 	}
 	defer func() {
 		if err := w.scratch.Remove(j.ID); err != nil {
@@ -157,15 +190,17 @@ func (w *Worker) censor(ctx context.Context, j *store.CensorJob) bool {
 	for _, name := range []string{j.ClipID + ".mp4", j.ClipID + ".preview.mp4"} {
 		if err := w.censorFile(ctx, j.ProjectID, name, version, tmp, spans, j.Beep); err != nil {
 			if ctx.Err() != nil {
-				return false
+				return err
 			}
+			// ffmpeg refusing the file would refuse it again: the job's
+			// outcome, not a reason to retry.
 			w.log.Error("censor a clip file", "job", j.ID, "file", name, "err", err)
 			j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("censoring %s failed: %v", name, err)
-			return true
+			return nil
 		}
 	}
 	j.Status, j.Words = apitypes.CensorConcluded, len(spans)
-	return true
+	return nil
 }
 
 // renderVersion names a clip's render: its run and creation time, which a

@@ -1,59 +1,225 @@
 package censorjobs
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
-// TestResume: jobs a stopped process left QUEUED or PROCESSING run at
-// Start; a job whose clip is gone FAILS with why.
-func TestResume(t *testing.T) {
+// fixture is a store and a data directory's blob store, as a server opens
+// them.
+type fixture struct {
+	dir   string
+	st    *store.Store
+	media *blob.Dir
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	queued := &store.CensorJob{OrgID: "org", ProjectID: "p1", ClipID: "c01"}
-	processing := &store.CensorJob{OrgID: "org", ProjectID: "p1", ClipID: "c02", Beep: true}
-	for _, j := range []*store.CensorJob{queued, processing} {
-		if err := st.CreateCensorJob(t.Context(), j); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := st.StartCensorJob(t.Context(), processing.ID); err != nil {
-		t.Fatal(err)
-	}
 	media, err := blob.NewDir(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := New(Config{Store: st, Media: media, Scratch: scratch.New(filepath.Join(dir, "tmp"))})
+	return &fixture{dir: dir, st: st, media: media}
+}
+
+// newWorker opens a job system on f's store, as a (re)started server does,
+// and registers a worker with it; the test's end stops it before the store
+// closes.
+func (f *fixture) newWorker(t *testing.T) *Worker {
+	t.Helper()
+	js, err := jobs.Open(t.Context(), jobs.Config{DB: f.st.DB(), Engine: f.st.Engine(), FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Start(t.Context()); err != nil {
+	t.Cleanup(func() { js.Stop(context.Background()) })
+	w, err := New(Config{Store: f.st, Jobs: js, Media: f.media, Scratch: scratch.New(filepath.Join(f.dir, "tmp"))})
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Stop()
-	for _, id := range []string{queued.ID, processing.ID} {
-		var j *store.CensorJob
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-			if j, err = st.CensorJob(t.Context(), id); err != nil {
-				t.Fatal(err)
-			}
-			if j.Status == apitypes.CensorFailed || j.Status == apitypes.CensorConcluded {
-				break
-			}
+	return w
+}
+
+// start runs w's job system, with beforeRun.
+func start(t *testing.T, w *Worker, beforeRun func(context.Context, string)) {
+	t.Helper()
+	w.beforeRun = beforeRun
+	if err := w.jobs.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// finished waits until job id has an outcome and returns it.
+func (f *fixture) finished(t *testing.T, id string) *store.CensorJob {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		j, err := f.st.CensorJob(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if j.Status != apitypes.CensorFailed || j.Error == "" {
+		if j.Status == apitypes.CensorFailed || j.Status == apitypes.CensorConcluded {
+			return j
+		}
+		if time.Now().After(end) {
+			t.Fatalf("job %s still %s", id, j.Status)
+		}
+	}
+}
+
+// jobStates lists the states of the censor queue's jobs, oldest first.
+func jobStates(t *testing.T, w *Worker) []string {
+	t.Helper()
+	recent, err := w.jobs.Recent(t.Context(), jobs.QueueCensor, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, in := range slices.Backward(recent) {
+		states = append(states, fmt.Sprintf("%s/%d", in.State, in.Attempt))
+	}
+	return states
+}
+
+// TestAdoptsJobsWithoutAJob: jobs an older release left QUEUED or
+// PROCESSING (no job of their own) run once adopted; a job whose clip is
+// gone FAILS with why.
+func TestAdoptsJobsWithoutAJob(t *testing.T) {
+	f := newFixture(t)
+	queued := &store.CensorJob{OrgID: "org", ProjectID: "p1", ClipID: "c01"}
+	processing := &store.CensorJob{OrgID: "org", ProjectID: "p1", ClipID: "c02", Beep: true}
+	for _, j := range []*store.CensorJob{queued, processing} {
+		if err := f.st.CreateCensorJob(t.Context(), j, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.st.StartCensorJob(t.Context(), processing.ID); err != nil {
+		t.Fatal(err)
+	}
+	w := f.newWorker(t)
+	for range 2 { // a second adoption adds nothing
+		if err := w.Adopt(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(t, w, nil)
+	for _, id := range []string{queued.ID, processing.ID} {
+		if j := f.finished(t, id); j.Status != apitypes.CensorFailed || j.Error == "" {
 			t.Errorf("job %s: %s %q, want FAILED: the clip no longer exists", id, j.Status, j.Error)
 		}
+	}
+}
+
+// TestRestartCensorsOnce: a job cut short by a stop stays PROCESSING and
+// its job is handed back; the next start censors the clip from its
+// original, once: one CONCLUDED row, one completed job, one original kept
+// per file.
+func TestRestartCensorsOnce(t *testing.T) {
+	toolexectest.RequireTools(t, "ffmpeg")
+	f := newFixture(t)
+	clip := apitypes.ExportableClip{ID: "p1.c01", CurationID: "c01", RunID: "run_1", CreatedAt: "2030-01-01T00:00:00.000Z",
+		TimeRanges: [][2]int64{{0, 2000}}}
+	if err := f.st.ReplaceClips(t.Context(), "p1", "org", []apitypes.ExportableClip{clip}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.ReplaceTranscript(t.Context(), "p1", []store.TranscriptWord{
+		{Word: "well", StartMs: 100, EndMs: 400, Confidence: 1}, {Word: "damn", StartMs: 800, EndMs: 1200, Confidence: 1},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "clip.mp4")
+	out, err := exec.CommandContext(t.Context(), "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2",
+		"-f", "lavfi", "-i", "color=c=black:s=64x64:d=2", "-shortest", "-c:v", "mpeg4", "-c:a", "aac", src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("make a clip: %v: %s", err, out)
+	}
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"c01.mp4", "c01.preview.mp4"} {
+		if err := blob.Write(t.Context(), f.media, blob.MediaKey("p1", name), bytes.NewReader(orig)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	first := f.newWorker(t)
+	job := &store.CensorJob{OrgID: "org", ProjectID: "p1", ClipID: "c01"}
+	if err := f.st.CreateCensorJob(t.Context(), job, first.Enqueue(job)); err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan string, 1)
+	start(t, first, func(ctx context.Context, id string) {
+		held <- id
+		<-ctx.Done() // until the stop
+	})
+	if id := <-held; id != job.ID {
+		t.Fatalf("held %s, want %s", id, job.ID)
+	}
+	grace, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	first.jobs.Stop(grace)
+	cancel()
+	if j, err := f.st.CensorJob(t.Context(), job.ID); err != nil || j.Status != apitypes.CensorProcessing {
+		t.Fatalf("job after the stop: %+v, %v; want PROCESSING", j, err)
+	}
+	if states := jobStates(t, first); !slices.Equal(states, []string{"available/0"}) {
+		t.Errorf("jobs after the stop %v; want the cut job handed back, its attempt not counted", states)
+	}
+
+	next := f.newWorker(t)
+	if err := next.Adopt(t.Context()); err != nil { // the job has one: nothing added
+		t.Fatal(err)
+	}
+	start(t, next, nil)
+	if j := f.finished(t, job.ID); j.Status != apitypes.CensorConcluded || j.Words != 1 {
+		t.Fatalf("job after the restart: %+v; want CONCLUDED with one word", j)
+	}
+	for end := time.Now().Add(10 * time.Second); !slices.Equal(jobStates(t, next), []string{"completed/1"}) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if states := jobStates(t, next); !slices.Equal(states, []string{"completed/1"}) {
+		t.Errorf("jobs after the restart %v; want one, completed on attempt 1", states)
+	}
+	objects, err := f.media.List(t.Context(), blob.MediaPrefix("p1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, o := range objects {
+		keys = append(keys, o.Key)
+	}
+	version := renderVersion(&clip)
+	want := []string{blob.MediaKey("p1", "c01.mp4"), blob.MediaKey("p1", OriginalName("c01.mp4", version)),
+		blob.MediaKey("p1", "c01.preview.mp4"), blob.MediaKey("p1", OriginalName("c01.preview.mp4", version))}
+	slices.Sort(keys)
+	slices.Sort(want)
+	if !slices.Equal(keys, want) {
+		t.Errorf("objects %v; want each file censored once beside its one original %v", keys, want)
+	}
+	kept, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(blob.MediaKey("p1", OriginalName("c01.mp4", version)))))
+	if err != nil || !bytes.Equal(kept, orig) {
+		t.Errorf("original kept: %d bytes, %v; want the render as it was", len(kept), err)
+	}
+	served, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(blob.MediaKey("p1", "c01.mp4"))))
+	if err != nil || bytes.Equal(served, orig) {
+		t.Errorf("served file: %d bytes, %v; want the censored render", len(served), err)
 	}
 }

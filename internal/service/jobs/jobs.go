@@ -46,10 +46,22 @@ const (
 	// QueueCopy holds social copy jobs (package copyjobs): milliseconds
 	// each, so one at a time keeps up.
 	QueueCopy = "copy"
+	// QueueCensor holds censor jobs (package censorjobs): an ffmpeg run
+	// over two short files each, one at a time as before.
+	QueueCensor = "censor"
+	// QueueDelivery holds conclusion deliveries (package outbound): a few
+	// at a time, so one slow receiver does not hold up the others.
+	QueueDelivery = "delivery"
+	// QueuePublish holds posts to publish (package publish): one at a
+	// time, oldest first, as before the job system.
+	QueuePublish = "publish"
 )
 
 var queueWorkers = map[string]int{
-	QueueCopy: 1,
+	QueueCopy:     1,
+	QueueCensor:   1,
+	QueueDelivery: 4,
+	QueuePublish:  1,
 }
 
 // Defaults of Config.

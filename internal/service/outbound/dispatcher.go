@@ -1,36 +1,44 @@
 // Package outbound sends clipperd's conclusion actions: signed webhook calls
-// and emails. Each message is a store.Delivery row, so pending work survives
-// a restart; the Dispatcher sends due rows and reschedules failures with
-// exponential backoff.
+// and emails. Each message is a store.Delivery row with a job in the job
+// system (package jobs), inserted in the transaction that stores the row;
+// the Dispatcher sends it, records each attempt on the row and retries a
+// failure on the backoff curve, within the delivery retry budget.
+//
+// A delivery is sent until one attempt is recorded done, and the record
+// completes its job in the same transaction: a process that dies after a
+// receiver accepted a message and before the record sends it again once
+// its job's lease (timeout) runs out, as the dispatcher before the job
+// system did after a restart. No two processes send the same delivery at
+// once: the job system hands each job to one worker.
 package outbound
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // Config configures a Dispatcher.
 type Config struct {
-	Store        *store.Store
-	DataDir      string        // .eml files go to DataDir/outbox when SMTP is empty
-	SMTP         string        // "host:port" of a relay taking plain, unauthenticated mail; empty = write .eml files
-	From         string        // sender address; default "clipperd@localhost"
-	Logger       *slog.Logger  // nil = discard
-	HTTPClient   *http.Client  // for webhooks; nil = WebhookClient's default
-	PollInterval time.Duration // how often due deliveries are looked up without a Wake; default 5 s
+	Store      *store.Store
+	Jobs       *jobs.Jobs
+	DataDir    string       // .eml files go to DataDir/outbox when SMTP is empty
+	SMTP       string       // "host:port" of a relay taking plain, unauthenticated mail; empty = write .eml files
+	From       string       // sender address; default "clipperd@localhost"
+	Logger     *slog.Logger // nil = discard
+	HTTPClient *http.Client // for webhooks; nil = WebhookClient's default
 	// AllowPrivateWebhooks lets webhooks connect to loopback and private
 	// addresses; off, HTTPClient's connections go through package netguard.
 	AllowPrivateWebhooks bool
@@ -43,7 +51,7 @@ type Config struct {
 
 	// OnAttempt is called after each attempt at a delivery with its kind
 	// (WEBHOOK or EMAIL) and outcome (OutcomeDelivered, OutcomeWillRetry,
-	// OutcomeGaveUp); nil = nothing. An attempt cut short by Stop is none.
+	// OutcomeGaveUp); nil = nothing. An attempt cut short by a stop is none.
 	OnAttempt func(kind, outcome string)
 }
 
@@ -55,26 +63,34 @@ const (
 	OutcomeGaveUp    = "gave_up"
 )
 
-// Dispatcher sends pending deliveries.
+// Dispatcher sends the deliveries the job system hands it.
 type Dispatcher struct {
 	cfg   Config
 	log   *slog.Logger
 	retry backoff.Retry
-	loop  repeat.Loop
 }
 
 // DeliveryRetry is how a delivery is retried by default: from 5 s doubling
 // up to 10 minutes, 8 attempts in all.
 var DeliveryRetry = backoff.Retry{Base: 5 * time.Second, Max: 10 * time.Minute, Attempts: 8}
 
-// parallel bounds how many deliveries of one batch are sent at once, so one
-// slow receiver does not hold up the others.
-const parallel = 4
+// timeout bounds one attempt and is its lease: a webhook waits at most 15 s
+// for its answer (WebhookClient), an email for its relay; a delivery
+// claimed this long ago by a process that died is sent again.
+const timeout = time.Minute
 
-// New checks cfg and fills its defaults.
+// args is the job of one delivery row, named by its id.
+type args struct {
+	DeliveryID int64 `json:"delivery_id"`
+}
+
+func (args) Kind() string { return "delivery" }
+
+// New checks cfg, fills its defaults and registers the dispatcher's kind
+// with cfg.Jobs, which runs it from its Start.
 func New(cfg Config) (*Dispatcher, error) {
-	if cfg.Store == nil {
-		return nil, errors.New("outbound: Store is required")
+	if cfg.Store == nil || cfg.Jobs == nil {
+		return nil, errors.New("outbound: Store and Jobs are required")
 	}
 	if cfg.SMTP == "" && cfg.DataDir == "" {
 		return nil, errors.New("outbound: DataDir is required when SMTP is not set (emails are written to DataDir/outbox)")
@@ -86,14 +102,16 @@ func New(cfg Config) (*Dispatcher, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.HTTPClient = WebhookClient(cfg.HTTPClient, cfg.AllowPrivateWebhooks)
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = 5 * time.Second
-	}
 	if cfg.OnAttempt == nil {
 		cfg.OnAttempt = func(string, string) {}
 	}
 	retry := backoff.Retry{Base: cfg.RetryBase, Max: cfg.RetryMax, Attempts: cfg.MaxAttempts}.Or(DeliveryRetry)
-	return &Dispatcher{cfg: cfg, log: cfg.Logger, retry: retry}, nil
+	d := &Dispatcher{cfg: cfg, log: cfg.Logger, retry: retry}
+	kind := jobs.Kind{Queue: jobs.QueueDelivery, Timeout: timeout, Unique: true, Retry: retry}
+	if err := jobs.Register(cfg.Jobs, kind, d.attempt); err != nil {
+		return nil, fmt.Errorf("outbound: %w", err)
+	}
+	return d, nil
 }
 
 // WebhookClient is the client signed webhooks are sent with: base, by
@@ -112,48 +130,45 @@ func WebhookClient(base *http.Client, allowPrivate bool) *http.Client {
 	return netguard.Client(base, allowPrivate)
 }
 
-// Start runs the send loop until Stop or ctx ends. Deliveries left pending
-// by an earlier process are sent on the first pass.
-func (d *Dispatcher) Start(ctx context.Context) { d.loop.Start(ctx, d.sendDue) }
-
-// Wake asks the loop to look for due deliveries now instead of at the next poll.
-func (d *Dispatcher) Wake() { d.loop.Wake() }
-
-// Stop cancels the loop, then always waits for it to return, so nothing
-// uses the store after Stop. Every send watches the loop's context (the
-// webhook request, the SMTP connection, the file write is short), so the
-// wait is short. A delivery cut short stays pending and is sent after the
-// next Start.
-func (d *Dispatcher) Stop() { d.loop.Stop() }
-
-// sendDue sends every due delivery, batch after batch, until none is due,
-// and waits a poll interval for the next pass.
-func (d *Dispatcher) sendDue(ctx context.Context) time.Duration {
-	if err := repeat.Drain(ctx, 32, d.cfg.Store.DueDeliveries, d.sendBatch); err != nil {
-		d.log.Error("list due deliveries", "err", err)
+// Enqueue is the store's enqueue hook for dl (store.Effects.Enqueue,
+// store.EnqueueDelivery): it adds dl's job in the transaction that stores
+// dl, once dl has its id.
+func (d *Dispatcher) Enqueue(dl *store.Delivery) store.TxHook {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		return d.cfg.Jobs.InsertTx(ctx, tx, args{DeliveryID: dl.ID})
 	}
-	return d.cfg.PollInterval
 }
 
-// sendBatch attempts every delivery of due, a few at a time.
-func (d *Dispatcher) sendBatch(ctx context.Context, due []store.Delivery) error {
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := range due {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(dl *store.Delivery) {
-			defer func() { <-sem; wg.Done() }()
-			d.attempt(ctx, dl)
-		}(&due[i])
+// Adopt gives every pending delivery without a job one: those an older
+// release stored, and any whose job gave up. A delivery that has one keeps
+// it (the kind is unique by its args).
+func (d *Dispatcher) Adopt(ctx context.Context) error {
+	ids, err := d.cfg.Store.PendingDeliveries(ctx)
+	if err != nil {
+		return fmt.Errorf("outbound: %w", err)
 	}
-	wg.Wait()
+	for _, id := range ids {
+		if err := d.cfg.Jobs.Insert(ctx, args{DeliveryID: id}); err != nil {
+			return fmt.Errorf("outbound: adopt delivery %d: %w", id, err)
+		}
+	}
 	return nil
 }
 
-// attempt makes one try at dl and records the outcome.
-func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
-	var err error
+// attempt makes one try at the job's delivery, if it is still pending, and
+// records the outcome: done or failed with the job's completion, or the
+// failure of an attempt the job system retries (the error it returns).
+func (d *Dispatcher) attempt(ctx context.Context, job *jobs.Job[args]) error {
+	dl, err := d.cfg.Store.GetDelivery(ctx, job.Args.DeliveryID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		d.log.Warn("delivery row gone", "delivery", job.Args.DeliveryID)
+		return nil
+	case err != nil:
+		return err
+	case dl.Status != store.DeliveryPending:
+		return nil
+	}
 	switch dl.Kind {
 	case apitypes.ActionWebhook:
 		err = d.sendWebhook(ctx, dl)
@@ -163,12 +178,14 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
 		err = fmt.Errorf("unknown delivery kind %q", dl.Kind)
 	}
 	if err != nil && ctx.Err() != nil {
-		return // cut short by shutdown: the row stays pending and due
+		return err // cut short: the row stays pending, the job is handed back or retried
 	}
 	dl.Attempts++
-	wait, giveUp := d.retry.After(dl.Attempts)
+	wait, _ := d.retry.After(dl.Attempts)
 	// A refused address is refused again on every attempt.
-	giveUp = giveUp || errors.As(err, new(*netguard.RefusedError))
+	giveUp := job.LastAttempt() || errors.As(err, new(*netguard.RefusedError))
+	var complete store.TxHook = func(ctx context.Context, tx *sql.Tx) error { return jobs.CompleteTx(ctx, tx, job) }
+	sendErr := err
 	switch {
 	case err == nil:
 		dl.Status, dl.LastError = store.DeliveryDone, ""
@@ -179,14 +196,22 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *store.Delivery) {
 		d.log.Warn("delivery failed, giving up", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "err", err)
 		d.cfg.OnAttempt(dl.Kind, OutcomeGaveUp)
 	default:
+		// The job system retries after about wait (jittered); the row
+		// shows the failure and that time.
 		dl.LastError = err.Error()
 		dl.NextAt = d.cfg.Store.Now().Add(wait)
 		d.log.Warn("delivery failed, will retry", "delivery", dl.ID, "project", dl.ProjectID, "kind", dl.Kind, "target", dl.Target, "attempts", dl.Attempts, "next", dl.NextAt, "err", err)
 		d.cfg.OnAttempt(dl.Kind, OutcomeWillRetry)
+		complete = nil
 	}
-	if err := d.cfg.Store.SaveDeliveryAttempt(context.WithoutCancel(ctx), dl); err != nil {
-		d.log.Error("save delivery attempt", "delivery", dl.ID, "err", err)
+	// The attempt is recorded even when a stop comes now: it was made.
+	if err := d.cfg.Store.SaveDeliveryAttempt(context.WithoutCancel(ctx), dl, complete); err != nil {
+		return fmt.Errorf("save delivery attempt %d: %w", dl.ID, err)
 	}
+	if complete == nil {
+		return fmt.Errorf("delivery %d, attempt %d: %w", dl.ID, dl.Attempts, sendErr)
+	}
+	return nil
 }
 
 // outboxDir is where .eml files go without SMTP.

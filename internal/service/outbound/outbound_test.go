@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -60,20 +61,39 @@ func newStore(t *testing.T) (*store.Store, string) {
 	return st, dir
 }
 
-func startDispatcher(t *testing.T, cfg Config) {
+// newDispatcher opens a job system on cfg.Store, as a (re)started server
+// does, and registers a dispatcher with it; nothing runs before its Start,
+// and the test's end stops it before the store closes.
+func newDispatcher(t *testing.T, cfg Config) (*Dispatcher, *jobs.Jobs) {
 	t.Helper()
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = 20 * time.Millisecond
-	}
 	if cfg.RetryBase == 0 {
 		cfg.RetryBase = 30 * time.Millisecond
 	}
+	js, err := jobs.Open(t.Context(), jobs.Config{DB: cfg.Store.DB(), Engine: cfg.Store.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { js.Stop(context.Background()) })
+	cfg.Jobs = js
 	d, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Start(context.Background())
-	t.Cleanup(d.Stop)
+	return d, js
+}
+
+// startDispatcher is newDispatcher started, after it adopted the pending
+// deliveries (those enqueue stored without a job).
+func startDispatcher(t *testing.T, cfg Config) (*Dispatcher, *jobs.Jobs) {
+	t.Helper()
+	d, js := newDispatcher(t, cfg)
+	if err := d.Adopt(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := js.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return d, js
 }
 
 // waitDelivery polls until delivery id leaves the pending status.
@@ -96,10 +116,12 @@ func waitDelivery(t *testing.T, st *store.Store, id int64) store.Delivery {
 	return store.Delivery{}
 }
 
+// enqueue stores a pending delivery without a job, as a release before the
+// job system did: startDispatcher's adoption gives it one.
 func enqueue(t *testing.T, st *store.Store, kind, target, body string) int64 {
 	t.Helper()
 	d := &store.Delivery{ProjectID: testProject, Kind: kind, Target: target, Body: body}
-	if err := st.EnqueueDelivery(context.Background(), d); err != nil {
+	if err := st.EnqueueDelivery(context.Background(), d, nil); err != nil {
 		t.Fatal(err)
 	}
 	return d.ID
@@ -186,10 +208,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 
 func TestBackoffDoublesAndCaps(t *testing.T) {
 	st, dir := newStore(t)
-	d, err := New(Config{Store: st, DataDir: dir, RetryBase: 5 * time.Second, RetryMax: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, _ := newDispatcher(t, Config{Store: st, DataDir: dir, RetryBase: 5 * time.Second, RetryMax: 30 * time.Second})
 	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, 30 * time.Second}
 	for i, w := range want {
 		if got, giveUp := d.retry.After(i + 1); got != w || giveUp {
@@ -351,84 +370,79 @@ func TestEmailSentOverSMTP(t *testing.T) {
 	}
 }
 
-func TestPendingDeliveriesSurviveRestart(t *testing.T) {
+// TestStopHandsBackThenRestartSendsOnce: a delivery enqueued with its job
+// while the dispatcher runs is cut short by a stop mid-send (the request is
+// cancelled, the row stays pending with no attempt counted, the job is
+// handed back); the next process sends it, and only it: one acknowledged
+// request, one completed job.
+func TestStopHandsBackThenRestartSendsOnce(t *testing.T) {
 	st, dir := newStore(t)
-	var up atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !up.Load() {
-			http.Error(w, "later", http.StatusServiceUnavailable)
-		}
-	}))
-	defer srv.Close()
-	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{}`)
-	// First process: one failed attempt, next try far away, then it stops.
-	d1, err := New(Config{Store: st, DataDir: dir, PollInterval: 10 * time.Millisecond, RetryBase: time.Hour, AllowPrivateWebhooks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d1.Start(context.Background())
-	deadline := time.Now().Add(waitDeadline)
-	for {
-		ds, _ := st.ProjectDeliveries(context.Background(), testProject)
-		if len(ds) == 1 && ds[0].Attempts == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("first attempt never recorded")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	d1.Stop()
-	// The row is still pending; make it due and let a new dispatcher finish it.
-	up.Store(true)
-	ds, _ := st.ProjectDeliveries(context.Background(), testProject)
-	if ds[0].Status != store.DeliveryPending {
-		t.Fatalf("after stop the delivery is %s, want pending", ds[0].Status)
-	}
-	ds[0].NextAt = time.Now().Add(-time.Second)
-	if err := st.SaveDeliveryAttempt(context.Background(), &ds[0]); err != nil {
-		t.Fatal(err)
-	}
-	startDispatcher(t, Config{Store: st, DataDir: dir, AllowPrivateWebhooks: true})
-	if d := waitDelivery(t, st, id); d.Status != store.DeliveryDone || d.Attempts != 2 {
-		t.Fatalf("delivery = %s after %d attempts, want done after 2", d.Status, d.Attempts)
-	}
-}
-
-// Stop cancels a send in progress, which stays pending with no attempt
-// counted.
-func TestStopCancelsThenWaitsForTheSendInProgress(t *testing.T) {
-	st, dir := newStore(t)
+	var requests atomic.Int32
 	arrived, cancelled := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body) // the server notices a closed connection only once the body is read
+		if requests.Add(1) > 1 {
+			return // acknowledged
+		}
 		close(arrived)
-		<-r.Context().Done() // a receiver that never answers
+		<-r.Context().Done() // the first process's receiver never answers
 		close(cancelled)
 	}))
 	defer srv.Close()
-	id := enqueue(t, st, apitypes.ActionWebhook, srv.URL, `{"projectId":"p"}`)
-	d, err := New(Config{Store: st, DataDir: dir, PollInterval: time.Hour, AllowPrivateWebhooks: true})
-	if err != nil {
+	first, firstJobs := startDispatcher(t, Config{Store: st, DataDir: dir, AllowPrivateWebhooks: true})
+	dl := &store.Delivery{ProjectID: testProject, Kind: apitypes.ActionWebhook, Target: srv.URL, Body: `{"projectId":"p"}`}
+	if err := st.EnqueueDelivery(t.Context(), dl, first.Enqueue(dl)); err != nil {
 		t.Fatal(err)
 	}
-	d.Start(context.Background())
 	select {
 	case <-arrived:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the webhook was never sent")
 	}
-	d.Stop() // that it waits for the loop is repeat.Loop's test
+	grace, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	firstJobs.Stop(grace)
+	cancel()
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the receiver never saw the request cancelled")
 	}
-	ds, err := st.ProjectDeliveries(context.Background(), testProject)
-	if err != nil || len(ds) != 1 || ds[0].ID != id || ds[0].Status != store.DeliveryPending || ds[0].Attempts != 0 {
-		t.Fatalf("deliveries after Stop = %+v, %v; want the cut-short one still pending with no attempt counted", ds, err)
+	ds, err := st.ProjectDeliveries(t.Context(), testProject)
+	if err != nil || len(ds) != 1 || ds[0].ID != dl.ID || ds[0].Status != store.DeliveryPending || ds[0].Attempts != 0 {
+		t.Fatalf("deliveries after the stop = %+v, %v; want the cut-short one still pending with no attempt counted", ds, err)
 	}
-	d.Stop() // a second Stop is a no-op
+	if got := deliveryJobs(t, firstJobs); !slices.Equal(got, []string{"available/0"}) {
+		t.Errorf("jobs after the stop %v; want the cut job handed back, its attempt not counted", got)
+	}
+
+	_, next := startDispatcher(t, Config{Store: st, DataDir: dir, AllowPrivateWebhooks: true})
+	if d := waitDelivery(t, st, dl.ID); d.Status != store.DeliveryDone || d.Attempts != 1 {
+		t.Fatalf("delivery = %s after %d attempts, want done after 1", d.Status, d.Attempts)
+	}
+	for end := time.Now().Add(waitDeadline); !slices.Equal(deliveryJobs(t, next), []string{"completed/1"}) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := deliveryJobs(t, next); !slices.Equal(got, []string{"completed/1"}) {
+		t.Errorf("jobs after the restart %v; want one, completed on attempt 1", got)
+	}
+	if n := requests.Load(); n != 2 {
+		t.Errorf("receiver got %d requests, want 2: the cut one and the one acknowledged", n)
+	}
+}
+
+// deliveryJobs lists the state/attempt of the delivery queue's jobs, oldest
+// first.
+func deliveryJobs(t *testing.T, js *jobs.Jobs) []string {
+	t.Helper()
+	recent, err := js.Recent(t.Context(), jobs.QueueDelivery, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, in := range slices.Backward(recent) {
+		states = append(states, in.State+"/"+strconv.Itoa(in.Attempt))
+	}
+	return states
 }
 
 // TestWebhookToPrivateAddressRefused: unless private webhooks are allowed,

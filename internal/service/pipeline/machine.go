@@ -161,20 +161,18 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	if err != nil {
 		return err
 	}
-	var queued []store.Delivery
 	err = r.persist(ctx, "completion", j.p.ID, func() (err error) {
-		_, queued, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
+		_, _, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
 			p.Stage = apitypes.StageComplete
 			p.Error, p.RetryAt = nil, time.Time{}
 			p.StorageSize = size
-			return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed)}, nil
+			return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed), Enqueue: r.enqueueDelivery()}, nil
 		})
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("mark complete: %w", err)
 	}
-	r.deliveriesQueued(queued)
 	return nil
 }
 
@@ -232,12 +230,11 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 			return store.Effects{}, nil // not a conclusion yet: the service tries again
 		}
 		refunded = quota.RefundsOnStall(stageName)
-		return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Refund: refunded}, nil
+		return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Enqueue: r.enqueueDelivery(), Refund: refunded}, nil
 	}
 	var p *store.Project
-	var queued []store.Delivery
 	err := r.persist(ctx, "stall", id, func() (err error) {
-		p, queued, err = r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, mutate)
+		p, _, err = r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, mutate)
 		return err
 	})
 	if errors.Is(err, errStale) {
@@ -250,7 +247,6 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 	r.log.Warn("project stage", "project", id, "from", stageName, "to", apitypes.StageStalled, "took", took.Round(time.Millisecond),
 		"error", *p.Error, "stallCount", *p.StallCount, "failureStalls", p.FailureStalls, "permanent", permanent,
 		"retryAt", retryAt, "refunded", refunded)
-	r.deliveriesQueued(queued)
 }
 
 // retryDelay is the backoff before retrying after the n-th stall: RetryBase

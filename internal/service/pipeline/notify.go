@@ -73,9 +73,11 @@ func (r *Runner) email(p *store.Project, clips []apitypes.ExportableClip) outbou
 	return outbound.Email{Subject: fmt.Sprintf("clipperd: project %s STALLED", p.ID), Text: b.String()}
 }
 
-// deliveriesQueued tells the dispatcher there is work.
-func (r *Runner) deliveriesQueued(ds []store.Delivery) {
-	if len(ds) > 0 && r.cfg.OnDeliveryEnqueued != nil {
-		r.cfg.OnDeliveryEnqueued()
+// enqueueDelivery is store.Effects.Enqueue: the dispatcher's job of each
+// conclusion delivery, or none without a dispatcher.
+func (r *Runner) enqueueDelivery() func(*store.Delivery) store.TxHook {
+	if r.cfg.Deliveries == nil {
+		return nil
 	}
+	return r.cfg.Deliveries.Enqueue
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -81,19 +82,24 @@ func verifySignature(t *testing.T, r hookReq, key string) {
 	}
 }
 
-// startDispatcher runs the real outbound dispatcher over e's store and wires
-// the runner's OnDeliveryEnqueued to it. Private webhooks are allowed: the
-// test receivers are on loopback.
+// startDispatcher runs the real outbound dispatcher, on a job system over
+// e's store, and wires the runner's Deliveries to it. Private webhooks are
+// allowed: the test receivers are on loopback.
 func (e *env) startDispatcher() {
 	e.t.Helper()
-	d, err := outbound.New(outbound.Config{Store: e.st, DataDir: e.dir, PollInterval: 50 * time.Millisecond, RetryBase: 30 * time.Millisecond,
-		AllowPrivateWebhooks: true})
+	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	d.Start(context.Background())
-	e.t.Cleanup(d.Stop)
-	e.cfg.OnDeliveryEnqueued = d.Wake
+	d, err := outbound.New(outbound.Config{Store: e.st, Jobs: js, DataDir: e.dir, RetryBase: 30 * time.Millisecond, AllowPrivateWebhooks: true})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := js.Start(e.t.Context()); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { js.Stop(context.Background()) })
+	e.cfg.Deliveries = d
 }
 
 func TestUploadRunsToCompleteWithClips(t *testing.T) {

@@ -22,6 +22,12 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
+// DeliveryEnqueuer gives a new delivery its job in the job system, in the
+// store transaction that stores it (outbound.Dispatcher is one).
+type DeliveryEnqueuer interface {
+	Enqueue(d *store.Delivery) store.TxHook
+}
+
 // Config configures a Runner.
 type Config struct {
 	Store *store.Store
@@ -44,9 +50,10 @@ type Config struct {
 	// them out as stored.
 	MediaLinks *medialink.Signer
 
-	// OnDeliveryEnqueued is called after conclusion actions were queued
-	// (server wires it to outbound.Dispatcher.Wake).
-	OnDeliveryEnqueued func()
+	// Deliveries gives each conclusion action its job, in the transaction
+	// that stores it (server wires the outbound Dispatcher); nil stores the
+	// deliveries without jobs, which suits tests without sending.
+	Deliveries DeliveryEnqueuer
 	// OnStageLeft is called when a run moves a project out of a stage, to
 	// the next one or to STALLED, with the time it spent there (QUEUED: since
 	// it was queued); nil = nothing. A project an interruption (a stop, a

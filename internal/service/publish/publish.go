@@ -5,10 +5,13 @@
 // "webhook:URL" POSTs it, signed like the conclusion webhooks. A platform
 // adapter is one more Publisher.
 //
-// Two loops run here. The Scheduler fires due publish schedules, each into
-// exactly one post (store.FireSchedule). The Worker publishes pending
-// posts, retries failures with backoff, and records each publication in the
-// statement that marks the post published (store.MarkPostPublished).
+// The Scheduler, a loop, fires due publish schedules, each into exactly one
+// post (store.FireSchedule, a conditional update). Each pending post has a
+// job in the job system (package jobs), inserted in the transaction that
+// makes the post (store.CreatePost, FireSchedule); the Worker publishes it,
+// retries failures on the backoff curve, and records the publication in the
+// statement that marks the post published (store.MarkPostPublished), in the
+// transaction that completes the job.
 package publish
 
 import (

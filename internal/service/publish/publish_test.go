@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
@@ -99,26 +101,43 @@ func (e *env) content(account string) store.PostContent {
 
 func (e *env) post(account string) *store.Post {
 	e.t.Helper()
-	p, err := e.st.CreatePost(context.Background(), testOrg, e.content(account), 0)
+	p, err := e.st.CreatePost(context.Background(), testOrg, e.content(account), 0, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return p
 }
 
-func (e *env) startWorker(cfg WorkerConfig) *Worker {
+// newWorker opens a job system on e's store, as a (re)started server does,
+// and registers a worker with it; nothing runs before its Start, and the
+// test's end stops it before the store closes.
+func (e *env) newWorker(cfg WorkerConfig) (*Worker, *jobs.Jobs) {
 	e.t.Helper()
-	cfg.Store, cfg.Media = e.st, e.media
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = 10 * time.Millisecond
+	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	if err != nil {
+		e.t.Fatal(err)
 	}
+	e.t.Cleanup(func() { js.Stop(context.Background()) })
+	cfg.Store, cfg.Media, cfg.Jobs = e.st, e.media, js
 	w, err := NewWorker(cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	w.Start(context.Background())
-	e.t.Cleanup(w.Stop)
-	return w
+	return w, js
+}
+
+// startWorker is newWorker started, after it adopted the pending posts
+// (e.post makes them without a job).
+func (e *env) startWorker(cfg WorkerConfig) (*Worker, *jobs.Jobs) {
+	e.t.Helper()
+	w, js := e.newWorker(cfg)
+	if err := w.Adopt(e.t.Context()); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := js.Start(e.t.Context()); err != nil {
+		e.t.Fatal(err)
+	}
+	return w, js
 }
 
 // settled waits until post id is no longer pending.
@@ -255,15 +274,8 @@ func TestWebhookPublishesSignedAndRetries(t *testing.T) {
 	e := newEnv(t)
 	account := e.account("webhook:" + receiver.URL + "/posts")
 	p := e.post(account)
-	// The retry waits RetryBase of the store's clock, which stands still
-	// until the test moves it.
 	var outcomes webhooktest.Outcomes
-	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Minute}, AllowPrivateWebhooks: true, OnAttempt: outcomes.Record}) // the receiver is on loopback
-	pending := e.waitPost(p.ID, "tried once", func(p *store.Post) bool { return p.Attempts == 1 })
-	if pending.Status != store.PostPending || !strings.Contains(pending.LastError, "503") {
-		t.Fatalf("after the failed attempt: %+v", pending)
-	}
-	e.advance(time.Minute)
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: 50 * time.Millisecond}, AllowPrivateWebhooks: true, OnAttempt: outcomes.Record}) // the receiver is on loopback
 	done := e.settled(p.ID)
 	if done.Status != store.PostPublished || done.Location != receiver.URL+"/posts" || done.Attempts != 1 {
 		t.Fatalf("post = %+v, want published to the webhook on the second attempt", done)
@@ -320,12 +332,9 @@ func TestPostGivesUpAfterMaxAttempts(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.post(account)
-	// RetryBase is a nanosecond of a clock that stands still: the test
-	// moves it past each wait.
 	var outcomes webhooktest.Outcomes
-	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Nanosecond, Max: time.Nanosecond, Attempts: 3}, OnAttempt: outcomes.Record})
-	got := e.waitPost(p.ID, "settled", func(p *store.Post) bool { return p.Status != store.PostPending },
-		func() { e.advance(time.Millisecond) })
+	e.startWorker(WorkerConfig{Retry: backoff.Retry{Base: time.Millisecond, Max: time.Millisecond, Attempts: 3}, OnAttempt: outcomes.Record})
+	got := e.settled(p.ID)
 	if got.Status != store.PostFailed || got.Attempts != 3 || !strings.Contains(got.LastError, "no such object") {
 		t.Fatalf("post = %+v, want failed after 3 attempts saying the render is missing", got)
 	}
@@ -337,29 +346,73 @@ func TestPostGivesUpAfterMaxAttempts(t *testing.T) {
 	}
 }
 
-// Stop cancels a publication in progress: the post stays pending, with no
-// attempt counted, for the next start.
-func TestStopLeavesThePostInProgressPending(t *testing.T) {
+// TestStopHandsBackThenRestartPublishesOnce: a stop cancels a publication
+// in progress (the post stays pending, with no attempt counted, its job
+// handed back); the next start publishes it, once: one acknowledged call,
+// the post published, its job completed.
+func TestStopHandsBackThenRestartPublishesOnce(t *testing.T) {
+	var calls atomic.Int32
 	arrived := make(chan struct{})
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 1 {
+			return // acknowledged
+		}
 		close(arrived)
-		<-r.Context().Done() // a receiver that never answers
+		<-r.Context().Done() // the first process's receiver never answers
 	}))
 	defer hook.Close()
 	e := newEnv(t)
-	p := e.post(e.account("webhook:" + hook.URL))
-	w := e.startWorker(WorkerConfig{AllowPrivateWebhooks: true})
+	account := e.account("webhook:" + hook.URL)
+	first, firstJobs := e.startWorker(WorkerConfig{AllowPrivateWebhooks: true})
+	p, err := e.st.CreatePost(t.Context(), testOrg, e.content(account), 0, first.Enqueue)
+	if err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-arrived:
 	case <-time.After(waitLimit):
 		t.Fatal("the webhook was never called")
 	}
-	w.Stop()
-	got, err := e.st.GetPost(context.Background(), p.ID)
+	grace, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	firstJobs.Stop(grace)
+	cancel()
+	got, err := e.st.GetPost(t.Context(), p.ID)
 	if err != nil || got.Status != store.PostPending || got.Attempts != 0 {
-		t.Fatalf("post after Stop = %+v %v, want pending with no attempt", got, err)
+		t.Fatalf("post after the stop = %+v %v, want pending with no attempt", got, err)
 	}
+	if states := publishJobs(t, firstJobs); !slices.Equal(states, []string{"available/0"}) {
+		t.Errorf("jobs after the stop %v; want the cut job handed back, its attempt not counted", states)
+	}
+
+	_, next := e.startWorker(WorkerConfig{AllowPrivateWebhooks: true})
+	if done := e.settled(p.ID); done.Status != store.PostPublished || done.Attempts != 0 {
+		t.Fatalf("post after the restart = %+v, want published", done)
+	}
+	for end := time.Now().Add(waitLimit); !slices.Equal(publishJobs(t, next), []string{"completed/1"}) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if states := publishJobs(t, next); !slices.Equal(states, []string{"completed/1"}) {
+		t.Errorf("jobs after the restart %v; want one, completed on attempt 1", states)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the destination got %d calls, want 2: the cut one and the one acknowledged", n)
+	}
+}
+
+// publishJobs lists the state/attempt of the publish queue's jobs, oldest
+// first.
+func publishJobs(t *testing.T, js *jobs.Jobs) []string {
+	t.Helper()
+	recent, err := js.Recent(t.Context(), jobs.QueuePublish, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, in := range slices.Backward(recent) {
+		states = append(states, fmt.Sprintf("%s/%d", in.State, in.Attempt))
+	}
+	return states
 }
 
 func TestCheckDestination(t *testing.T) {

@@ -21,14 +21,18 @@ type SchedulerConfig struct {
 	// schedules; it wakes earlier when the next one is due, or on Wake.
 	// Default 1 s.
 	MaxWait time.Duration
-	// OnFired is called after schedules fired (the server wakes the Worker).
-	OnFired func()
+	// Enqueue gives each pending post a fired schedule makes its job (the
+	// Worker's), in the transaction that fires the schedule; nil: none.
+	Enqueue func(*store.Post) store.TxHook
 }
 
 // Scheduler fires publish schedules when their publishAt comes: each into
-// one post, made and charged in the transaction that marks the schedule
-// fired. Schedules that came due while no process ran fire on its first
-// pass.
+// one post, made, charged and given its job in the transaction that marks
+// the schedule fired. Schedules that came due while no process ran fire on
+// its first pass. Every process may run one: the mark is a conditional
+// update, so a schedule fires once however many look at it. (A loop rather
+// than a job per schedule, timed by River's ScheduledAt: the schedule's
+// time is the store's clock, which tests move.)
 type Scheduler struct {
 	cfg  SchedulerConfig
 	log  *slog.Logger
@@ -46,9 +50,6 @@ func NewScheduler(cfg SchedulerConfig) (*Scheduler, error) {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = time.Second
 	}
-	if cfg.OnFired == nil {
-		cfg.OnFired = func() {}
-	}
 	return &Scheduler{cfg: cfg, log: cfg.Logger}, nil
 }
 
@@ -64,23 +65,18 @@ func (s *Scheduler) Stop() { s.loop.Stop() }
 // fireDue fires every due schedule and sleeps until the next is due, at
 // most MaxWait.
 func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
-	fired := 0
 	err := repeat.Drain(ctx, 32, s.cfg.Store.DueSchedules, func(ctx context.Context, ids []string) error {
 		for _, id := range ids {
-			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits)
+			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits, s.cfg.Enqueue)
 			if err != nil {
 				return err
 			}
 			if p != nil {
-				fired++
 				s.log.Info("publish schedule fired", "schedule", id, "post", p.ID, "status", p.Status, "error", p.LastError)
 			}
 		}
 		return nil
 	})
-	if fired > 0 {
-		s.cfg.OnFired()
-	}
 	if err != nil {
 		s.log.Error("fire publish schedules", "err", err)
 		return s.cfg.MaxWait

@@ -11,9 +11,9 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-func (e *env) startScheduler(onFired func()) *Scheduler {
+func (e *env) startScheduler(enqueue func(*store.Post) store.TxHook) *Scheduler {
 	e.t.Helper()
-	s, err := NewScheduler(SchedulerConfig{Store: e.st, MaxWait: 10 * time.Millisecond, OnFired: onFired})
+	s, err := NewScheduler(SchedulerConfig{Store: e.st, MaxWait: 10 * time.Millisecond, Enqueue: enqueue})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -53,8 +53,8 @@ func TestScheduleFiresAtItsTimeAndTheWorkerPublishesIt(t *testing.T) {
 	e := newEnv(t)
 	account := e.account(store.PublishToDir)
 	sc := e.schedule(account, e.clock().Add(time.Hour))
-	w := e.startWorker(WorkerConfig{PollInterval: time.Hour}) // only the scheduler's OnFired wakes it
-	e.startScheduler(w.Wake)
+	w, _ := e.startWorker(WorkerConfig{}) // the scheduler gives the post its job
+	e.startScheduler(w.Enqueue)
 
 	e.advance(time.Hour)
 	postID := e.fired(sc.ID)
@@ -91,8 +91,8 @@ func TestScheduleDueWhileStoppedFiresOnceOnStart(t *testing.T) {
 	if again, _ := e.st.GetSchedule(context.Background(), missed.ID); again.PostID != postID {
 		t.Fatalf("the missed schedule's post changed from %s to %s", postID, again.PostID)
 	}
-	if due, _ := e.st.DuePosts(context.Background(), 10); len(due) != 2 {
-		t.Fatalf("posts made: %d, want one per schedule", len(due))
+	if pending, _ := e.st.PendingPosts(context.Background()); len(pending) != 2 {
+		t.Fatalf("posts made: %d, want one per schedule", len(pending))
 	}
 }
 

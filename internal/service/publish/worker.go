@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,16 +11,17 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/netguard"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // WorkerConfig configures a Worker.
 type WorkerConfig struct {
 	Store *store.Store
+	Jobs  *jobs.Jobs
 	// Media holds the clips (blob.MediaKey) and the dir destination's
 	// posts (blob.PublishedKey).
 	Media      blob.Store
@@ -32,111 +34,143 @@ type WorkerConfig struct {
 	// MediaLinks signs the clip's address a post carries (Post.MediaURL);
 	// nil hands it out as stored.
 	MediaLinks *medialink.Signer
-	// PollInterval is how often due posts (retries) are looked for without
-	// a Wake; default 1 s.
-	PollInterval time.Duration
 	// Retry is how a failed post is retried; unset fields are those of a
 	// conclusion action's delivery (outbound.DeliveryRetry).
 	Retry backoff.Retry
 	// OnAttempt is called after each attempt at publishing a post with the
 	// kind of its destination (Destination) and the outcome
 	// (outbound.OutcomeDelivered, OutcomeWillRetry, OutcomeGaveUp); nil =
-	// nothing. An attempt cut short by Stop is none.
+	// nothing. An attempt cut short by a stop is none.
 	OnAttempt func(destination, outcome string)
 }
 
-// Worker publishes pending posts, one at a time, oldest first. Posts left
-// pending by an earlier process are published on its first pass.
-type Worker struct {
-	cfg  WorkerConfig
-	log  *slog.Logger
-	dir  Dir
-	loop repeat.Loop
+// timeout bounds one attempt and is its lease: a webhook destination waits
+// at most 15 s for its answer, the dir destination copies one clip; a post
+// claimed this long ago by a process that died is published again (its
+// Publisher finds the first publication).
+const timeout = 5 * time.Minute
+
+// args is the job of one post, named by its id.
+type args struct {
+	PostID string `json:"post_id"`
 }
 
-// NewWorker checks cfg and fills its defaults.
+func (args) Kind() string { return "publish" }
+
+// Worker publishes the posts the job system hands it, one at a time.
+type Worker struct {
+	cfg WorkerConfig
+	log *slog.Logger
+	dir Dir
+}
+
+// NewWorker checks cfg, fills its defaults and registers the worker's kind
+// with cfg.Jobs, which runs it from its Start.
 func NewWorker(cfg WorkerConfig) (*Worker, error) {
-	if cfg.Store == nil || cfg.Media == nil {
-		return nil, errors.New("publish: the worker needs a Store and Media")
+	if cfg.Store == nil || cfg.Media == nil || cfg.Jobs == nil {
+		return nil, errors.New("publish: the worker needs a Store, Jobs and Media")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.HTTPClient = outbound.WebhookClient(cfg.HTTPClient, cfg.AllowPrivateWebhooks)
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = time.Second
-	}
 	cfg.Retry = cfg.Retry.Or(outbound.DeliveryRetry)
 	if cfg.OnAttempt == nil {
 		cfg.OnAttempt = func(string, string) {}
 	}
-	return &Worker{cfg: cfg, log: cfg.Logger, dir: Dir{Media: cfg.Media}}, nil
-}
-
-// Start runs the worker until Stop or ctx ends.
-func (w *Worker) Start(ctx context.Context) { w.loop.Start(ctx, w.publishDue) }
-
-// Wake asks the worker to look for due posts now (a post was made).
-func (w *Worker) Wake() { w.loop.Wake() }
-
-// Stop cancels the publication in progress, which stays pending, and waits
-// for the worker to return.
-func (w *Worker) Stop() { w.loop.Stop() }
-
-// publishDue publishes due posts until none is due, then waits a poll
-// interval for retries that come due.
-func (w *Worker) publishDue(ctx context.Context) time.Duration {
-	if err := repeat.Drain(ctx, 16, w.cfg.Store.DuePosts, w.publishBatch); err != nil {
-		w.log.Error("list due posts", "err", err)
+	w := &Worker{cfg: cfg, log: cfg.Logger, dir: Dir{Media: cfg.Media}}
+	kind := jobs.Kind{Queue: jobs.QueuePublish, Timeout: timeout, Unique: true, Retry: cfg.Retry}
+	if err := jobs.Register(cfg.Jobs, kind, w.attempt); err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
 	}
-	return w.cfg.PollInterval
+	return w, nil
 }
 
-// publishBatch attempts the posts of due in order, one at a time.
-func (w *Worker) publishBatch(ctx context.Context, due []store.Post) error {
-	for i := range due {
-		w.attempt(ctx, &due[i])
+// Enqueue is the store's enqueue hook for p (store.CreatePost,
+// FireSchedule): it adds p's job in the transaction that makes p.
+func (w *Worker) Enqueue(p *store.Post) store.TxHook {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		return w.cfg.Jobs.InsertTx(ctx, tx, args{PostID: p.ID})
+	}
+}
+
+// Adopt gives every pending post without a job one: those an older release
+// made, and any whose job gave up. A post that has one keeps it (the kind
+// is unique by its args).
+func (w *Worker) Adopt(ctx context.Context) error {
+	ids, err := w.cfg.Store.PendingPosts(ctx)
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	for _, id := range ids {
+		if err := w.cfg.Jobs.Insert(ctx, args{PostID: id}); err != nil {
+			return fmt.Errorf("publish: adopt post %s: %w", id, err)
+		}
 	}
 	return nil
 }
 
-// attempt publishes p once and records the outcome: published with its
-// receipt, or the failure with the next try or the end of them.
-func (w *Worker) attempt(ctx context.Context, p *store.Post) {
+// attempt publishes the job's post once, if it is still pending, and
+// records the outcome: published with its receipt, or failed for good,
+// with the job's completion; or the failure of an attempt the job system
+// retries (the error it returns).
+func (w *Worker) attempt(ctx context.Context, job *jobs.Job[args]) error {
+	p, err := w.cfg.Store.GetPost(ctx, job.Args.PostID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		w.log.Warn("post row gone", "post", job.Args.PostID)
+		return nil
+	case err != nil:
+		return err
+	case p.Status != store.PostPending:
+		return nil
+	}
 	receipt, err := w.publish(ctx, p)
 	if err != nil && ctx.Err() != nil {
-		return // cut short by Stop: the post stays pending and due
+		return err // cut short: the post stays pending, the job is handed back or retried
 	}
-	// The outcome is recorded even when Stop comes now.
+	complete := func(ctx context.Context, tx *sql.Tx) error { return jobs.CompleteTx(ctx, tx, job) }
+	// The outcome is recorded even when a stop comes now.
 	ctx = context.WithoutCancel(ctx)
 	if err == nil {
 		// Counted as the destination answered it, like the failures below.
 		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeDelivered)
-		if err := w.cfg.Store.MarkPostPublished(ctx, p.ID, receipt.PublishedAt, receipt.Location); err != nil {
+		if err := w.cfg.Store.MarkPostPublished(ctx, p.ID, receipt.PublishedAt, receipt.Location, complete); err != nil {
+			if errors.Is(err, store.ErrNotPending) {
+				return nil
+			}
 			// Still pending, so published again; the destination knows it.
-			w.log.Error("record published post", "post", p.ID, "err", err)
-			return
+			return fmt.Errorf("record published post %s: %w", p.ID, err)
 		}
 		w.log.Info("post published", "post", p.ID, "schedule", p.ScheduleID, "account", p.PostAccountID,
 			"platform", p.Platform, "location", receipt.Location)
-		return
+		return nil
 	}
 	p.Attempts++
 	p.LastError = err.Error()
-	wait, giveUp := w.cfg.Retry.After(p.Attempts)
+	wait, _ := w.cfg.Retry.After(p.Attempts)
 	// A refused address is refused again on every attempt.
-	if giveUp || errors.As(err, new(*netguard.RefusedError)) {
+	if job.LastAttempt() || errors.As(err, new(*netguard.RefusedError)) {
 		p.Status = store.PostFailed
 		w.log.Warn("post failed, giving up", "post", p.ID, "attempts", p.Attempts, "err", err)
 		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeGaveUp)
-	} else {
-		p.NextAt = w.cfg.Store.Now().Add(wait)
-		w.log.Warn("post failed, will retry", "post", p.ID, "attempts", p.Attempts, "next", p.NextAt, "err", err)
-		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeWillRetry)
+		if err := w.cfg.Store.SavePostAttempt(ctx, p, complete); err != nil && !errors.Is(err, store.ErrNotPending) {
+			return fmt.Errorf("save attempt at post %s: %w", p.ID, err)
+		}
+		return nil
 	}
-	if err := w.cfg.Store.SavePostAttempt(ctx, p); err != nil {
-		w.log.Error("save post attempt", "post", p.ID, "err", err)
+	// The job system retries after about wait (jittered); the row shows
+	// the failure and that time.
+	p.NextAt = w.cfg.Store.Now().Add(wait)
+	w.log.Warn("post failed, will retry", "post", p.ID, "attempts", p.Attempts, "next", p.NextAt, "err", err)
+	w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeWillRetry)
+	if serr := w.cfg.Store.SavePostAttempt(ctx, p, nil); serr != nil {
+		if errors.Is(serr, store.ErrNotPending) {
+			return nil
+		}
+		w.log.Error("save post attempt", "post", p.ID, "err", serr)
 	}
+	return fmt.Errorf("post %s, attempt %d: %w", p.ID, p.Attempts, err)
 }
 
 // publish hands p with its clip to the publisher of its destination.

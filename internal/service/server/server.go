@@ -159,8 +159,9 @@ type Server struct {
 	closeErr  error
 }
 
-// Start opens the data directory, starts the pipeline, the dispatcher, the
-// job system (copy jobs), the publish worker and the scheduler, and serves the API; it
+// Start opens the data directory, starts the pipeline, the job system
+// (conclusion deliveries, posts, copy and censor jobs) and the publish
+// scheduler, and serves the API; it
 // is listening when it returns. ctx bounds the start
 // only: the server runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
@@ -240,7 +241,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	s.disp, err = outbound.New(outbound.Config{
-		Store: st, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
+		Store: st, Jobs: s.jobs, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.ActionAttempt,
 	})
 	if err != nil {
@@ -259,7 +260,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		AllowPrivateImports: cfg.AllowPrivateImports,
 		MonthlyCredits:      int64(cfg.MonthlyCredits),
 		Logger:              logger.With("component", "pipeline"),
-		OnDeliveryEnqueued:  s.disp.Wake,
+		Deliveries:          s.disp,
 		OnStageLeft:         s.metrics.StageLeft,
 		Transcriber:         asr,
 		MediaLinks:          s.links,
@@ -276,8 +277,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// The background work outlives the start's ctx; Close ends it.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
-	s.disp.Start(runCtx)
-	s.posts.Start(runCtx)
 	s.scheduler.Start(runCtx)
 	if err := s.runner.Start(runCtx); err != nil {
 		_ = ln.Close()
@@ -307,7 +306,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			Limits:              cfg.Limits,
 			AllowPrivateImports: cfg.AllowPrivateImports,
 			Logger:              logger.With("component", "api"),
-			OnPostCreated:       s.posts.Wake,
+			Posts:               s.posts,
 			OnScheduleCreated:   s.scheduler.Wake,
 			OnThrottled:         s.metrics.Throttled,
 			ASR:                 asr.Describe(),
@@ -392,7 +391,7 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Media: s.media, Scratch: s.scratch, Logger: logger.With("component", "censorjobs")})
+	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Jobs: s.jobs, Media: s.media, Scratch: s.scratch, Logger: logger.With("component", "censorjobs")})
 	if err != nil {
 		return err
 	}
@@ -403,29 +402,27 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	return err
 }
 
-// startJobWorkers starts the job system (after giving copy jobs stored
-// without a job one), the censor worker, which runs the jobs a stopped
-// process left unfinished first, and the janitor.
+// startJobWorkers starts the job system (after giving copy and censor jobs,
+// deliveries and posts stored without a job one) and the janitor.
 func (s *Server) startJobWorkers(ctx context.Context) error {
-	if err := s.copies.Adopt(ctx); err != nil {
-		return err
+	for _, adopt := range []func(context.Context) error{s.copies.Adopt, s.censors.Adopt, s.disp.Adopt, s.posts.Adopt} {
+		if err := adopt(ctx); err != nil {
+			return err
+		}
 	}
 	if err := s.jobs.Start(ctx); err != nil {
 		return err
-	}
-	if err := s.censors.Start(ctx); err != nil {
-		return fmt.Errorf("start censor jobs: %w", err)
 	}
 	s.janitor.Start(ctx)
 	return nil
 }
 
-// newPublishing makes the publish worker and the scheduler, which wakes it
-// when schedules fire.
+// newPublishing makes the publish worker and the scheduler, which gives the
+// posts of fired schedules their jobs.
 func (s *Server) newPublishing(cfg Config, logger *slog.Logger) error {
 	var err error
 	s.posts, err = publish.NewWorker(publish.WorkerConfig{
-		Store: s.store, Media: s.media, Logger: logger.With("component", "publish"), MediaLinks: s.links,
+		Store: s.store, Jobs: s.jobs, Media: s.media, Logger: logger.With("component", "publish"), MediaLinks: s.links,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.PublishAttempt,
 	})
 	if err != nil {
@@ -433,7 +430,7 @@ func (s *Server) newPublishing(cfg Config, logger *slog.Logger) error {
 	}
 	s.scheduler, err = publish.NewScheduler(publish.SchedulerConfig{
 		Store: s.store, MonthlyCredits: int64(cfg.MonthlyCredits), Logger: logger.With("component", "schedule"),
-		OnFired: s.posts.Wake,
+		Enqueue: s.posts.Enqueue,
 	})
 	return err
 }
@@ -457,7 +454,7 @@ func (s *Server) URL() string { return s.url }
 
 // Close stops the server gracefully: it stops accepting requests and waits
 // for open ones, stops the pipeline (work cut short resumes on the next
-// start), the scheduler, the publish worker, the dispatcher, the job system
+// start), the scheduler, the job system
 // (a job cut short is handed back and runs again) and the janitor,
 // then closes the store. Calling it again returns
 // the first result.
@@ -490,23 +487,14 @@ func (s *Server) stopAll() error {
 			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
 		}
 	}
-	// The scheduler first: it wakes the worker.
+	// The scheduler before the job system: it inserts the worker's jobs.
 	if s.scheduler != nil {
 		s.scheduler.Stop()
-	}
-	if s.posts != nil {
-		s.posts.Stop()
-	}
-	if s.disp != nil {
-		s.disp.Stop()
 	}
 	if s.jobs != nil {
 		// Running jobs get what is left of the grace period, then are
 		// handed back.
 		s.jobs.Stop(ctx)
-	}
-	if s.censors != nil {
-		s.censors.Stop()
 	}
 	if s.janitor != nil {
 		s.janitor.Stop()

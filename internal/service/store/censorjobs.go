@@ -45,17 +45,20 @@ func scanCensorJob(row scanner) (*CensorJob, error) {
 	return &j, err
 }
 
-// CreateCensorJob stores j as a new QUEUED job with a new id.
-func (s *Store) CreateCensorJob(ctx context.Context, j *CensorJob) error {
+// CreateCensorJob stores j as a new QUEUED job with a new id; enqueue (the
+// worker's job) runs in the same transaction as the insert.
+func (s *Store) CreateCensorJob(ctx context.Context, j *CensorJob, enqueue TxHook) error {
 	now := stamp(s.Now())
 	j.ID, j.CreatedAt, j.UpdatedAt = NewID("cj_"), now, now
 	j.Status, j.Error, j.Words = apitypes.CensorQueued, "", 0
-	_, err := s.db.ExecContext(ctx, `INSERT INTO censor_jobs(`+censorJobColumns+`) VALUES (`+placeholders(10)+`)`,
-		j.ID, j.OrgID, j.ProjectID, j.ClipID, boolInt(j.Beep), j.Status, j.Error, j.Words, timeText(j.CreatedAt), timeText(j.UpdatedAt))
-	if err != nil {
-		return fmt.Errorf("insert censor job: %w", err)
-	}
-	return nil
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO censor_jobs(`+censorJobColumns+`) VALUES (`+placeholders(10)+`)`,
+			j.ID, j.OrgID, j.ProjectID, j.ClipID, boolInt(j.Beep), j.Status, j.Error, j.Words, timeText(j.CreatedAt), timeText(j.UpdatedAt))
+		if err != nil {
+			return fmt.Errorf("insert censor job: %w", err)
+		}
+		return enqueue.run(ctx, tx)
+	})
 }
 
 // CensorJob returns the job id; ErrNotFound when absent. Callers serving an
@@ -86,9 +89,10 @@ func (s *Store) StartCensorJob(ctx context.Context, id string) (bool, error) {
 
 // FinishCensorJob records the outcome of an unfinished job: its status,
 // error and the number of words censored. A finished job is left as it is.
-func (s *Store) FinishCensorJob(ctx context.Context, j *CensorJob) error {
+// then (completing the worker's job) runs in the same transaction.
+func (s *Store) FinishCensorJob(ctx context.Context, j *CensorJob, then TxHook) error {
 	j.UpdatedAt = stamp(s.Now())
-	_, err := s.db.ExecContext(ctx, `UPDATE censor_jobs SET status = ?, error = ?, words = ?, updated_at = ?
+	err := s.execThen(ctx, then, nil, `UPDATE censor_jobs SET status = ?, error = ?, words = ?, updated_at = ?
 		WHERE id = ? AND status IN (?, ?)`,
 		j.Status, j.Error, j.Words, timeText(j.UpdatedAt), j.ID, apitypes.CensorQueued, apitypes.CensorProcessing)
 	if err != nil {

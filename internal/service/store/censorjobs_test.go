@@ -15,7 +15,7 @@ func TestCensorJobLife(t *testing.T) {
 		a := &CensorJob{OrgID: "org", ProjectID: "p1", ClipID: "c01", Beep: true}
 		b := &CensorJob{OrgID: "org", ProjectID: "p1", ClipID: "c02"}
 		for _, j := range []*CensorJob{a, b} {
-			if err := s.CreateCensorJob(ctx, j); err != nil {
+			if err := s.CreateCensorJob(ctx, j, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -30,11 +30,11 @@ func TestCensorJobLife(t *testing.T) {
 			t.Fatalf("job %+v, %v; want PROCESSING with beep, no error", got, err)
 		}
 		got.Status, got.Words = apitypes.CensorConcluded, 2
-		if err := s.FinishCensorJob(ctx, got); err != nil {
+		if err := s.FinishCensorJob(ctx, got, nil); err != nil {
 			t.Fatal(err)
 		}
 		b.Status, b.Error = apitypes.CensorFailed, "no such clip"
-		if err := s.FinishCensorJob(ctx, b); err != nil {
+		if err := s.FinishCensorJob(ctx, b, nil); err != nil {
 			t.Fatal(err)
 		}
 		if ok, _ := s.StartCensorJob(ctx, a.ID); ok {

@@ -115,15 +115,13 @@ func (s *Store) CopyJob(ctx context.Context, id string) (*CopyJob, error) {
 // runs in the same transaction.
 func (s *Store) FinishCopyJob(ctx context.Context, j *CopyJob, then TxHook) error {
 	j.UpdatedAt = stamp(s.Now())
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE social_copy_jobs SET status = ?, title = ?, description = ?, hashtags = ?, error = ?,
-			clip_version = ?, updated_at = ? WHERE id = ? AND status = ?`,
-			j.Status, j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, timeText(j.UpdatedAt), j.ID, apitypes.CopyRunning)
-		if err != nil {
-			return fmt.Errorf("finish copy job %s: %w", j.ID, err)
-		}
-		return then.run(ctx, tx)
-	})
+	err := s.execThen(ctx, then, nil, `UPDATE social_copy_jobs SET status = ?, title = ?, description = ?, hashtags = ?, error = ?,
+		clip_version = ?, updated_at = ? WHERE id = ? AND status = ?`,
+		j.Status, j.Title, j.Description, j.Hashtags, j.Error, j.ClipVersion, timeText(j.UpdatedAt), j.ID, apitypes.CopyRunning)
+	if err != nil {
+		return fmt.Errorf("finish copy job %s: %w", j.ID, err)
+	}
+	return nil
 }
 
 // RunningCopyJobs lists the ids of the jobs still RUNNING, oldest first.

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -28,9 +30,16 @@ type Delivery struct {
 	CreatedAt time.Time
 }
 
-// EnqueueDelivery stores a new pending delivery, due now unless NextAt is set.
-func (s *Store) EnqueueDelivery(ctx context.Context, d *Delivery) error {
-	return insertDelivery(ctx, s.db, d, s.Now())
+// EnqueueDelivery stores a new pending delivery, due now unless NextAt is
+// set; enqueue (the dispatcher's job) runs in the same transaction, once d
+// has its id.
+func (s *Store) EnqueueDelivery(ctx context.Context, d *Delivery, enqueue TxHook) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := insertDelivery(ctx, tx, d, s.Now()); err != nil {
+			return err
+		}
+		return enqueue.run(ctx, tx)
+	})
 }
 
 // insertDelivery stores d as a new pending delivery created at now, setting
@@ -49,14 +58,28 @@ func insertDelivery(ctx context.Context, q querier, d *Delivery, now time.Time) 
 	return nil
 }
 
-// DueDeliveries lists pending deliveries whose time has come.
-func (s *Store) DueDeliveries(ctx context.Context, limit int) ([]Delivery, error) {
-	out, err := queryAll(ctx, s.db, scanDelivery, `SELECT `+deliveryColumns+`
-		FROM deliveries WHERE status = ? AND next_at <= ? ORDER BY next_at, id LIMIT ?`, DeliveryPending, Timestamp(s.Now()), limit)
+// PendingDeliveries lists the ids of the pending deliveries, oldest first.
+func (s *Store) PendingDeliveries(ctx context.Context) ([]int64, error) {
+	ids, err := queryAll(ctx, s.db, func(r scanner) (int64, error) {
+		var id int64
+		return id, r.Scan(&id)
+	}, `SELECT id FROM deliveries WHERE status = ? ORDER BY id`, DeliveryPending)
 	if err != nil {
-		return nil, fmt.Errorf("due deliveries: %w", err)
+		return nil, fmt.Errorf("pending deliveries: %w", err)
 	}
-	return out, nil
+	return ids, nil
+}
+
+// GetDelivery returns delivery id; ErrNotFound when absent.
+func (s *Store) GetDelivery(ctx context.Context, id int64) (*Delivery, error) {
+	d, err := scanDelivery(s.db.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get delivery %d: %w", id, err)
+	}
+	return &d, nil
 }
 
 // ProjectDeliveries lists every delivery of a project, oldest first.
@@ -81,9 +104,11 @@ func scanDelivery(row scanner) (Delivery, error) {
 	return d, nil
 }
 
-// SaveDeliveryAttempt records the outcome of an attempt.
-func (s *Store) SaveDeliveryAttempt(ctx context.Context, d *Delivery) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE deliveries SET attempts = ?, next_at = ?, status = ?, last_error = ? WHERE id = ?`,
+// SaveDeliveryAttempt records the outcome of an attempt; then (completing
+// the dispatcher's job once the delivery is done or failed) runs in the
+// same transaction.
+func (s *Store) SaveDeliveryAttempt(ctx context.Context, d *Delivery, then TxHook) error {
+	err := s.execThen(ctx, then, nil, `UPDATE deliveries SET attempts = ?, next_at = ?, status = ?, last_error = ? WHERE id = ?`,
 		d.Attempts, Timestamp(d.NextAt), d.Status, d.LastError, d.ID)
 	if err != nil {
 		return fmt.Errorf("save delivery %d: %w", d.ID, err)

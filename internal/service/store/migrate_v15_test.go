@@ -58,7 +58,7 @@ func writeV14DataDir(t *testing.T) (dir string, ids map[string]string) {
 			t.Fatal(err)
 		}
 		p, err := s.CreatePost(ctx, "org", PostContent{ProjectID: ids["imported"], ClipID: "c01", PostAccountID: a.PostAccountID,
-			Title: "t", Privacy: "public", MediaType: "VIDEO"}, 0)
+			Title: "t", Privacy: "public", MediaType: "VIDEO"}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func writeV14DataDir(t *testing.T) (dir string, ids map[string]string) {
 			loc = "/old/data/published/" + a.PostAccountID + "/" + p.ID
 			ids["account"] = a.PostAccountID
 		}
-		if err := s.MarkPostPublished(ctx, p.ID, time.Now(), loc); err != nil {
+		if err := s.MarkPostPublished(ctx, p.ID, time.Now(), loc, nil); err != nil {
 			t.Fatal(err)
 		}
 		ids[dest] = p.ID

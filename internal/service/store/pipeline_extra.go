@@ -18,6 +18,9 @@ const RefundStatusRefunded = "REFUNDED"
 type Effects struct {
 	// Deliveries are new pending conclusion actions of the project.
 	Deliveries []Delivery
+	// Enqueue, when set, gives each new delivery its job (the outbound
+	// dispatcher's), in the same transaction, once the delivery has its id.
+	Enqueue func(*Delivery) TxHook
 	// Refund gives back every credit charged for the project and sets its
 	// refundStatus to REFUNDED; a project already refunded is left as is.
 	Refund bool
@@ -53,6 +56,11 @@ func (s *Store) MutateProjectWithEffects(ctx context.Context, id string, fn func
 			d.ProjectID = id
 			if err := insertDelivery(ctx, tx, &d, now); err != nil {
 				return err
+			}
+			if eff.Enqueue != nil {
+				if err := eff.Enqueue(&d).run(ctx, tx); err != nil {
+					return err
+				}
 			}
 			queued = append(queued, d)
 		}

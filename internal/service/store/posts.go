@@ -114,7 +114,10 @@ func scanPost(row scanner) (Post, error) {
 // from the org's month in the same transaction, or a *quota.MonthlyCapError
 // is returned when it would pass monthlyCap (<= 0: no limit) and nothing is
 // made. ErrNotFound: the account is not the org's.
-func (s *Store) CreatePost(ctx context.Context, orgID string, content PostContent, monthlyCap int64) (*Post, error) {
+//
+// enqueue (the publish worker's job, nil: none) runs for the post in the
+// same transaction.
+func (s *Store) CreatePost(ctx context.Context, orgID string, content PostContent, monthlyCap int64, enqueue func(*Post) TxHook) (*Post, error) {
 	var p *Post
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -124,12 +127,24 @@ func (s *Store) CreatePost(ctx context.Context, orgID string, content PostConten
 		if err := s.chargePost(ctx, tx, p, monthlyCap); err != nil {
 			return err
 		}
-		return insertPost(ctx, tx, p)
+		if err := insertPost(ctx, tx, p); err != nil {
+			return err
+		}
+		return enqueuePost(ctx, tx, p, enqueue)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// enqueuePost runs enqueue's hook for p in tx, when p is pending and
+// enqueue is set.
+func enqueuePost(ctx context.Context, tx *sql.Tx, p *Post, enqueue func(*Post) TxHook) error {
+	if enqueue == nil || p.Status != PostPending {
+		return nil
+	}
+	return enqueue(p).run(ctx, tx)
 }
 
 // newPost is a pending post of content for the org's account, due at now.
@@ -172,14 +187,13 @@ func (s *Store) GetPost(ctx context.Context, id string) (*Post, error) {
 	return &p, nil
 }
 
-// DuePosts lists up to limit pending posts whose time has come, oldest first.
-func (s *Store) DuePosts(ctx context.Context, limit int) ([]Post, error) {
-	out, err := queryAll(ctx, s.db, scanPost, `SELECT `+postColumns+` FROM posts
-		WHERE status = ? AND next_at <= ? ORDER BY next_at, rowid LIMIT ?`, PostPending, Timestamp(s.Now()), limit)
+// PendingPosts lists the ids of the pending posts, oldest first.
+func (s *Store) PendingPosts(ctx context.Context) ([]string, error) {
+	ids, err := queryAll(ctx, s.db, scanString, `SELECT id FROM posts WHERE status = ? ORDER BY created_at, rowid`, PostPending)
 	if err != nil {
-		return nil, fmt.Errorf("due posts: %w", err)
+		return nil, fmt.Errorf("pending posts: %w", err)
 	}
-	return out, nil
+	return ids, nil
 }
 
 // ErrNotPending is returned when a post or schedule was expected pending
@@ -188,25 +202,28 @@ var ErrNotPending = errors.New("no longer pending")
 
 // MarkPostPublished records that post id went to location at publishedAt
 // and marks it published, in one statement, so a post is recorded published
-// exactly when it is done. ErrNotPending: it was not pending.
-func (s *Store) MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE posts SET status = ?, published_at = ?, location = ?, last_error = ''
+// exactly when it is done; then (completing the worker's job) runs in the
+// same transaction. ErrNotPending: it was not pending.
+func (s *Store) MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, then TxHook) error {
+	err := s.execThen(ctx, then, ErrNotPending, `UPDATE posts SET status = ?, published_at = ?, location = ?, last_error = ''
 		WHERE id = ? AND status = ?`, PostPublished, Timestamp(publishedAt), location, id, PostPending)
 	if err != nil {
 		return fmt.Errorf("mark post %s published: %w", id, err)
 	}
-	return oneRow(res, fmt.Errorf("mark post %s published: %w", id, ErrNotPending))
+	return nil
 }
 
 // SavePostAttempt records a failed attempt at p: its attempts, last error,
-// next time and status (pending to try again, or failed).
-func (s *Store) SavePostAttempt(ctx context.Context, p *Post) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE posts SET attempts = ?, next_at = ?, status = ?, last_error = ?
+// next time and status (pending to try again, or failed); then (completing
+// the worker's job once p failed) runs in the same transaction.
+// ErrNotPending: it was not pending.
+func (s *Store) SavePostAttempt(ctx context.Context, p *Post, then TxHook) error {
+	err := s.execThen(ctx, then, ErrNotPending, `UPDATE posts SET attempts = ?, next_at = ?, status = ?, last_error = ?
 		WHERE id = ? AND status = ?`, p.Attempts, Timestamp(p.NextAt), p.Status, p.LastError, p.ID, PostPending)
 	if err != nil {
 		return fmt.Errorf("save attempt at post %s: %w", p.ID, err)
 	}
-	return oneRow(res, fmt.Errorf("save attempt at post %s: %w", p.ID, ErrNotPending))
+	return nil
 }
 
 // oneRow is nil when res changed a row, else none.

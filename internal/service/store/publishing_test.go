@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -62,31 +63,31 @@ func TestCreatePostChargesTwitterWithinTheCap(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, twitter := publishingStore(t, be)
-		yt, err := s.CreatePost(ctx, "org", content(youtube), 1)
+		yt, err := s.CreatePost(ctx, "org", content(youtube), 1, nil)
 		if err != nil || yt.CreditsCharged != 0 || yt.Platform != "YOUTUBE" || yt.PublishTo != PublishToDir || yt.Status != PostPending {
 			t.Fatalf("youtube post: %+v %v", yt, err)
 		}
-		tw, err := s.CreatePost(ctx, "org", content(twitter), 1)
+		tw, err := s.CreatePost(ctx, "org", content(twitter), 1, nil)
 		if err != nil || tw.CreditsCharged != 1 || tw.PublishTo != "webhook:http://hooks.example/p" {
 			t.Fatalf("twitter post: %+v %v", tw, err)
 		}
-		_, err = s.CreatePost(ctx, "org", content(twitter), 1)
+		_, err = s.CreatePost(ctx, "org", content(twitter), 1, nil)
 		var capErr *quota.MonthlyCapError
 		if !errors.As(err, &capErr) || capErr.Used != 1 || capErr.Cap != 1 {
 			t.Fatalf("a twitter post past the cap: %v, want a MonthlyCapError at 1/1", err)
 		}
-		if _, err := s.CreatePost(ctx, "other", content(youtube), 0); !errors.Is(err, ErrNotFound) {
+		if _, err := s.CreatePost(ctx, "other", content(youtube), 0, nil); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("a post to another org's account: %v, want ErrNotFound", err)
 		}
 		if used, _ := s.CreditsUsed(ctx, "org"); used != 1 {
 			t.Fatalf("credits used = %d, want 1", used)
 		}
-		due, err := s.DuePosts(ctx, 10)
-		if err != nil || len(due) != 2 || due[0].ID != yt.ID || due[1].ID != tw.ID {
-			t.Fatalf("due posts = %+v %v, want the two made, oldest first", due, err)
+		pending, err := s.PendingPosts(ctx)
+		if err != nil || !slices.Equal(pending, []string{yt.ID, tw.ID}) {
+			t.Fatalf("pending posts = %v %v, want the two made, oldest first", pending, err)
 		}
 		*now = now.AddDate(0, 1, 0) // a new month
-		if _, err := s.CreatePost(ctx, "org", content(twitter), 1); err != nil {
+		if _, err := s.CreatePost(ctx, "org", content(twitter), 1, nil); err != nil {
 			t.Fatalf("next month: %v", err)
 		}
 	})
@@ -96,36 +97,33 @@ func TestPostIsMarkedPublishedOnce(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, _ := publishingStore(t, be)
-		p, err := s.CreatePost(ctx, "org", content(youtube), 0)
+		p, err := s.CreatePost(ctx, "org", content(youtube), 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.Attempts, p.LastError, p.NextAt = 1, "disk full", now.Add(time.Minute)
-		if err := s.SavePostAttempt(ctx, p); err != nil {
+		if err := s.SavePostAttempt(ctx, p, nil); err != nil {
 			t.Fatal(err)
 		}
-		if due, _ := s.DuePosts(ctx, 10); len(due) != 0 {
-			t.Fatalf("a post waiting for its retry is due: %+v", due)
+		if got, err := s.GetPost(ctx, p.ID); err != nil || got.Status != PostPending || got.Attempts != 1 || got.LastError != "disk full" {
+			t.Fatalf("after a failed attempt: %+v %v, want pending with the attempt", got, err)
 		}
 		*now = now.Add(time.Minute)
-		if due, _ := s.DuePosts(ctx, 10); len(due) != 1 || due[0].Attempts != 1 || due[0].LastError != "disk full" {
-			t.Fatalf("due at its retry: %+v", due)
-		}
-		if err := s.MarkPostPublished(ctx, p.ID, *now, "/data/published/x"); err != nil {
+		if err := s.MarkPostPublished(ctx, p.ID, *now, "/data/published/x", nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.MarkPostPublished(ctx, p.ID, *now, "/elsewhere"); !errors.Is(err, ErrNotPending) {
+		if err := s.MarkPostPublished(ctx, p.ID, *now, "/elsewhere", nil); !errors.Is(err, ErrNotPending) {
 			t.Fatalf("marked published twice: %v", err)
 		}
-		if err := s.SavePostAttempt(ctx, p); !errors.Is(err, ErrNotPending) {
+		if err := s.SavePostAttempt(ctx, p, nil); !errors.Is(err, ErrNotPending) {
 			t.Fatalf("an attempt saved over a published post: %v", err)
 		}
 		got, err := s.GetPost(ctx, p.ID)
 		if err != nil || got.Status != PostPublished || !got.PublishedAt.Equal(*now) || got.Location != "/data/published/x" || got.LastError != "" {
 			t.Fatalf("published post = %+v %v", got, err)
 		}
-		if due, _ := s.DuePosts(ctx, 10); len(due) != 0 {
-			t.Fatalf("a published post is due: %+v", due)
+		if pending, _ := s.PendingPosts(ctx); len(pending) != 0 {
+			t.Fatalf("a published post is pending: %v", pending)
 		}
 	})
 }
@@ -156,7 +154,7 @@ func TestScheduleFiresOnceEvenWhenFiredConcurrently(t *testing.T) {
 		posts := make(chan *Post, 8)
 		for range 8 {
 			wg.Go(func() {
-				p, err := s.FireSchedule(ctx, sc.ID, 0)
+				p, err := s.FireSchedule(ctx, sc.ID, 0, nil)
 				if err != nil {
 					t.Error(err)
 				}
@@ -211,7 +209,7 @@ func TestCancelledScheduleNeverFires(t *testing.T) {
 		if ids, _ := s.DueSchedules(ctx, 10); len(ids) != 0 {
 			t.Fatalf("a cancelled schedule is due: %v", ids)
 		}
-		if p, err := s.FireSchedule(ctx, sc.ID, 0); p != nil || err != nil {
+		if p, err := s.FireSchedule(ctx, sc.ID, 0, nil); p != nil || err != nil {
 			t.Fatalf("firing a cancelled schedule made %+v, %v", p, err)
 		}
 		if got, _ := s.GetSchedule(ctx, sc.ID); got.Status != ScheduleCancelled || got.PostID != "" {
@@ -230,11 +228,11 @@ func TestScheduleFiredPastTheCapMakesAFailedPost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreatePost(ctx, "org", content(twitter), 1); err != nil {
+		if _, err := s.CreatePost(ctx, "org", content(twitter), 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		*now = now.Add(time.Minute)
-		p, err := s.FireSchedule(ctx, sc.ID, 1)
+		p, err := s.FireSchedule(ctx, sc.ID, 1, nil)
 		if err != nil || p == nil || p.Status != PostFailed || p.CreditsCharged != 0 || p.LastError == "" {
 			t.Fatalf("fired past the cap: %+v %v, want a failed post", p, err)
 		}
@@ -244,8 +242,8 @@ func TestScheduleFiredPastTheCapMakesAFailedPost(t *testing.T) {
 		if used, _ := s.CreditsUsed(ctx, "org"); used != 1 {
 			t.Fatalf("credits used = %d, want 1 (the refused post took none)", used)
 		}
-		if due, _ := s.DuePosts(ctx, 10); len(due) != 1 || due[0].ScheduleID != "" {
-			t.Fatalf("due posts = %+v, want only the post task's", due)
+		if pending, _ := s.PendingPosts(ctx); len(pending) != 1 || pending[0] == p.ID {
+			t.Fatalf("pending posts = %v, want only the post task's", pending)
 		}
 	})
 }

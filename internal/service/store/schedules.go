@@ -101,10 +101,13 @@ func (s *Store) NextScheduleAt(ctx context.Context) (next time.Time, ok bool, er
 
 // FireSchedule makes the post of pending schedule id and marks the schedule
 // fired, in one transaction, so a schedule makes its post exactly once
-// however often, and after however many crashes, it is fired. The post is
-// charged then (monthlyCap <= 0: no limit). A schedule that is no longer
-// pending is left alone: the answer is nil, nil.
-func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64) (*Post, error) {
+// however often, by however many processes, and after however many crashes,
+// it is fired: the mark is a conditional update that only a pending
+// schedule passes. The post is charged then (monthlyCap <= 0: no limit), and
+// enqueue (the publish worker's job, nil: none) runs for a pending post in
+// the same transaction. A schedule that is no longer pending is left alone:
+// the answer is nil, nil.
+func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64, enqueue func(*Post) TxHook) (*Post, error) {
 	var out *Post
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		// Locked, a second firing waits for this one and finds it fired.
@@ -119,16 +122,26 @@ func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64) (
 		if err != nil {
 			return err
 		}
+		res, err := tx.ExecContext(ctx, `UPDATE publish_schedules SET status = ?, post_id = ? WHERE id = ? AND status = ?`,
+			ScheduleFired, p.ID, sc.ID, SchedulePending)
+		if err != nil {
+			return fmt.Errorf("mark schedule %s fired: %w", sc.ID, err)
+		}
+		if err := oneRow(res, ErrNotPending); err != nil {
+			return err
+		}
 		if err := insertPost(ctx, tx, p); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE publish_schedules SET status = ?, post_id = ? WHERE id = ?`,
-			ScheduleFired, p.ID, sc.ID); err != nil {
-			return fmt.Errorf("mark schedule %s fired: %w", sc.ID, err)
+		if err := enqueuePost(ctx, tx, p, enqueue); err != nil {
+			return err
 		}
 		out = p
 		return nil
 	})
+	if errors.Is(err, ErrNotPending) {
+		return nil, nil // another process fired it first
+	}
 	return out, err
 }
 

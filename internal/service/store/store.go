@@ -129,6 +129,24 @@ func (h TxHook) run(ctx context.Context, tx *sql.Tx) error {
 	return h(ctx, tx)
 }
 
+// execThen runs one statement, then then, in one transaction: a row's
+// change and its job's completion commit together. With none set, a
+// statement that changed no row returns none and changes nothing.
+func (s *Store) execThen(ctx context.Context, then TxHook, none error, query string, args ...any) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if none != nil {
+			if err := oneRow(res, none); err != nil {
+				return err
+			}
+		}
+		return then.run(ctx, tx)
+	})
+}
+
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

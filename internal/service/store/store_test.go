@@ -179,19 +179,28 @@ func TestUploadsDeliveriesAndKeys(t *testing.T) {
 		}
 
 		d := &Delivery{ProjectID: "p", Kind: "WEBHOOK", Target: "http://x", Body: "{}"}
-		if err := s.EnqueueDelivery(ctx, d); err != nil {
+		if err := s.EnqueueDelivery(ctx, d, nil); err != nil {
 			t.Fatal(err)
 		}
-		due, _ := s.DueDeliveries(ctx, 10)
-		if len(due) != 1 || due[0].ID != d.ID {
-			t.Fatalf("due = %+v", due)
+		if pending, _ := s.PendingDeliveries(ctx); len(pending) != 1 || pending[0] != d.ID {
+			t.Fatalf("pending = %v, want [%d]", pending, d.ID)
 		}
 		d.Attempts, d.NextAt, d.LastError = 1, time.Now().Add(time.Hour), "500"
-		if err := s.SaveDeliveryAttempt(ctx, d); err != nil {
+		if err := s.SaveDeliveryAttempt(ctx, d, nil); err != nil {
 			t.Fatal(err)
 		}
-		if due, _ := s.DueDeliveries(ctx, 10); len(due) != 0 {
-			t.Fatalf("rescheduled delivery still due: %+v", due)
+		if got, err := s.GetDelivery(ctx, d.ID); err != nil || got.Attempts != 1 || got.LastError != "500" || got.Status != DeliveryPending {
+			t.Fatalf("delivery after a failed attempt %+v, %v", got, err)
+		}
+		d.Status = DeliveryDone
+		if err := s.SaveDeliveryAttempt(ctx, d, nil); err != nil {
+			t.Fatal(err)
+		}
+		if pending, _ := s.PendingDeliveries(ctx); len(pending) != 0 {
+			t.Fatalf("done delivery still pending: %v", pending)
+		}
+		if _, err := s.GetDelivery(ctx, d.ID+1); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("absent delivery: %v, want ErrNotFound", err)
 		}
 
 		first, _ := s.CreateKey(ctx, "org", "u")
