@@ -32,7 +32,7 @@ func (l *lockedBuffer) String() string {
 }
 
 // serveInProcess runs `clipperd serve args...` listening on 127.0.0.1:0
-// until the test ends, waits for its /healthz, and returns its log. The
+// (API and metrics) until the test ends, waits for its /healthz, and returns its log. The
 // addresses it listens on are read back from the log (listenedAt): a port
 // freed for the server to take again may be taken by another test first.
 func serveInProcess(t *testing.T, args ...string) *lockedBuffer {
@@ -41,7 +41,9 @@ func serveInProcess(t *testing.T, args ...string) *lockedBuffer {
 	done := make(chan error, 1)
 	log := &lockedBuffer{}
 	go func() {
-		done <- serve(ctx, append([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir()}, args...), log)
+		// Metrics on a port of its own too, unless args say otherwise: a
+		// running demo holds the default one.
+		done <- serve(ctx, append([]string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--data", t.TempDir()}, args...), log)
 	}()
 	t.Cleanup(func() {
 		cancel()
