@@ -3,7 +3,6 @@ package censorjobs
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
@@ -88,15 +88,7 @@ func (f *fixture) finished(t *testing.T, id string) *store.CensorJob {
 // jobStates lists the states of the censor queue's jobs, oldest first.
 func jobStates(t *testing.T, w *Worker) []string {
 	t.Helper()
-	recent, err := w.jobs.Recent(t.Context(), jobs.QueueCensor, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var states []string
-	for _, in := range slices.Backward(recent) {
-		states = append(states, fmt.Sprintf("%s/%d", in.State, in.Attempt))
-	}
-	return states
+	return jobstest.States(t, w.jobs, jobs.QueueCensor)
 }
 
 // TestAdoptsJobsWithoutAJob: jobs an older release left QUEUED or

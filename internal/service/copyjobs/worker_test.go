@@ -2,7 +2,6 @@ package copyjobs
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -76,15 +76,7 @@ func start(t *testing.T, w *Worker, beforeRun func(context.Context, string)) {
 // jobStates lists the states of the copy queue's jobs, oldest first.
 func jobStates(t *testing.T, w *Worker) []string {
 	t.Helper()
-	recent, err := w.jobs.Recent(t.Context(), jobs.QueueCopy, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var states []string
-	for _, in := range slices.Backward(recent) {
-		states = append(states, fmt.Sprintf("%s/%d", in.State, in.Attempt))
-	}
-	return states
+	return jobstest.States(t, w.jobs, jobs.QueueCopy)
 }
 
 // finished waits until job id is no longer RUNNING and returns it.

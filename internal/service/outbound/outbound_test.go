@@ -24,6 +24,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -434,15 +435,7 @@ func TestStopHandsBackThenRestartSendsOnce(t *testing.T) {
 // first.
 func deliveryJobs(t *testing.T, js *jobs.Jobs) []string {
 	t.Helper()
-	recent, err := js.Recent(t.Context(), jobs.QueueDelivery, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var states []string
-	for _, in := range slices.Backward(recent) {
-		states = append(states, in.State+"/"+strconv.Itoa(in.Attempt))
-	}
-	return states
+	return jobstest.States(t, js, jobs.QueueDelivery)
 }
 
 // TestWebhookToPrivateAddressRefused: unless private webhooks are allowed,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +20,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
@@ -404,15 +404,7 @@ func TestStopHandsBackThenRestartPublishesOnce(t *testing.T) {
 // first.
 func publishJobs(t *testing.T, js *jobs.Jobs) []string {
 	t.Helper()
-	recent, err := js.Recent(t.Context(), jobs.QueuePublish, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var states []string
-	for _, in := range slices.Backward(recent) {
-		states = append(states, fmt.Sprintf("%s/%d", in.State, in.Attempt))
-	}
-	return states
+	return jobstest.States(t, js, jobs.QueuePublish)
 }
 
 func TestCheckDestination(t *testing.T) {
