@@ -8,6 +8,7 @@
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
+//	clipperd migrate --from DATA --to-database postgres://... --to-media s3://...|DIR
 //
 // Every command that opens the state also takes --database: a postgres://
 // URL, or a SQLite file (default DATA/clipperd.db).
@@ -37,6 +38,9 @@ const usage = `usage:
                                                        address handed out so far stops working (revocation)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
+  clipperd migrate --from DATA --to-database postgres://... --to-media s3://BUCKET/PREFIX?endpoint=...|DIR
+                                                       copy a stopped single box (SQLite, media) into PostgreSQL and a
+                                                       bucket or directory (migrate -h tells more)
 
 Every command with --data also takes --database URL|FILE: the state in PostgreSQL
 (postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db).
@@ -99,6 +103,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return mediaKeyRotate(ctx, args[2:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -139,10 +139,16 @@ func (s *Store) checkCopyable(ctx context.Context, src *sql.Tx, dst *Store) erro
 	if from != to {
 		return fmt.Errorf("the source's schema is at version %d, the target's at %d: open both with the same release", from, to)
 	}
+	return dst.CheckEmpty(ctx)
+}
+
+// CheckEmpty is nil when no table of the store holds a row, else
+// ErrTargetNotEmpty naming the first that does: what CopyTo copies into.
+func (s *Store) CheckEmpty(ctx context.Context) error {
 	for _, t := range copyTables {
 		var n int64
-		if err := dst.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+quoteName(t)).Scan(&n); err != nil {
-			return fmt.Errorf("count the target's %s: %w", t, err)
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+quoteName(t)).Scan(&n); err != nil {
+			return fmt.Errorf("count the rows of %s: %w", t, err)
 		}
 		if n > 0 {
 			return fmt.Errorf("%w: table %s holds %d rows", ErrTargetNotEmpty, t, n)
