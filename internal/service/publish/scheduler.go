@@ -10,9 +10,18 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// ScheduleStore is what the scheduler needs of the store: the due
+// schedules, firing one exactly once, and the store's clock.
+type ScheduleStore interface {
+	Now() time.Time
+	DueSchedules(ctx context.Context, limit int) ([]string, error)
+	NextScheduleAt(ctx context.Context) (next time.Time, ok bool, err error)
+	FireSchedule(ctx context.Context, id string, monthlyCap int64, enqueue func(*store.Post) store.TxHook) (*store.Post, error)
+}
+
 // SchedulerConfig configures a Scheduler.
 type SchedulerConfig struct {
-	Store *store.Store // and its clock, which tests move
+	Store ScheduleStore // and its clock, which tests move
 	// MonthlyCredits caps the credits a TWITTER post takes when its schedule
 	// fires; <= 0: no limit.
 	MonthlyCredits int64
