@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +32,7 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 	video := sourceVideo(t)
 	from := filepath.Join(t.TempDir(), "single-box")
 	srv1, err := Start(t.Context(), Config{DataDir: from, ShutdownGrace: 50 * time.Millisecond, Listen: "127.0.0.1:0",
-		APIKey: devKey, Limits: quota.Limits{RateLimit: 100000}})
+		APIKey: devKey, Limits: quota.Limits{RateLimit: 100000}, AllowPrivateWebhooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +66,19 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	copyJobDone(t, cl, copyID)
+	// A post to a receiver that is down: pending, its job retrying, when
+	// the single box stops.
+	receiver := newFlakyReceiver(t)
+	hook, err := srv1.store.ConnectSocialAccountTo(t.Context(), DevOrgID, apitypes.SocialAccount{Platform: "YOUTUBE", ExtUserName: "hook"},
+		"webhook:"+receiver.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingID, err := cl.CreatePostTask(t.Context(), postBody(clip.ProjectID, clip.CurationID, hook.PostAccountID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a refused attempt of post "+pendingID, func() bool { return receiver.refused.Load() > 0 })
 	censorID := c1.finishedCensorJob(clip.ProjectID, clip.CurationID)
 
 	// What the single box answers, and its media, before the move.
@@ -126,7 +141,8 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 	}
 
 	// The scale-out node: another data directory and address.
-	srv2 := startServer(t, Config{Database: cfg.ToDatabase, Media: toMedia})
+	receiver.up.Store(true)
+	srv2 := startServer(t, Config{Database: cfg.ToDatabase, Media: toMedia, AllowPrivateWebhooks: true})
 	if srv2.store.Engine() != store.EnginePostgres {
 		t.Fatalf("the moved server runs on %s", srv2.store.Engine())
 	}
@@ -161,6 +177,14 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 	}
 	if err := devAPIClient(t, srv2).DeletePublishSchedule(t.Context(), scheduleID); err != nil {
 		t.Errorf("cancel the moved schedule: %v", err)
+	}
+
+	// The post pending at the move is published once, by the new server.
+	if p := publishedRecord(t, srv2, pendingID); p.Location != receiver.URL {
+		t.Errorf("the pending post went to %q, want the receiver", p.Location)
+	}
+	if n := receiver.accepted.Load(); n != 1 {
+		t.Errorf("the receiver accepted the pending post %d times, want once", n)
 	}
 
 	resumed := c2.waitFor(inFlight.ID, pipelineTimeout, true, apitypes.StageComplete)
@@ -204,4 +228,27 @@ func (c *apiClient) finishedCensorJob(projectID, clipID string) string {
 	}
 	c.t.Fatal("censor job did not end in a minute")
 	return ""
+}
+
+// flakyReceiver is a webhook destination that refuses every request (503)
+// until up is set, then accepts them (204), counting both.
+type flakyReceiver struct {
+	*httptest.Server
+	up                atomic.Bool
+	refused, accepted atomic.Int64
+}
+
+func newFlakyReceiver(t *testing.T) *flakyReceiver {
+	r := &flakyReceiver{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if !r.up.Load() {
+			r.refused.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		r.accepted.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(r.Close)
+	return r
 }
