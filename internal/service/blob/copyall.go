@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Roots are the prefixes of every object clipperd keeps (keys.go), what a
@@ -16,58 +17,103 @@ type CopyReport struct {
 	CopiedBytes, SkippedBytes int64 // their bytes
 }
 
+// CopyWorkers is how many objects CopyAll copies at once: a bucket answers
+// each request after a round trip, so a few in flight keep the link busy.
+const CopyWorkers = 4
+
 // CopyAll copies every object of src under the prefixes into dst, another
-// store (a directory into a bucket, say), under the same keys. An object
-// dst already holds with the same size is skipped, so a copy cut short is
-// finished by running it again; each object written is checked by its size
-// in dst afterwards. progress, when set, is called after each object.
-func CopyAll(ctx context.Context, dst, src Store, prefixes []string, progress func(Info, CopyReport)) (CopyReport, error) {
-	var r CopyReport
+// store (a directory into a bucket, say), under the same keys, workers at
+// a time (at least one). An object dst already holds with the same size is
+// skipped, so a copy cut short is finished by running it again; each object
+// written is checked by its size in dst afterwards. progress, when set, is
+// called after each object, one call at a time. The first error stops the
+// copy.
+func CopyAll(ctx context.Context, dst, src Store, prefixes []string, workers int, progress func(Info, CopyReport)) (CopyReport, error) {
+	var objects []Info
 	for _, prefix := range prefixes {
-		objects, err := src.List(ctx, prefix)
+		listed, err := src.List(ctx, prefix)
 		if err != nil {
-			return r, fmt.Errorf("list %s: %w", prefix, err)
+			return CopyReport{}, fmt.Errorf("list %s: %w", prefix, err)
 		}
-		for _, o := range objects {
-			there, err := dst.Stat(ctx, o.Key)
-			switch {
-			case err == nil && there.Size == o.Size:
-				r.Skipped++
-				r.SkippedBytes += o.Size
-			case err == nil || errors.Is(err, ErrNotFound):
-				if err := copyObject(ctx, dst, src, o); err != nil {
-					return r, err
+		objects = append(objects, listed...)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		r        CopyReport
+		firstErr error
+		wg       sync.WaitGroup
+		todo     = make(chan Info)
+	)
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range todo {
+				copied, err := copyIfMissing(ctx, dst, src, o)
+				mu.Lock()
+				switch {
+				case err != nil:
+					if firstErr == nil {
+						firstErr = err
+					}
+					cancel()
+				case copied:
+					r.Copied++
+					r.CopiedBytes += o.Size
+				default:
+					r.Skipped++
+					r.SkippedBytes += o.Size
 				}
-				r.Copied++
-				r.CopiedBytes += o.Size
-			default:
-				return r, fmt.Errorf("look for %s in the target: %w", o.Key, err)
+				if err == nil && progress != nil {
+					progress(o, r)
+				}
+				mu.Unlock()
 			}
-			if progress != nil {
-				progress(o, r)
-			}
+		}()
+	}
+feed:
+	for _, o := range objects {
+		select {
+		case todo <- o:
+		case <-ctx.Done():
+			break feed
 		}
 	}
-	return r, nil
+	close(todo)
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return r, firstErr
 }
 
-// copyObject writes src's object o into dst and checks its size there.
-func copyObject(ctx context.Context, dst, src Store, o Info) error {
+// copyIfMissing copies src's object o into dst unless dst holds it with
+// its size, and reports whether it did.
+func copyIfMissing(ctx context.Context, dst, src Store, o Info) (bool, error) {
+	there, err := dst.Stat(ctx, o.Key)
+	switch {
+	case err == nil && there.Size == o.Size:
+		return false, nil
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return false, fmt.Errorf("look for %s in the target: %w", o.Key, err)
+	}
 	in, err := src.Open(ctx, o.Key)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", o.Key, err)
+		return false, fmt.Errorf("read %s: %w", o.Key, err)
 	}
 	defer in.Close()
 	want := in.Info().Size // as opened: the object may have changed since the listing
 	if err := Write(ctx, dst, o.Key, in); err != nil {
-		return fmt.Errorf("write %s: %w", o.Key, err)
+		return false, fmt.Errorf("write %s: %w", o.Key, err)
 	}
 	got, err := dst.Stat(ctx, o.Key)
 	if err != nil {
-		return fmt.Errorf("check %s: %w", o.Key, err)
+		return false, fmt.Errorf("check %s: %w", o.Key, err)
 	}
 	if got.Size != want {
-		return fmt.Errorf("copy of %s holds %d bytes, the source %d", o.Key, got.Size, want)
+		return false, fmt.Errorf("copy of %s holds %d bytes, the source %d", o.Key, got.Size, want)
 	}
-	return nil
+	return true, nil
 }

@@ -2,7 +2,10 @@ package blob_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,7 +59,7 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 	}
 	write(t, src, "tmp/run1/partial.mp4", "scratch, not media")
 
-	got, err := blob.CopyAll(ctx, dst, src, blob.Roots(), nil)
+	got, err := blob.CopyAll(ctx, dst, src, blob.Roots(), 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +81,7 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 	}
 	write(t, dst, blob.MediaKey("p1", "c01.mp4"), "clip")
 	var seen int
-	got, err = blob.CopyAll(ctx, dst, src, blob.Roots(), func(blob.Info, blob.CopyReport) { seen++ })
+	got, err = blob.CopyAll(ctx, dst, src, blob.Roots(), blob.CopyWorkers, func(blob.Info, blob.CopyReport) { seen++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,5 +92,24 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 		if b := read(t, dst, k); b != v {
 			t.Errorf("after the second copy %s = %q, want %q", k, b, v)
 		}
+	}
+}
+
+// A write the target refuses ends the copy with an error naming the object.
+func TestCopyAllStopsAtAFailure(t *testing.T) {
+	src, dst := newDir(t), newDir(t)
+	for i := range 20 {
+		write(t, src, blob.MediaKey("p1", fmt.Sprintf("c%02d.mp4", i)), "clip")
+	}
+	// A file where the target's media directory would be.
+	if err := os.WriteFile(filepath.Join(dst.Root(), "media"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := blob.CopyAll(context.Background(), dst, src, blob.Roots(), blob.CopyWorkers, nil)
+	if err == nil || !strings.Contains(err.Error(), "media/p1/c") {
+		t.Fatalf("copy into a target that refuses writes: %+v, %v; want an error naming the object", r, err)
+	}
+	if r.Copied != 0 {
+		t.Errorf("copied %d objects into a target that refuses them", r.Copied)
 	}
 }

@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}
 	start := time.Now()
-	r.Media, err = blob.CopyAll(ctx, cfg.ToMedia, from, blob.Roots(), cfg.Progress)
+	r.Media, err = blob.CopyAll(ctx, cfg.ToMedia, from, blob.Roots(), blob.CopyWorkers, cfg.Progress)
 	r.MediaTime = time.Since(start)
 	if err != nil {
 		return r, fmt.Errorf("media: %w", err)

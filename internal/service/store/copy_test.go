@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // The copy list names every table of the schema but River's and the
@@ -275,4 +276,47 @@ func TestCopyToRefusesATableItDoesNotKnow(t *testing.T) {
 	if _, err := src.CopyTo(ctx, dst); err == nil || !strings.Contains(err.Error(), "extra_things") {
 		t.Fatalf("copy of a source with an unknown table: %v, want an error naming it", err)
 	}
+}
+
+// BenchmarkCopyToPostgres measures CopyTo of a single box with 200
+// projects of 10 clips each (2,200 rows of the two widest tables) into a
+// fresh PostgreSQL database; the command is in BENCHMARKS.md.
+func BenchmarkCopyToPostgres(b *testing.B) {
+	ctx := context.Background()
+	src, err := Open(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	const projects, clipsEach = 200, 10
+	for range projects {
+		p := newProject("org")
+		if err := src.CreateProject(ctx, p, Admission{}); err != nil {
+			b.Fatal(err)
+		}
+		clips := make([]apitypes.ExportableClip, clipsEach)
+		for i := range clips {
+			clips[i] = apitypes.ExportableClip{ID: fmt.Sprintf("%s.c%02d", p.ID, i), ProjectID: p.ID, CurationID: fmt.Sprintf("c%02d", i),
+				OrgID: "org", URIForExport: "/media/" + p.ID + "/c.mp4", Title: "A title", Description: strings.Repeat("words ", 40)}
+		}
+		if err := src.ReplaceClips(ctx, p.ID, "org", clips); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		b.StopTimer()
+		dst, err := Open(ctx, storetest.PostgresURL(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		r, err := src.CopyTo(ctx, dst)
+		if err != nil || r.Total() != projects*(1+clipsEach) {
+			b.Fatalf("copy: %d rows, %v", r.Total(), err)
+		}
+		b.StopTimer()
+		_ = dst.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(projects*(1+clipsEach))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
