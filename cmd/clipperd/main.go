@@ -23,6 +23,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 const usage = `usage:
@@ -136,4 +139,36 @@ func storeFlags(fs *flag.FlagSet) (dir, database *string) {
 	dir = fs.String("data", "./clipperd-data", "data directory of the server")
 	database = fs.String("database", "", databaseUsage)
 	return dir, database
+}
+
+// openStore opens the store of a command with --data and --database. On a
+// SQLite file it holds the data directory's shared lock until Close, as
+// serve does, so a change made while `clipperd migrate` copies the
+// directory (and would miss it) is refused instead.
+func openStore(ctx context.Context, dir, database string) (*lockedStore, error) {
+	var lock *datalock.Lock
+	if !store.IsPostgresURL(database) {
+		var err error
+		if lock, err = datalock.Shared(dir); err != nil {
+			return nil, fmt.Errorf("%w: `clipperd migrate` is copying it", err)
+		}
+	}
+	st, err := store.Open(ctx, store.Location(database, dir))
+	if err != nil {
+		_ = lock.Release()
+		return nil, err
+	}
+	return &lockedStore{st, lock}, nil
+}
+
+// lockedStore is a store that lets its data directory's lock go when closed.
+type lockedStore struct {
+	*store.Store
+	lock *datalock.Lock
+}
+
+func (s *lockedStore) Close() error {
+	err := s.Store.Close()
+	_ = s.lock.Release()
+	return err
 }

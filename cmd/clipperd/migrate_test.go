@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
@@ -104,4 +105,25 @@ func TestMigrateToADirectory(t *testing.T) {
 	if k, err := st.LookupKey(t.Context(), key); err != nil || k.OrgID != "org-acme" {
 		t.Errorf("the key after the move: %+v %v", k, err)
 	}
+}
+
+// While a migration holds the data directory (its exclusive lock), serve
+// and the commands that change the state refuse it: what they wrote would
+// not be copied. They work again once it is released.
+func TestCommandsRefuseADirectoryBeingMigrated(t *testing.T) {
+	dir := t.TempDir()
+	lock, err := datalock.Exclusive(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	err = run(t.Context(), []string{"keys", "create", "--data", dir, "--org", "o", "--user", "u"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "clipperd migrate") {
+		t.Errorf("keys create during a migration: %v, want a refusal naming clipperd migrate", err)
+	}
+	if _, err := server.Start(t.Context(), server.Config{Listen: "127.0.0.1:0", DataDir: dir}); err == nil || !strings.Contains(err.Error(), "clipperd migrate") {
+		t.Errorf("serve during a migration: %v, want a refusal naming clipperd migrate", err)
+	}
+	_ = lock.Release()
+	createKey(t, dir, "org-acme", "user-ann")
 }
