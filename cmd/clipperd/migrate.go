@@ -43,7 +43,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	from := fs.String("from", "", "the single box's data directory (required)")
 	fromDatabase := fs.String("from-database", "", "the single box's SQLite file, when it ran with --database FILE (default DATA/clipperd.db)")
-	fromMedia := fs.String("from-media", "", "the single box's media directory, when it ran with --media DIR (default DATA)")
+	fromMedia := fs.String("from-media", "", "the single box's media, when it ran with --media DIR or s3://... (default DATA)")
 	toDatabase := fs.String("to-database", "", "the scale-out database: a postgres:// URL of an empty database (required)")
 	toMedia := fs.String("to-media", "", "where the media go: "+s3blob.URLForm+" or a directory (required)")
 	quiet := fs.Bool("quiet", false, "print only the summary, not each file")
@@ -58,8 +58,10 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !store.IsPostgresURL(*toDatabase) {
 		return fmt.Errorf("%w: migrate: --to-database must be a postgres:// URL, not %q", errUsage, *toDatabase)
 	}
-	if err := server.CheckMedia(*toMedia); err != nil {
-		return fmt.Errorf("%w: migrate: --to-media %v", errUsage, err)
+	for name, v := range map[string]string{"to-media": *toMedia, "from-media": *fromMedia} {
+		if err := server.CheckMedia(v); err != nil {
+			return fmt.Errorf("%w: migrate: --%s %v", errUsage, name, err)
+		}
 	}
 	if err := notTheSource(*toMedia, *from, *fromMedia); err != nil {
 		return err
@@ -68,7 +70,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cfg := migrate.Config{From: *from, FromDatabase: *fromDatabase, ToDatabase: *toDatabase}
 	var err error
 	if *fromMedia != "" {
-		if cfg.FromMedia, err = blob.NewDir(*fromMedia, nil); err != nil {
+		if cfg.FromMedia, err = server.OpenMedia(ctx, *fromMedia, nil); err != nil {
 			return fmt.Errorf("--from-media: %w", err)
 		}
 	}
