@@ -3,13 +3,13 @@ package blob_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/blobtest"
 )
 
 func newDir(t *testing.T) *blob.Dir {
@@ -19,27 +19,6 @@ func newDir(t *testing.T) *blob.Dir {
 		t.Fatal(err)
 	}
 	return d
-}
-
-func write(t *testing.T, s blob.Store, key, body string) {
-	t.Helper()
-	if err := blob.Write(context.Background(), s, key, strings.NewReader(body)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func read(t *testing.T, s blob.Store, key string) string {
-	t.Helper()
-	r, err := s.Open(context.Background(), key)
-	if err != nil {
-		t.Fatalf("open %s: %v", key, err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // CopyAll copies every object under the roots, byte for byte, and nothing
@@ -55,9 +34,9 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 		blob.PublishedKey("pa_1", "post_1", "a.mp4"): "published",
 	}
 	for k, v := range objects {
-		write(t, src, k, v)
+		blobtest.Put(t, src, k, v)
 	}
-	write(t, src, "tmp/run1/partial.mp4", "scratch, not media")
+	blobtest.Put(t, src, "tmp/run1/partial.mp4", "scratch, not media")
 
 	got, err := blob.CopyAll(ctx, dst, src, blob.Roots(), 1, nil)
 	if err != nil {
@@ -67,7 +46,7 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 		t.Fatalf("first copy: %+v, want %d copied", got, len(objects))
 	}
 	for k, v := range objects {
-		if b := read(t, dst, k); b != v {
+		if b := blobtest.Read(t, dst, k); b != v {
 			t.Errorf("%s = %q, want %q", k, b, v)
 		}
 	}
@@ -79,7 +58,7 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 	if err := dst.Delete(ctx, blob.UploadKey("up_1")); err != nil {
 		t.Fatal(err)
 	}
-	write(t, dst, blob.MediaKey("p1", "c01.mp4"), "clip")
+	blobtest.Put(t, dst, blob.MediaKey("p1", "c01.mp4"), "clip")
 	var seen int
 	got, err = blob.CopyAll(ctx, dst, src, blob.Roots(), blob.CopyWorkers, func(blob.Info, blob.CopyReport) { seen++ })
 	if err != nil {
@@ -89,7 +68,7 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 		t.Fatalf("second copy: %+v (progress called %d times), want 2 copied, the rest skipped", got, seen)
 	}
 	for k, v := range objects {
-		if b := read(t, dst, k); b != v {
+		if b := blobtest.Read(t, dst, k); b != v {
 			t.Errorf("after the second copy %s = %q, want %q", k, b, v)
 		}
 	}
@@ -99,7 +78,7 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 func TestCopyAllStopsAtAFailure(t *testing.T) {
 	src, dst := newDir(t), newDir(t)
 	for i := range 20 {
-		write(t, src, blob.MediaKey("p1", fmt.Sprintf("c%02d.mp4", i)), "clip")
+		blobtest.Put(t, src, blob.MediaKey("p1", fmt.Sprintf("c%02d.mp4", i)), "clip")
 	}
 	// A file where the target's media directory would be.
 	if err := os.WriteFile(filepath.Join(dst.Root(), "media"), []byte("in the way"), 0o644); err != nil {

@@ -181,22 +181,13 @@ func copyTable(ctx context.Context, srcEngine string, src *sql.Tx, dstEngine str
 			return 0, fmt.Errorf("the target has no column %s", c)
 		}
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = quoteName(c)
-	}
-	list := strings.Join(names, ", ")
-	query := `SELECT ` + list + ` FROM ` + quoteName(table)
-	if slices.Contains(cols, rowidColumn) {
-		query += ` ORDER BY ` + rowidColumn
-	}
-	rows, err := src.QueryContext(ctx, query)
+	rows, err := selectColumns(ctx, src, table, cols)
 	if err != nil {
 		return 0, err
 	}
 	defer rows.Close()
 
-	insert := `INSERT INTO ` + quoteName(table) + ` (` + list + `)`
+	insert := `INSERT INTO ` + quoteName(table) + ` (` + nameList(cols) + `)`
 	if dstEngine == EnginePostgres {
 		// The PostgreSQL schema's rowid columns are GENERATED ALWAYS.
 		insert += ` OVERRIDING SYSTEM VALUE`
@@ -218,12 +209,8 @@ func copyTable(ctx context.Context, srcEngine string, src *sql.Tx, dstEngine str
 		return nil
 	}
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := scanValues(rows, len(cols))
+		if err != nil {
 			return n, err
 		}
 		batch = append(batch, vals...)
@@ -238,6 +225,35 @@ func copyTable(ctx context.Context, srcEngine string, src *sql.Tx, dstEngine str
 		return n, err
 	}
 	return n, flush()
+}
+
+// selectColumns reads cols of every row of table, in rowid order where
+// rowid is among them.
+func selectColumns(ctx context.Context, q querier, table string, cols []string) (*sql.Rows, error) {
+	query := `SELECT ` + nameList(cols) + ` FROM ` + quoteName(table)
+	if slices.Contains(cols, rowidColumn) {
+		query += ` ORDER BY ` + rowidColumn
+	}
+	return q.QueryContext(ctx, query)
+}
+
+// scanValues scans the current row's n values as the driver gives them.
+func scanValues(rows *sql.Rows, n int) ([]any, error) {
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, rows.Scan(ptrs...)
+}
+
+// nameList is cols quoted and comma-separated.
+func nameList(cols []string) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = quoteName(c)
+	}
+	return strings.Join(names, ", ")
 }
 
 // rowidColumn is SQLite's implicit row id, the insertion order queries

@@ -108,23 +108,15 @@ func fillEveryTable(t *testing.T, s *Store) string {
 // where both engines have it), sorted: what CopyTo must carry over.
 func tableRows(t *testing.T, s *Store, table string, cols []string) []string {
 	t.Helper()
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = quoteName(c)
-	}
-	rows, err := s.db.QueryContext(t.Context(), `SELECT `+strings.Join(names, ", ")+` FROM `+quoteName(table))
+	rows, err := selectColumns(t.Context(), s.db, table, cols)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := scanValues(rows, len(cols))
+		if err != nil {
 			t.Fatal(err)
 		}
 		var b strings.Builder
