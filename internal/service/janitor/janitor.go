@@ -93,11 +93,12 @@ func New(cfg Config) (*Janitor, error) {
 
 // Start runs a pass now and then every Period until Stop.
 func (j *Janitor) Start(ctx context.Context) {
-	j.loop.Start(ctx, func(ctx context.Context) time.Duration {
-		if _, err := j.Pass(ctx); err != nil && ctx.Err() == nil {
-			j.log.Error("janitor pass", "err", err)
-		}
-		return j.cfg.Period
+	j.loop.OnFailure = func(err error, failures int, retryIn time.Duration) {
+		j.log.Error("janitor pass", "err", err, "failures", failures, "retryIn", retryIn)
+	}
+	j.loop.Start(ctx, func(ctx context.Context) (time.Duration, error) {
+		_, err := j.Pass(ctx)
+		return j.cfg.Period, err
 	})
 }
 

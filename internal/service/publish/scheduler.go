@@ -63,7 +63,12 @@ func NewScheduler(cfg SchedulerConfig) (*Scheduler, error) {
 }
 
 // Start runs the scheduler until Stop or ctx ends.
-func (s *Scheduler) Start(ctx context.Context) { s.loop.Start(ctx, s.fireDue) }
+func (s *Scheduler) Start(ctx context.Context) {
+	s.loop.OnFailure = func(err error, failures int, retryIn time.Duration) {
+		s.log.Error("fire publish schedules", "err", err, "failures", failures, "retryIn", retryIn)
+	}
+	s.loop.Start(ctx, s.fireDue)
+}
 
 // Wake asks the scheduler to look at the schedules now (one was made).
 func (s *Scheduler) Wake() { s.loop.Wake() }
@@ -72,8 +77,8 @@ func (s *Scheduler) Wake() { s.loop.Wake() }
 func (s *Scheduler) Stop() { s.loop.Stop() }
 
 // fireDue fires every due schedule and sleeps until the next is due, at
-// most MaxWait.
-func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
+// most MaxWait; after a failure (a full disk) the loop backs off instead.
+func (s *Scheduler) fireDue(ctx context.Context) (time.Duration, error) {
 	err := repeat.Drain(ctx, 32, s.cfg.Store.DueSchedules, func(ctx context.Context, ids []string) error {
 		for _, id := range ids {
 			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits, s.cfg.Enqueue)
@@ -87,12 +92,11 @@ func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
 		return nil
 	})
 	if err != nil {
-		s.log.Error("fire publish schedules", "err", err)
-		return s.cfg.MaxWait
+		return 0, err
 	}
 	next, ok, err := s.cfg.Store.NextScheduleAt(ctx)
 	if err != nil || !ok {
-		return s.cfg.MaxWait
+		return s.cfg.MaxWait, err
 	}
-	return min(next.Sub(s.cfg.Store.Now()), s.cfg.MaxWait)
+	return min(next.Sub(s.cfg.Store.Now()), s.cfg.MaxWait), nil
 }
