@@ -312,3 +312,32 @@ func BenchmarkCopyToPostgres(b *testing.B) {
 	}
 	b.ReportMetric(float64(projects*(1+clipsEach))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// A column a later migration adds (both stores have it) is copied without
+// a change to CopyTo: the copy goes by the columns the catalogues list.
+func TestCopyToTakesNewColumns(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := t.Context()
+		src, _ := openTest(t)
+		dst, _ := be.open(t)
+		for _, s := range []*Store{src, dst} {
+			if _, err := s.db.ExecContext(ctx, `ALTER TABLE projects ADD COLUMN lease_until TEXT`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := newProject("org")
+		if err := src.CreateProject(ctx, p, Admission{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.db.ExecContext(ctx, `UPDATE projects SET lease_until = ? WHERE id = ?`, "2026-05-04T12:00:00.000Z", p.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.CopyTo(ctx, dst); err != nil {
+			t.Fatal(err)
+		}
+		var lease string
+		if err := dst.db.QueryRowContext(ctx, `SELECT lease_until FROM projects WHERE id = ?`, p.ID).Scan(&lease); err != nil || lease != "2026-05-04T12:00:00.000Z" {
+			t.Errorf("the new column after the copy: %q %v", lease, err)
+		}
+	})
+}
