@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +61,26 @@ func TestAPIOnlyServeAndWorker(t *testing.T) {
 	}
 	if err := apiNode.Wait(); err != nil {
 		t.Errorf("API node after SIGTERM: %v, want status 0", err)
+	}
+}
+
+// A worker without --public-url, or with no workers, is a usage error
+// naming the flag; so is serve with a negative --workers.
+func TestWorkerFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"worker", "--data", dir}, "--public-url"},
+		{[]string{"worker", "--data", dir, "--public-url", "http://127.0.0.1:8787", "--workers", "0"}, "--workers"},
+		{[]string{"serve", "--data", dir, "--workers", "-1"}, "--workers"},
+		{[]string{"worker", "--data", dir, "--public-url", "http://127.0.0.1:8787", "--pipeline-lease", "10ms"}, "--pipeline-lease"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), c.args, &out, &errOut)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%v: %v, want a usage error naming %s", c.args, err, c.flag)
+		}
 	}
 }
