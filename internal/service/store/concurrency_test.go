@@ -31,7 +31,7 @@ func TestParallelTwitterPostsNeverPassTheCreditCap(t *testing.T) {
 		const monthlyCap = 5
 		var made, capped atomic.Int32
 		parallel(16, func(int) {
-			_, err := s.CreatePost(ctx, "org", content(twitter), monthlyCap, nil)
+			_, err := s.CreatePost(ctx, "org", content(twitter), PostLimits{MonthlyCap: monthlyCap}, nil)
 			var capErr *quota.MonthlyCapError
 			switch {
 			case err == nil:
@@ -165,13 +165,13 @@ func TestParallelPublishesRecordOne(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, _ := publishingStore(t, be)
-		p, err := s.CreatePost(ctx, "org", content(youtube), 0, nil)
+		p, err := s.CreatePost(ctx, "org", content(youtube), PostLimits{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var won atomic.Int32
 		parallel(8, func(int) {
-			err := s.MarkPostPublished(ctx, p.ID, *now, "dir", nil)
+			err := s.MarkPostPublished(ctx, p.ID, *now, "dir", 0, nil)
 			switch {
 			case err == nil:
 				won.Add(1)
