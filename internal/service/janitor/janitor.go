@@ -214,7 +214,8 @@ func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error
 
 // removePostCopies deletes the clips project's posts published to the
 // "dir" destination (a hard link holds the render's bytes on disk as long as
-// it lives) and returns the bytes removed.
+// it lives) and returns the bytes that frees beyond the media's: what the
+// posts counted, 0 for links to the media just removed.
 func (j *Janitor) removePostCopies(ctx context.Context, project string) (int64, error) {
 	posts, err := j.cfg.Store.ProjectPosts(ctx, project)
 	if err != nil {
@@ -226,7 +227,9 @@ func (j *Janitor) removePostCopies(ctx context.Context, project string) (int64, 
 		if !blob.ValidKey(key) {
 			continue // an id no directory was ever made of
 		}
-		n += j.remove(ctx, j.cfg.Media, key)
+		if j.remove(ctx, j.cfg.Media, key) > 0 {
+			n += p.StorageSize
+		}
 	}
 	return n, nil
 }
