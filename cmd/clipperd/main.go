@@ -1,7 +1,8 @@
 // Command clipperd is a self-hosted implementation of the clipping
 // service's HTTP API that clips video with ffmpeg.
 //
-//	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
+//	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] [--workers N] ...
+//	clipperd worker --database URL|FILE --media DIR|s3://... --public-url URL [--workers N] ...
 //	clipperd keys create --data DIR --org ORG --user USER
 //	clipperd keys revoke --data DIR KEY
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
@@ -29,7 +30,11 @@ import (
 )
 
 const usage = `usage:
-  clipperd serve [flags]                               run the API server (serve -h lists the flags)
+  clipperd serve [flags]                               run the API server, and by default the work too (serve -h lists
+                                                       the flags); --workers 0 makes an API-only node
+  clipperd worker --database URL|FILE --media DIR|s3://BUCKET/PREFIX --public-url URL [flags]
+                                                       run the work (projects, deliveries, posts, copy and censor jobs,
+                                                       schedules) without an API, beside serve processes (worker -h)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
   clipperd keys revoke --data DIR KEY                  delete an API key: the API refuses it, its gallery sessions end
   clipperd accounts connect --data DIR --org ORG --platform P --name NAME [--publish-to dir|webhook:URL]
@@ -77,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stderr)
+	case "worker":
+		return worker(ctx, args[1:], stderr)
 	case "keys":
 		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke") {
 			fmt.Fprint(stderr, usage)
