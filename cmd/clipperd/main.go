@@ -7,6 +7,7 @@
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
+//	clipperd repair --data DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
 //
 // Every command that opens the state also takes --database: a postgres://
@@ -35,6 +36,9 @@ const usage = `usage:
                                                        store a brand template of the org (prints its templateId last)
   clipperd media-key rotate --data DIR                 replace the key that signs media addresses: every
                                                        address handed out so far stops working (revocation)
+  clipperd repair --data DIR                           recover a damaged database (clipperd refuses to start on one):
+                                                       keeps it aside as clipperd.db.damaged-TIME, copies every readable
+                                                       row into a new one; stop clipperd first
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
 
@@ -97,6 +101,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: media-key takes the subcommand rotate", errUsage)
 		}
 		return mediaKeyRotate(ctx, args[2:], stdout, stderr)
+	case "repair":
+		return repair(ctx, args[1:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

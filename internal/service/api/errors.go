@@ -109,6 +109,7 @@ const capRetryAfter = 15
 //	*quota.StorageQuotaError               403 StorageQuotaExceeded naming the quota
 //	store.IsFull (SQLITE_FULL, ENOSPC)     507 Insufficient Storage with Retry-After
 //	anything else                          500; the details go to the log, not to the caller
+//	                                       (a damaged database's also make /healthz a 503)
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if status, name, msg, ok := a.refusal(err); ok {
 		writeError(w, status, name, msg)
@@ -130,6 +131,10 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusInsufficientStorage, errFull,
 			"the server's storage is full; retry after the Retry-After seconds")
 	default:
+		if store.IsDamage(err) {
+			msg := err.Error()
+			a.damage.CompareAndSwap(nil, &msg)
+		}
 		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, errInternal, "internal error; see the server log")
 	}

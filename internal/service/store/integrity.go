@@ -221,7 +221,7 @@ func walChecksum(order binary.ByteOrder, b []byte, s1, s2 uint32) (uint32, uint3
 // fails this too.
 func (s *Store) Ping(ctx context.Context) error {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys`).Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys NOT INDEXED`).Scan(&n); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	return nil
