@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
@@ -107,6 +108,7 @@ const capRetryAfter = 15
 //	store.ErrConcurrentCap                 429 with X-Cap-Reason: concurrent
 //	*quota.MonthlyCapError                 403 {code: API_MONTHLY_CAP_REACHED}
 //	*quota.StorageQuotaError               403 StorageQuotaExceeded naming the quota
+//	blob.ErrDamaged (a render cut or altered) 500 naming the file and what to do
 //	store.IsFull (SQLITE_FULL, ENOSPC)     507 Insufficient Storage with Retry-After
 //	anything else                          500; the details go to the log, not to the caller
 //	                                       (a damaged database's also make /healthz a 503)
@@ -125,6 +127,10 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 			"concurrent project limit of "+strconv.Itoa(a.limits.MaxConcurrent)+" projects in flight reached; retry when one finishes")
 	case errors.As(err, &capErr):
 		a.monthlyCapReached(w, capErr)
+	case errors.Is(err, blob.ErrDamaged):
+		a.log.Error("damaged media refused", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, errInternal, err.Error()+
+			"; it is not served: restore it from a backup (clipperd restore) or run the project again")
 	case store.IsFull(err):
 		a.log.Error("storage full", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", strconv.Itoa(fullRetryAfter))

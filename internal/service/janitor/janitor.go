@@ -180,6 +180,9 @@ func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error
 	if err != nil {
 		return fmt.Errorf("remove media: %w", err)
 	}
+	if err := j.cfg.Store.DeleteMediaSums(ctx, blob.MediaPrefix(id)); err != nil {
+		return err
+	}
 	ups, err := j.cfg.Store.ExpireProjectMedia(ctx, id)
 	if err != nil {
 		return err
