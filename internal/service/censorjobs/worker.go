@@ -59,6 +59,7 @@ type Store interface {
 	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
 	Transcript(ctx context.Context, projectID string) ([]store.TranscriptWord, error)
 	FinishCensorJob(ctx context.Context, j *store.CensorJob, then store.TxHook) error
+	RecordMediaSum(ctx context.Context, key string, sum store.MediaSum) error
 }
 
 // Config configures a Worker.

@@ -38,6 +38,7 @@ type Store interface {
 	DeleteUpload(ctx context.Context, id string, cutoff time.Time) (deleted bool, err error)
 	ExpiredProjects(ctx context.Context, now time.Time, limit int) ([]string, error)
 	ExpireProjectMedia(ctx context.Context, id string) (uploads []*store.Upload, err error)
+	DeleteMediaSums(ctx context.Context, prefix string) error
 }
 
 // Config configures a Janitor.

@@ -28,6 +28,7 @@ type PostStore interface {
 	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
 	MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, then store.TxHook) error
 	SavePostAttempt(ctx context.Context, p *store.Post, then store.TxHook) error
+	MediaSumOf(ctx context.Context, key string) (store.MediaSum, error)
 }
 
 // WorkerConfig configures a Worker.
