@@ -78,3 +78,57 @@ func TestSumsFindDamage(t *testing.T) {
 		t.Errorf("Verify of a cut file = %v; want ErrDamaged", err)
 	}
 }
+
+// BenchmarkWholeRead is what checking a whole download costs: a 20 MB
+// render read to the end as GET /media sends it, plain and through
+// Verifying (a SHA-256 of the bytes read anyway), and Verify, the publish
+// worker's read before a post (Stat, then a read of its own).
+func BenchmarkWholeRead(b *testing.B) {
+	root := b.TempDir()
+	d, err := blob.NewDir(root, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const key = "media/p1/c01.mp4"
+	src := filepath.Join(b.TempDir(), "render")
+	content := make([]byte, 20<<20)
+	for i := range content {
+		content[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(src, content, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sum, err := blob.PutFileSum(b.Context(), d, key, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := func(b *testing.B, verify bool) {
+		b.SetBytes(sum.Size)
+		for b.Loop() {
+			r, err := d.Open(b.Context(), key)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var from io.Reader = r
+			if verify {
+				if from, err = blob.Verifying(r, sum); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := io.Copy(io.Discard, from); err != nil {
+				b.Fatal(err)
+			}
+			_ = r.Close()
+		}
+	}
+	b.Run("plain", func(b *testing.B) { read(b, false) })
+	b.Run("verifying", func(b *testing.B) { read(b, true) })
+	b.Run("verify-before-publish", func(b *testing.B) {
+		b.SetBytes(sum.Size)
+		for b.Loop() {
+			if err := blob.Verify(b.Context(), d, key, sum); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
