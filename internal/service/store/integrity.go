@@ -50,6 +50,12 @@ func checkSQLite(ctx context.Context, file string) error {
 	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 		return nil // a new database
 	}
+	return quickCheckFile(ctx, file)
+}
+
+// quickCheckFile runs quickCheck on the database file: a *DamagedError
+// when it finds anything.
+func quickCheckFile(ctx context.Context, file string) error {
 	db, err := sql.Open("sqlite", "file:"+file+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)

@@ -28,19 +28,7 @@ func Snapshot(ctx context.Context, file, to string) error {
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, to); err != nil {
 		return fmt.Errorf("snapshot the database: %w", err)
 	}
-	copyDB, err := sql.Open("sqlite", "file:"+to)
-	if err != nil {
-		return err
-	}
-	defer copyDB.Close()
-	problems, err := quickCheck(ctx, copyDB)
-	if err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		return &DamagedError{File: file, Problems: problems}
-	}
-	return nil
+	return quickCheckFile(ctx, to)
 }
 
 // requireSQLiteFile refuses a database file that does not exist: sql.Open
