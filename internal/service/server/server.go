@@ -234,6 +234,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	lostRows(ctx, st, s.media, logger)
 	s.scratch = scratch.New(filepath.Join(dataDir, "tmp"))
 	if err := s.scratch.Sweep(); err != nil {
 		_ = ln.Close()

@@ -3,12 +3,13 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // keyedStore is a stopped SQLite installation of dir with n API keys.
@@ -131,23 +132,6 @@ func crashedCopy(t *testing.T, keys int) (dir, wal string) {
 	return dir, filepath.Join(dir, DefaultFile+"-wal")
 }
 
-// commitEnds are the offsets just past each commit frame of wal.
-func commitEnds(t *testing.T, wal string) []int64 {
-	t.Helper()
-	data, err := os.ReadFile(wal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame := walFrameHeaderSize + int(binary.BigEndian.Uint32(data[8:]))
-	var ends []int64
-	for off := walHeaderSize; off+frame <= len(data); off += frame {
-		if binary.BigEndian.Uint32(data[off+4:]) != 0 {
-			ends = append(ends, int64(off+frame))
-		}
-	}
-	return ends
-}
-
 // TestOpenRefusesTruncatedWAL: a write-ahead log cut in the middle of a
 // frame (a full disk, a torn copy) used to be rolled back to its last whole
 // commit without a word, losing acknowledged writes; Open now refuses it,
@@ -155,7 +139,7 @@ func commitEnds(t *testing.T, wal string) []int64 {
 func TestOpenRefusesTruncatedWAL(t *testing.T) {
 	const keys = 50
 	dir, wal := crashedCopy(t, keys)
-	ends := commitEnds(t, wal)
+	ends := storetest.WALCommitEnds(t, wal)
 	if len(ends) < keys {
 		t.Fatalf("%d commits in the log, want at least %d", len(ends), keys)
 	}
@@ -174,7 +158,7 @@ func TestOpenRefusesTruncatedWAL(t *testing.T) {
 // changed fails its checksum, and SQLite would drop it and everything after.
 func TestOpenRefusesDamagedWALFrame(t *testing.T) {
 	dir, wal := crashedCopy(t, 20)
-	ends := commitEnds(t, wal)
+	ends := storetest.WALCommitEnds(t, wal)
 	damage(t, wal, ends[len(ends)/2]+walFrameHeaderSize+10, []byte{0xFF, 0x00, 0xFF})
 	_, err := Open(t.Context(), dir)
 	var damaged *DamagedError
@@ -191,7 +175,7 @@ func TestOpenRefusesDamagedWALFrame(t *testing.T) {
 func TestTruncatedWALAtAFrameBoundaryIsNotDetected(t *testing.T) {
 	const keys = 50
 	dir, wal := crashedCopy(t, keys)
-	ends := commitEnds(t, wal)
+	ends := storetest.WALCommitEnds(t, wal)
 	if err := os.Truncate(wal, ends[len(ends)-keys/2]); err != nil {
 		t.Fatal(err)
 	}

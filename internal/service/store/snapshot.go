@@ -114,3 +114,39 @@ func (s *Store) MediaSums(ctx context.Context) (map[string]MediaSum, error) {
 	}
 	return sums, nil
 }
+
+// Unknown are the ids among ids that no row of table has: projects whose
+// media directory exists, posts whose publication does. Those rows were
+// written before their files, so files without rows say the database lost
+// writes (a write-ahead log cut at a commit, which SQLite cannot tell).
+func (s *Store) Unknown(ctx context.Context, table string, ids []string) ([]string, error) {
+	if table != "projects" && table != "posts" {
+		return nil, fmt.Errorf("unknown ids: no table %q", table)
+	}
+	var unknown []string
+	const batch = 500
+	for start := 0; start < len(ids); start += batch {
+		part := ids[start:min(start+batch, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		known, err := queryAll(ctx, s.db, func(row scanner) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}, `SELECT id FROM `+table+` WHERE id IN (`+placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("unknown %s: %w", table, err)
+		}
+		seen := make(map[string]bool, len(known))
+		for _, id := range known {
+			seen[id] = true
+		}
+		for _, id := range part {
+			if !seen[id] {
+				unknown = append(unknown, id)
+			}
+		}
+	}
+	return unknown, nil
+}
