@@ -11,6 +11,7 @@
 //	clipperd backup --data DIR --to BACKUP
 //	clipperd restore --from BACKUP --to DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
+//	clipperd migrate --from DATA --to-database postgres://... --to-media s3://...|DIR
 //
 // Every command that opens the state also takes --database: a postgres://
 // URL, or a SQLite file (default DATA/clipperd.db).
@@ -25,6 +26,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 const usage = `usage:
@@ -46,6 +50,9 @@ const usage = `usage:
   clipperd restore --from BACKUP --to DIR              put a backup in place in a new or empty data directory to serve
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
+  clipperd migrate --from DATA --to-database postgres://... --to-media s3://BUCKET/PREFIX?endpoint=...|DIR
+                                                       copy a stopped single box (SQLite, media) into PostgreSQL and a
+                                                       bucket or directory (migrate -h tells more)
 
 Every command with --data also takes --database URL|FILE: the state in PostgreSQL
 (postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db).
@@ -114,6 +121,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return restoreCmd(ctx, args[1:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -145,4 +154,36 @@ func storeFlags(fs *flag.FlagSet) (dir, database *string) {
 	dir = fs.String("data", "./clipperd-data", "data directory of the server")
 	database = fs.String("database", "", databaseUsage)
 	return dir, database
+}
+
+// openStore opens the store of a command with --data and --database. On a
+// SQLite file it holds the data directory's shared lock until Close, as
+// serve does, so a change made while `clipperd migrate` copies the
+// directory (and would miss it) is refused instead.
+func openStore(ctx context.Context, dir, database string) (*lockedStore, error) {
+	var lock *datalock.Lock
+	if !store.IsPostgresURL(database) {
+		var err error
+		if lock, err = datalock.Shared(dir); err != nil {
+			return nil, fmt.Errorf("%w: `clipperd migrate` is copying it", err)
+		}
+	}
+	st, err := store.Open(ctx, store.Location(database, dir))
+	if err != nil {
+		_ = lock.Release()
+		return nil, err
+	}
+	return &lockedStore{st, lock}, nil
+}
+
+// lockedStore is a store that lets its data directory's lock go when closed.
+type lockedStore struct {
+	*store.Store
+	lock *datalock.Lock
+}
+
+func (s *lockedStore) Close() error {
+	err := s.Store.Close()
+	_ = s.lock.Release()
+	return err
 }

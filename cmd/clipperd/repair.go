@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -25,6 +27,15 @@ func repair(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if store.IsPostgresURL(file) {
 		return fmt.Errorf("%w: repair: --database is PostgreSQL; repair works on a SQLite file (restore PostgreSQL with its own tools)", errUsage)
 	}
+	// A server writing the file would be cut off from it: refuse while one runs.
+	lock, err := datalock.Exclusive(*dir)
+	if errors.Is(err, datalock.ErrLocked) {
+		return fmt.Errorf("repair: stop clipperd first: %w", err)
+	}
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	defer lock.Release()
 	report, err := store.Repair(ctx, file)
 	if report != nil {
 		fmt.Fprintf(stdout, "kept the damaged database as %s\n", report.Damaged)

@@ -61,4 +61,7 @@ func TestServeRefusesDamagedDatabaseThenRepair(t *testing.T) {
 		t.Errorf("repair said %q; want where the damaged file is and the rows of each table", out.String())
 	}
 	serveInProcess(t, "--data", dir)
+	if err := run(t.Context(), []string{"repair", "--data", dir}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "stop clipperd first") {
+		t.Errorf("repair while serving = %v; want it refused", err)
+	}
 }

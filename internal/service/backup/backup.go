@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -98,13 +99,15 @@ func Backup(ctx context.Context, dataDir, db, to string) (*Report, error) {
 
 // Travels says whether a file of the data directory's root goes into a
 // backup: every one but the database and its log (the snapshot stands for
-// them) and the damaged copies `clipperd repair` keeps aside. Key files
+// them), the damaged copies `clipperd repair` keeps aside and the lock of
+// the servers running on it (datalock). Key files
 // (such as a master key) are there and travel; a new kind of root file
 // travels unless it is named here.
 func Travels(name string) bool {
 	switch {
 	case name == store.DefaultFile, strings.HasPrefix(name, store.DefaultFile+"-"),
-		strings.HasPrefix(name, store.DefaultFile+".damaged-"), name == ManifestFile, strings.HasPrefix(name, "."):
+		strings.HasPrefix(name, store.DefaultFile+".damaged-"), name == ManifestFile, name == datalock.File,
+		strings.HasPrefix(name, "."):
 		return false
 	}
 	return true

@@ -12,10 +12,6 @@ const (
 	publishedRoot = "published/"
 )
 
-// Roots are the top folders of every key, in the data directory: what a
-// backup of it copies.
-func Roots() []string { return []string{mediaRoot, uploadsRoot, publishedRoot} }
-
 // MediaKey is the key of file among project's media.
 func MediaKey(project, file string) string { return mediaRoot + project + "/" + file }
 

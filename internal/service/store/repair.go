@@ -101,14 +101,14 @@ func recoverInto(ctx context.Context, from, to string, report *RepairReport) err
 		if _, err := dst.ExecContext(ctx, o.sql); err != nil {
 			return fmt.Errorf("create table %s: %w", o.name, err)
 		}
-		t, err := copyTable(ctx, src, dst, o.name)
+		t, err := recoverTable(ctx, src, dst, o.name)
 		if err != nil {
 			return fmt.Errorf("copy table %s: %w", o.name, err)
 		}
 		report.Tables = append(report.Tables, t)
 	}
 	// AUTOINCREMENT's counters, so no id is handed out twice.
-	if _, err := copyTable(ctx, src, dst, "sqlite_sequence"); err != nil && !strings.Contains(err.Error(), "no such table") {
+	if _, err := recoverTable(ctx, src, dst, "sqlite_sequence"); err != nil && !strings.Contains(err.Error(), "no such table") {
 		return fmt.Errorf("copy sqlite_sequence: %w", err)
 	}
 	for _, o := range objects {
@@ -125,10 +125,10 @@ func recoverInto(ctx context.Context, from, to string, report *RepairReport) err
 	return nil
 }
 
-// copyTable copies the rows of table that src can read into dst, in rowid
+// recoverTable copies the rows of table that src can read into dst, in rowid
 // order. A read error ends a scan; the next starts past the last row
 // copied, further each time it fails at once (damage spans pages of rows).
-func copyTable(ctx context.Context, src, dst *sql.DB, table string) (TableRepair, error) {
+func recoverTable(ctx context.Context, src, dst *sql.DB, table string) (TableRepair, error) {
 	t := TableRepair{Name: table}
 	quoted := `"` + strings.ReplaceAll(table, `"`, `""`) + `"`
 	tx, err := dst.BeginTx(ctx, nil)
@@ -139,7 +139,7 @@ func copyTable(ctx context.Context, src, dst *sql.DB, table string) (TableRepair
 	// Rowids start at 1: every table of the store is a rowid table.
 	var last, after, step int64 = 0, 0, 1
 	for {
-		n, lastRead, err := copyRows(ctx, src, tx, quoted, after)
+		n, lastRead, err := recoverRows(ctx, src, tx, quoted, after)
 		t.Rows += n
 		if n > 0 {
 			last, step = lastRead, 1
@@ -168,9 +168,9 @@ func copyTable(ctx context.Context, src, dst *sql.DB, table string) (TableRepair
 	return t, nil
 }
 
-// copyRows copies the rows of table with a rowid above after, until the
+// recoverRows copies the rows of table with a rowid above after, until the
 // end or a read error, and returns how many and the last rowid copied.
-func copyRows(ctx context.Context, src *sql.DB, tx *sql.Tx, table string, after int64) (int64, int64, error) {
+func recoverRows(ctx context.Context, src *sql.DB, tx *sql.Tx, table string, after int64) (int64, int64, error) {
 	rows, err := src.QueryContext(ctx, `SELECT rowid, * FROM `+table+` WHERE rowid > ? ORDER BY rowid`, after)
 	if err != nil {
 		return 0, after, err
