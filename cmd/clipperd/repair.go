@@ -35,7 +35,7 @@ func repair(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
-	defer lock.Release()
+	defer func() { _ = lock.Release() }()
 	report, err := store.Repair(ctx, file)
 	if report != nil {
 		fmt.Fprintf(stdout, "kept the damaged database as %s\n", report.Damaged)
