@@ -41,8 +41,8 @@ func repair(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "kept the damaged database as %s\n", report.Damaged)
 		for _, t := range report.Tables {
 			line := fmt.Sprintf("%-24s %8d rows recovered", t.Name, t.Rows)
-			if t.Skipped > 0 {
-				line += fmt.Sprintf(", %d damaged spans skipped (%s)", t.Skipped, strings.Join(t.Problems, "; "))
+			if t.Skipped > 0 || t.Refused > 0 {
+				line += fmt.Sprintf(", %d damaged spans skipped, %d damaged rows refused (%s)", t.Skipped, t.Refused, strings.Join(t.Problems, "; "))
 			}
 			fmt.Fprintln(stdout, line)
 		}

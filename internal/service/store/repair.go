@@ -26,7 +26,14 @@ type TableRepair struct {
 	Name     string
 	Rows     int64
 	Skipped  int      // damaged spans stepped over
-	Problems []string // the errors that made them, the first few
+	Refused  int      // rows read but refused by the new database (a damaged record breaking a constraint)
+	Problems []string // the errors of both, the first few
+}
+
+func (t *TableRepair) note(problem string) {
+	if len(t.Problems) < maxProblems {
+		t.Problems = append(t.Problems, problem)
+	}
 }
 
 // Repair recovers a damaged SQLite database in place: the damaged files
@@ -139,7 +146,7 @@ func recoverTable(ctx context.Context, src, dst *sql.DB, table string) (TableRep
 	// Rowids start at 1: every table of the store is a rowid table.
 	var last, after, step int64 = 0, 0, 1
 	for {
-		n, lastRead, err := recoverRows(ctx, src, tx, quoted, after)
+		n, lastRead, err := recoverRows(ctx, src, tx, quoted, after, &t)
 		t.Rows += n
 		if n > 0 {
 			last, step = lastRead, 1
@@ -150,11 +157,9 @@ func recoverTable(ctx context.Context, src, dst *sql.DB, table string) (TableRep
 		if !IsDamage(err) {
 			return t, err
 		}
-		if n > 0 || len(t.Problems) == 0 {
+		if n > 0 || t.Skipped == 0 {
 			t.Skipped++
-			if len(t.Problems) < maxProblems {
-				t.Problems = append(t.Problems, err.Error())
-			}
+			t.note(err.Error())
 		}
 		if step > 1<<40 || last > (1<<62) {
 			break // nothing readable past the damage
@@ -162,6 +167,7 @@ func recoverTable(ctx context.Context, src, dst *sql.DB, table string) (TableRep
 		after = last + step
 		step *= 2
 	}
+	t.Rows -= int64(t.Refused) // read, not copied
 	if err := tx.Commit(); err != nil {
 		return t, err
 	}
@@ -169,8 +175,9 @@ func recoverTable(ctx context.Context, src, dst *sql.DB, table string) (TableRep
 }
 
 // recoverRows copies the rows of table with a rowid above after, until the
-// end or a read error, and returns how many and the last rowid copied.
-func recoverRows(ctx context.Context, src *sql.DB, tx *sql.Tx, table string, after int64) (int64, int64, error) {
+// end or a read error, and returns how many it read and the last rowid;
+// a row the new database refuses is counted in t.
+func recoverRows(ctx context.Context, src *sql.DB, tx *sql.Tx, table string, after int64, t *TableRepair) (int64, int64, error) {
 	rows, err := src.QueryContext(ctx, `SELECT rowid, * FROM `+table+` WHERE rowid > ? ORDER BY rowid`, after)
 	if err != nil {
 		return 0, after, err
@@ -192,11 +199,12 @@ func recoverRows(ctx context.Context, src *sql.DB, tx *sql.Tx, table string, aft
 		if err := rows.Scan(ptrs...); err != nil {
 			return n, last, err
 		}
-		if _, err := tx.ExecContext(ctx, insert, vals...); err != nil {
-			return n, last, fmt.Errorf("write: %w", err)
-		}
 		n++
 		last, _ = vals[0].(int64)
+		if _, err := tx.ExecContext(ctx, insert, vals...); err != nil {
+			t.Refused++
+			t.note(fmt.Sprintf("row %d refused: %v", last, err))
+		}
 	}
 	return n, last, rows.Err()
 }
