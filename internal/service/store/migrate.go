@@ -262,7 +262,16 @@ var migrations = []migration{
 	// and addresses, so a data directory moved, restored or served at
 	// another address keeps its media (schema_v15.go).
 	{apply: migrateToRelativeMedia},
-	// 16: the size and SHA-256 of each render, recorded when it is stored,
+	// 16: the bytes a post's published copy of its clip adds to its org's
+	// storage (0 where the copy shares the clip's bytes, the clip's size
+	// reserved while a copying post is pending), summed per org.
+	{sql: `ALTER TABLE posts ADD COLUMN storage_size INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX posts_org_storage ON posts(org_id, storage_size);
+	CREATE INDEX posts_project ON posts(project_id);`,
+		postgres: `ALTER TABLE posts ADD COLUMN storage_size BIGINT NOT NULL DEFAULT 0;
+	CREATE INDEX posts_org_storage ON posts(org_id, storage_size);
+	CREATE INDEX posts_project ON posts(project_id);`},
+	// 17: the size and SHA-256 of each render, recorded when it is stored,
 	// so a cut or altered file is refused before it is served whole or
 	// published (media_sums.go). By blob key: a censored clip replaces its
 	// files under the same keys, and captions have keys but no clip row.
