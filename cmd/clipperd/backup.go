@@ -38,7 +38,8 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "backed up %s into %s: the database and %d files (%d bytes)\n", *dir, *to, report.Files, report.Bytes)
+	_, err = fmt.Fprintf(stdout, "backed up %s into %s: the database and %d files (%d bytes), %d hard links kept\n",
+		*dir, *to, report.Files, report.Bytes, report.Linked)
 	return err
 }
 

@@ -42,6 +42,9 @@ type Manifest struct {
 type Report struct {
 	Files int   // media and other files, besides the database
 	Bytes int64 // their bytes
+	// Linked are files that share another's bytes (a post's hard link to
+	// its clip): linked again in the copy, not copied twice.
+	Linked int
 	// Missing are keys the database names that were not there to copy:
 	// deleted after the snapshot (the janitor expired them).
 	Missing []string
@@ -68,9 +71,10 @@ func Backup(ctx context.Context, dataDir, db, to string) (*Report, error) {
 		return nil, err
 	}
 	report := &Report{}
+	c := newCopier(report)
 	copied := map[string]blob.Sum{}
 	for _, root := range blob.Roots() {
-		if err := copyTree(ctx, dataDir, to, strings.TrimSuffix(root, "/"), report, copied); err != nil {
+		if err := c.tree(ctx, dataDir, to, strings.TrimSuffix(root, "/"), copied); err != nil {
 			return report, err
 		}
 	}
@@ -80,7 +84,7 @@ func Backup(ctx context.Context, dataDir, db, to string) (*Report, error) {
 	}
 	for _, e := range entries {
 		if e.Type().IsRegular() && Travels(e.Name()) {
-			if _, err := copyOne(ctx, filepath.Join(dataDir, e.Name()), filepath.Join(to, e.Name()), report); err != nil {
+			if _, err := c.file(ctx, filepath.Join(dataDir, e.Name()), filepath.Join(to, e.Name())); err != nil {
 				return report, err
 			}
 		}
@@ -130,6 +134,7 @@ func Restore(ctx context.Context, from, to string) (*Report, error) {
 		return nil, err
 	}
 	report := &Report{}
+	c := newCopier(report)
 	copied := map[string]blob.Sum{}
 	err = filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -139,7 +144,7 @@ func Restore(ctx context.Context, from, to string) (*Report, error) {
 		if err != nil || rel == ManifestFile {
 			return err
 		}
-		sum, err := copyOne(ctx, path, filepath.Join(to, rel), report)
+		sum, err := c.file(ctx, path, filepath.Join(to, rel))
 		if rel == m.Database { // counted apart, as a backup does
 			report.Files--
 			report.Bytes -= sum.Size
@@ -195,10 +200,24 @@ func compareWith(ctx context.Context, st *store.Store, copied map[string]blob.Su
 	return nil
 }
 
-// copyTree copies the files under dir/root into to/root, skipping the
-// parts of objects being written (dot names); a file deleted while the
-// tree is walked is skipped.
-func copyTree(ctx context.Context, dir, to, root string, report *Report, copied map[string]blob.Sum) error {
+// copier copies files into a backup or a restore, keeping hard links.
+type copier struct {
+	report *Report
+	bySize map[int64][]copiedFile // the files copied, by size, to find a second link to one
+}
+
+type copiedFile struct {
+	info os.FileInfo // of the source
+	to   string
+	sum  blob.Sum
+}
+
+func newCopier(r *Report) *copier { return &copier{report: r, bySize: map[int64][]copiedFile{}} }
+
+// tree copies the files under dir/root into to/root, skipping the parts
+// of objects being written (dot names); a file deleted while the tree is
+// walked is skipped.
+func (c *copier) tree(ctx context.Context, dir, to, root string, copied map[string]blob.Sum) error {
 	err := filepath.WalkDir(filepath.Join(dir, root), func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -217,7 +236,7 @@ func copyTree(ctx context.Context, dir, to, root string, report *Report, copied 
 		if err != nil {
 			return err
 		}
-		sum, err := copyOne(ctx, path, filepath.Join(to, rel), report)
+		sum, err := c.file(ctx, path, filepath.Join(to, rel))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -230,9 +249,10 @@ func copyTree(ctx context.Context, dir, to, root string, report *Report, copied 
 	return err
 }
 
-// copyOne copies the file from to the new file to (owner-only: a backup
-// holds keys), synced, and returns the Sum of what it copied.
-func copyOne(ctx context.Context, from, to string, report *Report) (blob.Sum, error) {
+// file copies the file from to the new file to (owner-only: a backup
+// holds keys), synced, and returns the Sum of what it copied. A file that
+// is another link to one already copied becomes a link to its copy.
+func (c *copier) file(ctx context.Context, from, to string) (blob.Sum, error) {
 	if err := ctx.Err(); err != nil {
 		return blob.Sum{}, err
 	}
@@ -241,8 +261,21 @@ func copyOne(ctx context.Context, from, to string, report *Report) (blob.Sum, er
 		return blob.Sum{}, err
 	}
 	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return blob.Sum{}, err
+	}
 	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 		return blob.Sum{}, err
+	}
+	for _, f := range c.bySize[info.Size()] {
+		if os.SameFile(info, f.info) {
+			if err := os.Link(f.to, to); err != nil {
+				return blob.Sum{}, err
+			}
+			c.report.Linked++
+			return f.sum, nil
+		}
 	}
 	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -256,9 +289,11 @@ func copyOne(ctx context.Context, from, to string, report *Report) (blob.Sum, er
 	if err = errors.Join(err, out.Close()); err != nil {
 		return blob.Sum{}, fmt.Errorf("copy %s: %w", from, err)
 	}
-	report.Files++
-	report.Bytes += n
-	return blob.Sum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	c.report.Files++
+	c.report.Bytes += n
+	sum := blob.Sum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	c.bySize[info.Size()] = append(c.bySize[info.Size()], copiedFile{info: info, to: to, sum: sum})
+	return sum, nil
 }
 
 // emptyDir makes dir (owner-only) or accepts it empty; anything in it is

@@ -108,3 +108,45 @@ func TestBackupReportsWhatChangedAndRestoreWhatIsDamaged(t *testing.T) {
 		t.Errorf("a restore into the restored directory again = %v; want it refused", err)
 	}
 }
+
+// TestHardLinksStayLinks: a post's copy that is a hard link to its clip
+// (it shares the clip's bytes) is a link in the backup and in the restore,
+// not a second copy.
+func TestHardLinksStayLinks(t *testing.T) {
+	dir := dataDir(t)
+	post := filepath.Join(dir, "published", "acc1", "post1", "clip.mp4")
+	if err := os.MkdirAll(filepath.Dir(post), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, "media", "p1", "c1.mp4"), post); err != nil {
+		t.Fatal(err)
+	}
+	same := func(root string) bool {
+		t.Helper()
+		a, err := os.Stat(filepath.Join(root, "media", "p1", "c1.mp4"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.Stat(filepath.Join(root, "published", "acc1", "post1", "clip.mp4"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return os.SameFile(a, b)
+	}
+	to := filepath.Join(t.TempDir(), "backup")
+	report, err := Backup(t.Context(), dir, filepath.Join(dir, store.DefaultFile), to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Linked != 1 || report.Files != 3 || !same(to) {
+		t.Errorf("backup %+v, linked in it: %v; want the post's copy linked to its clip, 3 files copied", report, same(to))
+	}
+	restored := filepath.Join(t.TempDir(), "restored")
+	report, err = Restore(t.Context(), to, restored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Linked != 1 || !same(restored) || len(report.Changed) != 0 {
+		t.Errorf("restore %+v, linked in it: %v; want the link kept and nothing changed", report, same(restored))
+	}
+}
