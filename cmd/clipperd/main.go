@@ -3,7 +3,8 @@
 //
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
 //	clipperd keys create --data DIR --org ORG --user USER
-//	clipperd keys revoke --data DIR KEY
+//	clipperd keys list --data DIR
+//	clipperd keys revoke --data DIR KEY|PREFIX
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
@@ -22,12 +23,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 const usage = `usage:
   clipperd serve [flags]                               run the API server (serve -h lists the flags)
-  clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
-  clipperd keys revoke --data DIR KEY                  delete an API key: the API refuses it, its gallery sessions end
+  clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output; shown only then)
+  clipperd keys list --data DIR                        list the keys by prefix, org, user and creation time
+  clipperd keys revoke --data DIR KEY|PREFIX           delete an API key: the API refuses it, its gallery sessions end
   clipperd accounts connect --data DIR --org ORG --platform P --name NAME [--publish-to dir|webhook:URL]
                                                        record a connected social account (prints its postAccountId last);
                                                        its posts go to DATA/published (dir, the default) or a signed webhook
@@ -39,7 +44,9 @@ const usage = `usage:
                                                        write a generated sample video
 
 Every command with --data also takes --database URL|FILE: the state in PostgreSQL
-(postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db).
+(postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db), and
+--master-key-file FILE: the key that seals the stored secrets (default DATA/master.key;
+CLIPPERD_MASTER_KEY, base64 of 32 bytes, wins over it).
 `
 
 // errUsage marks a command-line mistake (exit status 2).
@@ -71,12 +78,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "serve":
 		return serve(ctx, args[1:], stderr)
 	case "keys":
-		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke") {
+		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke" && args[1] != "list") {
 			fmt.Fprint(stderr, usage)
-			return fmt.Errorf("%w: keys takes the subcommand create or revoke", errUsage)
+			return fmt.Errorf("%w: keys takes the subcommand create, list or revoke", errUsage)
 		}
-		if args[1] == "revoke" {
+		switch args[1] {
+		case "revoke":
 			return keysRevoke(ctx, args[2:], stdout, stderr)
+		case "list":
+			return keysList(ctx, args[2:], stdout, stderr)
 		}
 		return keysCreate(ctx, args[2:], stdout, stderr)
 	case "accounts":
@@ -124,10 +134,30 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 const databaseUsage = "the state's database: a postgres:// URL (several clipperd processes may share it) or a SQLite file (default DATA/clipperd.db)"
 
-// storeFlags adds the flags that say where a server's state is, for the
-// commands that open its store.
-func storeFlags(fs *flag.FlagSet) (dir, database *string) {
-	dir = fs.String("data", "./clipperd-data", "data directory of the server")
-	database = fs.String("database", "", databaseUsage)
-	return dir, database
+const masterKeyFileUsage = "the file of the master key that seals the stored secrets (default DATA/" + masterkey.DefaultFile +
+	", made at first start; " + masterkey.Env + " wins over it). Processes sharing a PostgreSQL database must share the key"
+
+// stateFlags say where a server's state is, for the commands that open its
+// store.
+type stateFlags struct {
+	dir, database, masterKeyFile *string
+}
+
+func storeFlags(fs *flag.FlagSet) stateFlags {
+	return stateFlags{
+		dir:           fs.String("data", "./clipperd-data", "data directory of the server"),
+		database:      fs.String("database", "", databaseUsage),
+		masterKeyFile: fs.String("master-key-file", "", masterKeyFileUsage),
+	}
+}
+
+// open opens the store, its secrets sealed with the master key of
+// CLIPPERD_MASTER_KEY, --master-key-file or the data directory's key file,
+// as the server finds it.
+func (f stateFlags) open(ctx context.Context) (*store.Store, error) {
+	key, _, err := masterkey.Resolve(os.Getenv(masterkey.Env), *f.masterKeyFile, *f.dir)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, store.Location(*f.database, *f.dir), store.WithMasterKey(key))
 }

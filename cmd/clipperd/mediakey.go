@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // mediaKeyRotate replaces the key that signs media addresses: every address
@@ -16,11 +14,11 @@ import (
 func mediaKeyRotate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("media-key rotate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir, database := storeFlags(fs)
+	state := storeFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, store.Location(*database, *dir))
+	st, err := state.open(ctx)
 	if err != nil {
 		return err
 	}

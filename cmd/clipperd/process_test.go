@@ -88,7 +88,7 @@ func startProcess(t *testing.T, bin, addr, dir, key string) *exec.Cmd {
 func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	addr, key := freeAddr(t), "kill-test-key"
+	addr, key := freeAddr(t), "kill-test-key-0123456789abcdef012345"
 	src := filepath.Join(t.TempDir(), "src.mp4")
 	if err := testvideo.Generate(t.Context(), src, testvideo.Options{Duration: 40 * time.Second}); err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 func TestKill9BetweenSchedulingAndFiringFiresOnce(t *testing.T) {
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	addr, key := freeAddr(t), "publish-kill-key"
+	addr, key := freeAddr(t), "publish-kill-key-0123456789abcdef0123"
 	projectID, clipID := seedRenderedClip(t, dir, "http://"+addr)
 	var out, errOut bytes.Buffer
 	if err := run(t.Context(), []string{"accounts", "connect", "--data", dir, "--org", server.DevOrgID,

@@ -14,6 +14,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/s3blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -24,6 +25,11 @@ import (
 // apiKeyEnv names the development key the server ensures at start.
 const apiKeyEnv = "CLIPPERD_API_KEY"
 
+// minAPIKeyLen is the shortest CLIPPERD_API_KEY serve accepts: the store
+// keeps a fast hash of keys, which is only safe for keys that cannot be
+// guessed (the keys clipperd makes are 51 characters, 192 random bits).
+const minAPIKeyLen = 32
+
 // serve runs the server until ctx ends (SIGINT/SIGTERM), then stops it gracefully.
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -32,6 +38,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
 	fs.StringVar(&cfg.DataDir, "data", "./clipperd-data", "data directory (database, uploads, media)")
 	fs.StringVar(&cfg.Database, "database", "", databaseUsage)
+	fs.StringVar(&cfg.MasterKeyFile, "master-key-file", "", masterKeyFileUsage)
 	fs.StringVar(&cfg.Media, "media", "", "where the media are kept: a directory (default: the data directory) or "+s3blob.URLForm+", with credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out (default http://<listen>)")
 	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
@@ -98,6 +105,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	cfg.APIKey = os.Getenv(apiKeyEnv)
+	if n := len(cfg.APIKey); n > 0 && n < minAPIKeyLen {
+		return fmt.Errorf("%w: %s is %d characters; it must be at least %d (make one with `openssl rand -hex 24`)", errUsage, apiKeyEnv, n, minAPIKeyLen)
+	}
+	cfg.MasterKey = os.Getenv(masterkey.Env)
 	if cfg.ASR == transcribe.KindNone && !asrSet(fs) {
 		cfg.Logger.Warn("no transcripts: " + transcribe.PocketsphinxTool + " is not on PATH (install pocketsphinx and pocketsphinx-en-us, or pass --asr command)")
 	}

@@ -19,7 +19,7 @@ import (
 func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("templates create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir, database := storeFlags(fs)
+	state := storeFlags(fs)
 	org := fs.String("org", "", "organization id that owns the template (required)")
 	name := fs.String("name", "", "template name (required)")
 	isDefault := fs.Bool("default", false, "make it the org's default template, used when a project names none")
@@ -45,7 +45,7 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	tpl := apitypes.BrandTemplate{TemplateID: store.NewID("tpl_"), Name: *name, IsDefault: *isDefault, Preferences: &pref}
 
-	st, err := store.Open(ctx, store.Location(*database, *dir))
+	st, err := state.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func (a *API) authenticate(r *http.Request) (store.Key, error) {
 // limited applies the per-key rate limit; it runs after authed.
 func (a *API) limited(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !a.limiter.admit(context.WithoutCancel(r.Context()), w, caller(r).Key, a.limiter.now()) {
+		if !a.limiter.admit(context.WithoutCancel(r.Context()), w, caller(r).Hash, a.limiter.now()) {
 			a.throttled(ThrottledRate)
 			a.fail(w, r, errRateLimited)
 			return

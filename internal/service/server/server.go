@@ -27,6 +27,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
@@ -79,6 +80,10 @@ type Config struct {
 	Media     string
 	PublicURL string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
 	APIKey    string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
+	// MasterKey (the text of CLIPPERD_MASTER_KEY) or else the key file
+	// MasterKeyFile (default DataDir/master.key, made at first start) seals
+	// the secrets kept in the database (package masterkey).
+	MasterKey, MasterKeyFile string
 	// Limits of every organization; zero fields take the spec's defaults.
 	quota.Limits
 	SMTP string // "host:port"; empty = write .eml files under DataDir/outbox
@@ -190,7 +195,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 
-	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir))
+	if err := tightenModes(dataDir); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	master, masterFrom, err := masterkey.Resolve(cfg.MasterKey, cfg.MasterKeyFile, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	logger.Debug("master key", "from", masterFrom)
+	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir), store.WithMasterKey(master))
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
