@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -32,6 +33,9 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	*org, *name, *aspect = strings.TrimSpace(*org), strings.TrimSpace(*name), strings.ToLower(strings.TrimSpace(*aspect))
 	if *org == "" || *name == "" {
 		return fmt.Errorf("%w: templates create: --org and --name are required", errUsage)
+	}
+	if err := rules.Length(*name, rules.MaxName); err != nil {
+		return fmt.Errorf("%w: templates create: --name %w", errUsage, err)
 	}
 	if *aspect != "" && !slices.Contains(apitypes.AspectRatios, *aspect) {
 		return fmt.Errorf("%w: templates create: --aspect must be one of %s, not %q", errUsage, strings.Join(apitypes.AspectRatios, ", "), *aspect)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 func TestRootRedirectsToGallery(t *testing.T) {
@@ -182,7 +184,7 @@ func TestRevokedKeyEndsTheSession(t *testing.T) {
 	e := newEnv(t)
 	c := e.login(t, e.keyA)
 	wantStatus(t, e.get(t, "/ui/", c), http.StatusOK)
-	if err := e.st.RevokeKey(context.Background(), e.keyA); err != nil {
+	if err := e.st.RevokeKey(context.Background(), store.KeyHash(e.keyA)); err != nil {
 		t.Fatal(err)
 	}
 	wantToLogin(t, e.get(t, "/ui/", c))

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -31,6 +32,10 @@ func TestGallerySessionLivesUntilExpiryLogoutOrRevocation(t *testing.T) {
 		}
 		if k, err := s.GallerySession(ctx, "s1", now); err != nil || k.Hash != KeyHash(keyA) || k.UserID != "a" {
 			t.Fatalf("live session: %+v, %v", k, err)
+		}
+		// Sessions and keys keep no key: a copy of the database opens none.
+		if dump := dumpTables(t, s, "gallery_sessions", "api_keys"); bytes.Contains(dump, []byte(keyA)) || bytes.Contains(dump, []byte(keyB)) {
+			t.Error("a key is stored in the clear")
 		}
 		if _, err := s.GallerySession(ctx, "s1", now.Add(time.Hour)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("session at its expiry: %v, want ErrNotFound", err)
