@@ -159,7 +159,7 @@ func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {
 func TestSIGTERMStopsCleanly(t *testing.T) {
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	cmd := startProcess(t, bin, "127.0.0.1:0", dir, "term-key")
+	cmd := startProcess(t, bin, "127.0.0.1:0", dir, "term-key-0123456789abcdef0123456789abcd")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

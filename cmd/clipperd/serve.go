@@ -62,7 +62,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.DurationVar(&cfg.UploadProgressTimeout, "upload-progress-timeout", server.DefaultUploadProgressTimeout, "an upload PUT ends when no byte of its body arrives for this long")
 	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "open connections per client address; new ones over it are closed at once (0 = no cap)")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
-	fs.Func("trusted-proxies", "CIDR[,CIDR]: reverse proxies in front of clipperd; the gallery counts failed logins of a request from one by the right-most X-Forwarded-For address not in them (default: by the peer)",
+	fs.Func("trusted-proxies", "CIDR[,CIDR]: reverse proxies in front of clipperd; the gallery and the API count failed logins and API keys of a request from one by the right-most X-Forwarded-For address not in them (default: by the peer)",
 		func(v string) (err error) {
 			cfg.TrustedProxies, err = parseCIDRs(v)
 			return err

@@ -11,12 +11,14 @@ import (
 	"cmp"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -99,16 +101,21 @@ type Config struct {
 	// requested; nil = one over Store with the default lifetimes.
 	MediaLinks *medialink.Signer
 	// OnThrottled is called with the reason of every 429 answered,
-	// ThrottledRate or ThrottledConcurrent (the server counts them); nil =
-	// nothing.
+	// ThrottledRate, ThrottledConcurrent or ThrottledAuth (the server
+	// counts them); nil = nothing.
 	OnThrottled func(reason string)
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client failed API keys are counted by; none: the peer is.
+	TrustedProxies []netip.Prefix
 }
 
-// The reasons OnThrottled reports: the per-key rate limit, and the cap on
-// an organization's projects in flight (the X-Cap-Reason of its 429).
+// The reasons OnThrottled reports: the per-key rate limit, the cap on an
+// organization's projects in flight (the X-Cap-Reason of its 429), and a
+// client address's failed API keys.
 const (
 	ThrottledRate       = "rate"
 	ThrottledConcurrent = apitypes.CapReasonConcurrent
+	ThrottledAuth       = "auth"
 )
 
 // RequiredTools are the programs clipperd cannot clip without, which
@@ -138,6 +145,10 @@ type API struct {
 	scheduleCreated      func()
 	throttled            func(reason string)
 	allowPrivateWebhooks bool
+	// authFails bounds failed API keys per client address (trustedProxies:
+	// Config.TrustedProxies).
+	authFails      *failbound.Limiter
+	trustedProxies []netip.Prefix
 }
 
 // New returns the handler of every clipperd route.
@@ -234,6 +245,8 @@ func newAPI(cfg Config) *API {
 		throttled:       cfg.OnThrottled,
 
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		authFails:            failbound.New(),
+		trustedProxies:       cfg.TrustedProxies,
 	}
 }
 

@@ -104,9 +104,9 @@ type Config struct {
 	// zero takes gallery's default (12 hours).
 	GallerySessionTTL time.Duration
 	// TrustedProxies are reverse proxies in front of clipperd: for a
-	// request from one of them, the gallery counts failed logins by the
-	// right-most X-Forwarded-For address that is not one of them. None:
-	// by the peer's address.
+	// request from one of them, the gallery and the API count failed logins
+	// and failed API keys by the right-most X-Forwarded-For address that is
+	// not one of them. None: by the peer's address.
 	TrustedProxies []netip.Prefix
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
@@ -310,6 +310,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.http = &http.Server{
 		Handler: progressWrites(withGallery(ui, api.New(api.Config{
 			Store:               st,
+			TrustedProxies:      cfg.TrustedProxies,
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
 			CensorJobs:          s.censors,
