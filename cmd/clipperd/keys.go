@@ -75,7 +75,7 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	owner, err := findKey(ctx, st, key)
+	owner, err := findKey(ctx, st.Store, key)
 	if err == nil {
 		err = st.RevokeKey(ctx, owner.Hash)
 	}

@@ -9,6 +9,7 @@
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
+//	clipperd migrate --from DATA --to-database postgres://... --to-media s3://...|DIR
 //
 // Every command that opens the state also takes --database: a postgres://
 // URL, or a SQLite file (default DATA/clipperd.db).
@@ -24,6 +25,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -42,6 +44,9 @@ const usage = `usage:
                                                        address handed out so far stops working (revocation)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
+  clipperd migrate --from DATA --to-database postgres://... --to-media s3://BUCKET/PREFIX?endpoint=...|DIR
+                                                       copy a stopped single box (SQLite, media) into PostgreSQL and a
+                                                       bucket or directory (migrate -h tells more)
 
 Every command with --data also takes --database URL|FILE: the state in PostgreSQL
 (postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db), and
@@ -109,6 +114,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return mediaKeyRotate(ctx, args[2:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -151,13 +158,39 @@ func storeFlags(fs *flag.FlagSet) stateFlags {
 	}
 }
 
-// open opens the store, its secrets sealed with the master key of
-// CLIPPERD_MASTER_KEY, --master-key-file or the data directory's key file,
-// as the server finds it.
-func (f stateFlags) open(ctx context.Context) (*store.Store, error) {
+// open opens the store of a command, its secrets sealed with the master
+// key of CLIPPERD_MASTER_KEY, --master-key-file or the data directory's key
+// file, as the server finds it. On a SQLite file it holds the data
+// directory's shared lock until Close, as serve does, so a change made
+// while `clipperd migrate` copies the directory (and would miss it) is
+// refused instead.
+func (f stateFlags) open(ctx context.Context) (*lockedStore, error) {
 	key, _, err := masterkey.Resolve(os.Getenv(masterkey.Env), *f.masterKeyFile, *f.dir)
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(ctx, store.Location(*f.database, *f.dir), store.WithMasterKey(key))
+	var lock *datalock.Lock
+	if !store.IsPostgresURL(*f.database) {
+		if lock, err = datalock.Shared(*f.dir); err != nil {
+			return nil, fmt.Errorf("%w: `clipperd migrate` is copying it", err)
+		}
+	}
+	st, err := store.Open(ctx, store.Location(*f.database, *f.dir), store.WithMasterKey(key))
+	if err != nil {
+		_ = lock.Release()
+		return nil, err
+	}
+	return &lockedStore{st, lock}, nil
+}
+
+// lockedStore is a store that lets its data directory's lock go when closed.
+type lockedStore struct {
+	*store.Store
+	lock *datalock.Lock
+}
+
+func (s *lockedStore) Close() error {
+	err := s.Store.Close()
+	_ = s.lock.Release()
+	return err
 }

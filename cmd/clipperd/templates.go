@@ -53,7 +53,7 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	err = saveTemplate(ctx, st, *org, tpl)
+	err = saveTemplate(ctx, st.Store, *org, tpl)
 	if cerr := st.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close store: %w", cerr)
 	}

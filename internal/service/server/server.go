@@ -24,6 +24,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
@@ -159,6 +160,7 @@ type Server struct {
 	metrics   *metrics.Metrics
 	metricsAt *metrics.Endpoint // nil: metrics not served
 	cancel    context.CancelFunc
+	lock      *datalock.Lock // the data directory's, shared with other servers
 
 	closeOnce sync.Once
 	closeErr  error
@@ -203,14 +205,20 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	logger.Debug("master key", "from", masterFrom)
+	// Held while the server runs, so `clipperd migrate` can tell it runs.
+	lock, err := datalock.Shared(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w: `clipperd migrate` is copying it", err)
+	}
 	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir), store.WithMasterKey(master))
 	if err != nil {
+		_ = lock.Release()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
 	}
-	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st}
+	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st, lock: lock}
 	ok := false
 	defer func() {
 		if !ok {
@@ -519,6 +527,7 @@ func (s *Server) stopAll() error {
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("store close: %w", err))
 	}
+	_ = s.lock.Release()
 	s.log.Info("clipperd stopped")
 	return errors.Join(errs...)
 }
