@@ -42,6 +42,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&cfg.Media, "media", "", "where the media are kept: a directory (default: the data directory) or "+s3blob.URLForm+", with credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out (default http://<listen>)")
 	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
+	fs.IntVar(&cfg.PostRateLimit, "post-rate-limit", quota.DefaultPostRateLimit, "requests per minute per API key on post tasks, publish schedules, social copy and censor jobs (a budget apart from --rate-limit's)")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")
 	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
 	fs.IntVar(&cfg.MaxCollections, "max-collections", quota.DefaultMaxCollections, "collections per organization")
@@ -53,7 +54,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.DurationVar(&cfg.GallerySessionTTL, "gallery-session-ttl", gallery.DefaultSessionTTL, "how long a login to the web gallery (/ui/) lasts")
 	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
 	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
-	storageQuota := fs.String("org-storage-quota", "0", "bytes of uploads and project media per organization, e.g. 20GiB or 500MB; 0 = no quota")
+	storageQuota := fs.String("org-storage-quota", "0", "bytes of uploads, project media and posts' copies of clips (on a bucket; on a directory they share the clip's bytes) per organization, e.g. 20GiB or 500MB; 0 = no quota")
 	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
 	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
 	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request with its body (upload bodies: see --upload-progress-timeout)")
@@ -84,7 +85,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		cfg.MetricsListen = "" // server.Config's "no metrics"
 	}
 	limits := map[string]int{
-		"rate-limit": cfg.RateLimit, "max-concurrent": cfg.MaxConcurrent,
+		"rate-limit": cfg.RateLimit, "post-rate-limit": cfg.PostRateLimit, "max-concurrent": cfg.MaxConcurrent,
 		"monthly-credits": cfg.MonthlyCredits, "max-collections": cfg.MaxCollections,
 	}
 	for name, v := range limits {

@@ -269,7 +269,16 @@ var migrations = []migration{
 	// and addresses, so a data directory moved, restored or served at
 	// another address keeps its media (schema_v15.go).
 	{apply: migrateToRelativeMedia},
-	// 16: no secret in the clear: API keys as their SHA-256, a prefix and
+	// 16: the bytes a post's published copy of its clip adds to its org's
+	// storage (0 where the copy shares the clip's bytes, the clip's size
+	// reserved while a copying post is pending), summed per org.
+	{sql: `ALTER TABLE posts ADD COLUMN storage_size INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX posts_org_storage ON posts(org_id, storage_size);
+	CREATE INDEX posts_project ON posts(project_id);`,
+		postgres: `ALTER TABLE posts ADD COLUMN storage_size BIGINT NOT NULL DEFAULT 0;
+	CREATE INDEX posts_org_storage ON posts(org_id, storage_size);
+	CREATE INDEX posts_project ON posts(project_id);`},
+	// 17: no secret in the clear: API keys as their SHA-256, a prefix and
 	// a copy sealed with the master key; sessions and rate windows name a
 	// key by its hash; the media key sealed (schema_sealed.go).
 	{sql: sealedSecretsSQLite, postgres: sealedSecretsPostgres, applySealed: migrateToSealedSecrets,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 )
@@ -98,7 +99,12 @@ func migrateToSealedSecrets(ctx context.Context, tx *sql.Tx, master *masterkey.K
 		return fmt.Errorf("rate windows: %w", err)
 	}
 	for _, w := range windows {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO rate_windows(api_key, times) VALUES (?, ?)`, KeyHash(w.key), w.times); err != nil {
+		// The posting endpoints' windows are the key's under "post:".
+		name := KeyHash(w.key)
+		if raw, ok := strings.CutPrefix(w.key, "post:"); ok {
+			name = "post:" + KeyHash(raw)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rate_windows(api_key, times) VALUES (?, ?)`, name, w.times); err != nil {
 			return fmt.Errorf("rate windows: %w", err)
 		}
 	}

@@ -44,7 +44,7 @@ func openAtVersion(t *testing.T, b backend, version int) (*Store, string) {
 func TestMigrationSealsSecrets(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
-		old, loc := openAtVersion(t, be, 15)
+		old, loc := openAtVersion(t, be, sealedVersion()-1)
 		const key = "ck_0123456789abcdef0123456789abcdef0123456789abcdef"
 		secret := bytes.Repeat([]byte{0xA7}, mediaKeyBytes)
 		exp := Timestamp(time.Now().Add(time.Hour))
@@ -56,6 +56,7 @@ func TestMigrationSealsSecrets(t *testing.T) {
 			{`INSERT INTO api_keys VALUES ('ck_second_key_of_the_org_xxxxxxxxxxxxxxxx', 'org', 'user2', '2026-11-23T01:00:00.000Z', 2)`, nil},
 			{`INSERT INTO gallery_sessions VALUES ('sess1', ?, 'org', ?)`, []any{key, exp}},
 			{`INSERT INTO rate_windows VALUES (?, '1 2 3')`, []any{key}},
+			{`INSERT INTO rate_windows VALUES (?, '4 5')`, []any{"post:" + key}},
 			{`INSERT INTO media_keys VALUES (1, ?, '2026-11-23T01:00:00.000Z')`, []any{secret}},
 		} {
 			if _, err := old.db.ExecContext(ctx, q.sql, q.args...); err != nil {
@@ -83,6 +84,9 @@ func TestMigrationSealsSecrets(t *testing.T) {
 		}
 		if w, err := s.RateWindow(ctx, KeyHash(key)); err != nil || len(w) != 3 {
 			t.Errorf("rate window after the migration: %v, %v", w, err)
+		}
+		if w, err := s.RateWindow(ctx, "post:"+KeyHash(key)); err != nil || len(w) != 2 {
+			t.Errorf("posting rate window after the migration: %v, %v", w, err)
 		}
 		if got, err := s.MediaKey(ctx); err != nil || !bytes.Equal(got, secret) {
 			t.Errorf("media key after the migration = %x, %v; want the same secret", got, err)
@@ -124,6 +128,16 @@ func TestWrongMasterKeyIsRefusedAtOpen(t *testing.T) {
 			t.Fatalf("open with another master key: %v, want ErrWrongKey", err)
 		}
 	})
+}
+
+// sealedVersion is the version of the migration that seals the secrets.
+func sealedVersion() int {
+	for i, m := range migrations {
+		if m.applySealed != nil {
+			return i + 1
+		}
+	}
+	panic("no migration seals the secrets")
 }
 
 // dumpTables is every value of the tables, as bytes, to search for secrets.
