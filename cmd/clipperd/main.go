@@ -1,7 +1,8 @@
 // Command clipperd is a self-hosted implementation of the clipping
 // service's HTTP API that clips video with ffmpeg.
 //
-//	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
+//	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] [--workers N] ...
+//	clipperd worker --database URL|FILE --media DIR|s3://... --public-url URL [--workers N] ...
 //	clipperd keys create --data DIR --org ORG --user USER
 //	clipperd keys list --data DIR
 //	clipperd keys revoke --data DIR KEY|PREFIX
@@ -31,7 +32,11 @@ import (
 )
 
 const usage = `usage:
-  clipperd serve [flags]                               run the API server (serve -h lists the flags)
+  clipperd serve [flags]                               run the API server, and by default the work too (serve -h lists
+                                                       the flags); --workers 0 makes an API-only node
+  clipperd worker --database URL|FILE --media DIR|s3://BUCKET/PREFIX --public-url URL [flags]
+                                                       run the work (projects, deliveries, posts, copy and censor jobs,
+                                                       schedules) without an API, beside serve processes (worker -h)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output; shown only then)
   clipperd keys list --data DIR                        list the keys by prefix, org, user and creation time
   clipperd keys revoke --data DIR KEY|PREFIX           delete an API key: the API refuses it, its gallery sessions end
@@ -82,6 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stderr)
+	case "worker":
+		return worker(ctx, args[1:], stderr)
 	case "keys":
 		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke" && args[1] != "list") {
 			fmt.Fprint(stderr, usage)

@@ -321,7 +321,7 @@ func TestCopyToTakesNewColumns(t *testing.T) {
 		src, _ := openTest(t)
 		dst, _ := be.open(t)
 		for _, s := range []*Store{src, dst} {
-			if _, err := s.db.ExecContext(ctx, `ALTER TABLE projects ADD COLUMN lease_until TEXT`); err != nil {
+			if _, err := s.db.ExecContext(ctx, `ALTER TABLE projects ADD COLUMN added_later TEXT`); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -329,15 +329,15 @@ func TestCopyToTakesNewColumns(t *testing.T) {
 		if err := src.CreateProject(ctx, p, Admission{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := src.db.ExecContext(ctx, `UPDATE projects SET lease_until = ? WHERE id = ?`, "2026-05-04T12:00:00.000Z", p.ID); err != nil {
+		if _, err := src.db.ExecContext(ctx, `UPDATE projects SET added_later = ? WHERE id = ?`, "2026-05-04T12:00:00.000Z", p.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := src.CopyTo(ctx, dst); err != nil {
 			t.Fatal(err)
 		}
-		var lease string
-		if err := dst.db.QueryRowContext(ctx, `SELECT lease_until FROM projects WHERE id = ?`, p.ID).Scan(&lease); err != nil || lease != "2026-05-04T12:00:00.000Z" {
-			t.Errorf("the new column after the copy: %q %v", lease, err)
+		var added string
+		if err := dst.db.QueryRowContext(ctx, `SELECT added_later FROM projects WHERE id = ?`, p.ID).Scan(&added); err != nil || added != "2026-05-04T12:00:00.000Z" {
+			t.Errorf("the new column after the copy: %q %v", added, err)
 		}
 	})
 }

@@ -278,7 +278,16 @@ var migrations = []migration{
 		postgres: `ALTER TABLE posts ADD COLUMN storage_size BIGINT NOT NULL DEFAULT 0;
 	CREATE INDEX posts_org_storage ON posts(org_id, storage_size);
 	CREATE INDEX posts_project ON posts(project_id);`},
-	// 17: no secret in the clear: API keys as their SHA-256, a prefix and
+	// 17: pipeline runs on the job system: the token of a project's run,
+	// raised by each requeue so a stale run writes nothing, and the lease
+	// of the run holding it, renewed by its heartbeat (runs.go).
+	{sql: `ALTER TABLE projects ADD COLUMN run_token INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE projects ADD COLUMN lease_until TEXT;
+	CREATE INDEX projects_lease ON projects(stage, lease_until);`,
+		postgres: `ALTER TABLE projects ADD COLUMN run_token BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE projects ADD COLUMN lease_until TEXT COLLATE "C";
+	CREATE INDEX projects_lease ON projects(stage, lease_until);`},
+	// 18: no secret in the clear: API keys as their SHA-256, a prefix and
 	// a copy sealed with the master key; sessions and rate windows name a
 	// key by its hash; the media key sealed (schema_sealed.go).
 	{sql: sealedSecretsSQLite, postgres: sealedSecretsPostgres, applySealed: migrateToSealedSecrets,
