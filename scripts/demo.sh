@@ -59,7 +59,7 @@ make -s -C "$root" build
 echo "== generating a $duration sample video with speech (festival, else espeak-ng) and scene cuts"
 "$root/bin/clipperd" sample --out "$work/sample.mp4" --duration "$duration" --width 1280 --height 720
 
-key="demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+key="demo-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 echo "== starting clipperd on 127.0.0.1:$port (log: .demo/clipperd.log)"
 CLIPPERD_API_KEY="$key" "$root/bin/clipperd" serve --listen "127.0.0.1:$port" --metrics-listen "127.0.0.1:$metrics_port" --data "$work/data" </dev/null >"$work/clipperd.log" 2>&1 &
 pid=$!

@@ -20,7 +20,7 @@ import (
 func accountsConnect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accounts connect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir, database := storeFlags(fs)
+	state := storeFlags(fs)
 	org := fs.String("org", "", "organization id that owns the account (required)")
 	platform := fs.String("platform", "", "one of "+strings.Join(apitypes.SocialPlatforms, ", ")+" (required)")
 	name := fs.String("name", "", "display name on the platform (required)")
@@ -39,7 +39,7 @@ func accountsConnect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := publish.CheckDestination(*publishTo); err != nil {
 		return fmt.Errorf("%w: accounts connect: --publish-to: %w", errUsage, err)
 	}
-	st, err := openStore(ctx, *dir, *database)
+	st, err := state.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/backup"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -18,7 +20,7 @@ import (
 func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir, database := storeFlags(fs)
+	state := storeFlags(fs)
 	to := fs.String("to", "", "the backup directory: new or empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -26,7 +28,8 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *to == "" {
 		return fmt.Errorf("%w: backup: --to is required", errUsage)
 	}
-	db := store.Location(*database, *dir)
+	dir := state.dir
+	db := store.Location(*state.database, *dir)
 	if store.IsPostgresURL(db) {
 		return fmt.Errorf("%w: backup: --database is PostgreSQL; back it up with its own tools (pg_dump, base backups) "+
 			"and the media bucket with its versioning: clipperd backup covers a single box", errUsage)
@@ -50,13 +53,25 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	from := fs.String("from", "", "the backup directory (written by clipperd backup)")
 	to := fs.String("to", "", "the data directory to restore into: new or empty")
+	keyFile := fs.String("master-key-file", "", masterKeyFileUsage+
+		"; unset (and no "+masterkey.Env+"): the key file the backup holds")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *from == "" || *to == "" {
 		return fmt.Errorf("%w: restore: --from and --to are required", errUsage)
 	}
-	report, err := backup.Restore(ctx, *from, *to)
+	// A master key kept apart from the data directory did not travel in the
+	// backup: the restored database's secrets open only with it.
+	var opts []store.Option
+	if env := os.Getenv(masterkey.Env); env != "" || *keyFile != "" {
+		key, _, err := masterkey.Resolve(env, *keyFile, "")
+		if err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+		opts = append(opts, store.WithMasterKey(key))
+	}
+	report, err := backup.Restore(ctx, *from, *to, opts...)
 	if report != nil {
 		printReport(stdout, report, "missing from the backup", "damaged in the backup (refused when asked for)")
 	}

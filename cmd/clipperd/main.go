@@ -4,7 +4,8 @@
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] [--workers N] ...
 //	clipperd worker --database URL|FILE --media DIR|s3://... --public-url URL [--workers N] ...
 //	clipperd keys create --data DIR --org ORG --user USER
-//	clipperd keys revoke --data DIR KEY
+//	clipperd keys list --data DIR
+//	clipperd keys revoke --data DIR KEY|PREFIX
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
@@ -29,6 +30,7 @@ import (
 	"syscall"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -38,8 +40,9 @@ const usage = `usage:
   clipperd worker --database URL|FILE --media DIR|s3://BUCKET/PREFIX --public-url URL [flags]
                                                        run the work (projects, deliveries, posts, copy and censor jobs,
                                                        schedules) without an API, beside serve processes (worker -h)
-  clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
-  clipperd keys revoke --data DIR KEY                  delete an API key: the API refuses it, its gallery sessions end
+  clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output; shown only then)
+  clipperd keys list --data DIR                        list the keys by prefix, org, user and creation time
+  clipperd keys revoke --data DIR KEY|PREFIX           delete an API key: the API refuses it, its gallery sessions end
   clipperd accounts connect --data DIR --org ORG --platform P --name NAME [--publish-to dir|webhook:URL]
                                                        record a connected social account (prints its postAccountId last);
                                                        its posts go to DATA/published (dir, the default) or a signed webhook
@@ -60,7 +63,9 @@ const usage = `usage:
                                                        bucket or directory (migrate -h tells more)
 
 Every command with --data also takes --database URL|FILE: the state in PostgreSQL
-(postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db).
+(postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db), and
+--master-key-file FILE: the key that seals the stored secrets (default DATA/master.key;
+CLIPPERD_MASTER_KEY, base64 of 32 bytes, wins over it).
 `
 
 // errUsage marks a command-line mistake (exit status 2).
@@ -94,12 +99,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "worker":
 		return worker(ctx, args[1:], stderr)
 	case "keys":
-		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke") {
+		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke" && args[1] != "list") {
 			fmt.Fprint(stderr, usage)
-			return fmt.Errorf("%w: keys takes the subcommand create or revoke", errUsage)
+			return fmt.Errorf("%w: keys takes the subcommand create, list or revoke", errUsage)
 		}
-		if args[1] == "revoke" {
+		switch args[1] {
+		case "revoke":
 			return keysRevoke(ctx, args[2:], stdout, stderr)
+		case "list":
+			return keysList(ctx, args[2:], stdout, stderr)
 		}
 		return keysCreate(ctx, args[2:], stdout, stderr)
 	case "accounts":
@@ -155,27 +163,41 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 const databaseUsage = "the state's database: a postgres:// URL (several clipperd processes may share it) or a SQLite file (default DATA/clipperd.db)"
 
-// storeFlags adds the flags that say where a server's state is, for the
-// commands that open its store.
-func storeFlags(fs *flag.FlagSet) (dir, database *string) {
-	dir = fs.String("data", "./clipperd-data", "data directory of the server")
-	database = fs.String("database", "", databaseUsage)
-	return dir, database
+const masterKeyFileUsage = "the file of the master key that seals the stored secrets (default DATA/" + masterkey.DefaultFile +
+	", made at first start; " + masterkey.Env + " wins over it). Processes sharing a PostgreSQL database must share the key"
+
+// stateFlags say where a server's state is, for the commands that open its
+// store.
+type stateFlags struct {
+	dir, database, masterKeyFile *string
 }
 
-// openStore opens the store of a command with --data and --database. On a
-// SQLite file it holds the data directory's shared lock until Close, as
-// serve does, so a change made while `clipperd migrate` copies the
-// directory (and would miss it) is refused instead.
-func openStore(ctx context.Context, dir, database string) (*lockedStore, error) {
+func storeFlags(fs *flag.FlagSet) stateFlags {
+	return stateFlags{
+		dir:           fs.String("data", "./clipperd-data", "data directory of the server"),
+		database:      fs.String("database", "", databaseUsage),
+		masterKeyFile: fs.String("master-key-file", "", masterKeyFileUsage),
+	}
+}
+
+// open opens the store of a command, its secrets sealed with the master
+// key of CLIPPERD_MASTER_KEY, --master-key-file or the data directory's key
+// file, as the server finds it. On a SQLite file it holds the data
+// directory's shared lock until Close, as serve does, so a change made
+// while `clipperd migrate` copies the directory (and would miss it) is
+// refused instead.
+func (f stateFlags) open(ctx context.Context) (*lockedStore, error) {
+	key, _, err := masterkey.Resolve(os.Getenv(masterkey.Env), *f.masterKeyFile, *f.dir)
+	if err != nil {
+		return nil, err
+	}
 	var lock *datalock.Lock
-	if !store.IsPostgresURL(database) {
-		var err error
-		if lock, err = datalock.Shared(dir); err != nil {
+	if !store.IsPostgresURL(*f.database) {
+		if lock, err = datalock.Shared(*f.dir); err != nil {
 			return nil, fmt.Errorf("%w: `clipperd migrate` is copying it", err)
 		}
 	}
-	st, err := store.Open(ctx, store.Location(database, dir))
+	st, err := store.Open(ctx, store.Location(*f.database, *f.dir), store.WithMasterKey(key))
 	if err != nil {
 		_ = lock.Release()
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/netip"
@@ -279,5 +280,39 @@ func TestParseCIDRs(t *testing.T) {
 	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"), netip.MustParsePrefix("fd00::/8")}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseCIDRs: %v, want %v", got, want)
+	}
+}
+
+// TestServeRefusesAShortAPIKey: a CLIPPERD_API_KEY under 32 characters is a
+// usage error naming the variable and the rule, before anything starts.
+func TestServeRefusesAShortAPIKey(t *testing.T) {
+	t.Setenv(apiKeyEnv, "dev-key")
+	var stderr bytes.Buffer
+	err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(), "--metrics-listen", "off"}, io.Discard, &stderr)
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "CLIPPERD_API_KEY is 7 characters; it must be at least 32") {
+		t.Fatalf("serve with a 7-character key: %v, want a usage error naming %s and the rule", err, apiKeyEnv)
+	}
+}
+
+// TestKeysListShowsPrefixesOnly: keys list shows each key's prefix, org and
+// user, never a key; keys revoke takes the listed prefix.
+func TestKeysListShowsPrefixesOnly(t *testing.T) {
+	dir := t.TempDir()
+	key := createKey(t, dir, "org-acme", "ann")
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"keys", "list", "--data", dir}, &out, &errOut); err != nil {
+		t.Fatalf("keys list: %v (stderr %s)", err, errOut.String())
+	}
+	prefix := key[:10]
+	if strings.Contains(out.String(), key) || !strings.Contains(out.String(), prefix+"...") || !strings.Contains(out.String(), "org-acme") {
+		t.Fatalf("keys list printed %q; want the prefix %s..., never the key", out.String(), prefix)
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"keys", "revoke", "--data", dir, prefix}, &out, &errOut); err != nil {
+		t.Fatalf("keys revoke by prefix: %v", err)
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"keys", "list", "--data", dir}, &out, &errOut); err != nil || strings.Contains(out.String(), prefix) {
+		t.Errorf("keys list after the revocation: %q, %v", out.String(), err)
 	}
 }

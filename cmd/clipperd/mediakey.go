@@ -14,11 +14,11 @@ import (
 func mediaKeyRotate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("media-key rotate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir, database := storeFlags(fs)
+	state := storeFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, *dir, *database)
+	st, err := state.open(ctx)
 	if err != nil {
 		return err
 	}

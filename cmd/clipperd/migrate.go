@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/s3blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/migrate"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -47,6 +49,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	toDatabase := fs.String("to-database", "", "the scale-out database: a postgres:// URL of an empty database (required)")
 	toMedia := fs.String("to-media", "", "where the media go: "+s3blob.URLForm+" or a directory (required)")
 	quiet := fs.Bool("quiet", false, "print only the summary, not each file")
+	masterKeyFile := fs.String("master-key-file", "", "the single box's master key file, when it ran with --master-key-file (default DATA/"+masterkey.DefaultFile+"; "+masterkey.Env+" wins over it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -67,8 +70,11 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 
-	cfg := migrate.Config{From: *from, FromDatabase: *fromDatabase, ToDatabase: *toDatabase}
-	var err error
+	master, masterFrom, err := masterkey.Resolve(os.Getenv(masterkey.Env), *masterKeyFile, *from)
+	if err != nil {
+		return err
+	}
+	cfg := migrate.Config{From: *from, FromDatabase: *fromDatabase, ToDatabase: *toDatabase, MasterKey: master}
 	if *fromMedia != "" {
 		if cfg.FromMedia, err = server.OpenMedia(ctx, *fromMedia, nil); err != nil {
 			return fmt.Errorf("--from-media: %w", err)
@@ -101,6 +107,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "  %-20s %d\n", t.Table, t.Rows)
 	}
 	fmt.Fprintln(stdout, "done: start clipperd serve --database <the --to-database URL> --media <the --to-media value> (and workers alike)")
+	fmt.Fprintf(stdout, "every process needs the master key the secrets are sealed with: %s (as %s or --master-key-file)\n", masterFrom, masterkey.Env)
 	return nil
 }
 

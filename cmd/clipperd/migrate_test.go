@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
@@ -97,11 +98,19 @@ func TestMigrateToADirectory(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(to, clip)); err != nil || string(b) != "a render" {
 		t.Errorf("the moved clip: %q %v", b, err)
 	}
-	st, err := store.Open(t.Context(), url)
+	// The moved secrets open with the single box's master key.
+	master, err := masterkey.Load(filepath.Join(from, masterkey.DefaultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), url, store.WithMasterKey(master))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if first, err := st.FirstKey(t.Context(), "org-acme"); err != nil || first != key {
+		t.Errorf("the webhook signing key after the move: %v", err)
+	}
 	if k, err := st.LookupKey(t.Context(), key); err != nil || k.OrgID != "org-acme" {
 		t.Errorf("the key after the move: %+v %v", k, err)
 	}

@@ -97,7 +97,7 @@ func launch(t *testing.T, bin, logPath, key string, args ...string) (*exec.Cmd, 
 func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	addr, key := freeAddr(t), "kill-test-key"
+	addr, key := freeAddr(t), "kill-test-key-0123456789abcdef012345"
 	src := filepath.Join(t.TempDir(), "src.mp4")
 	if err := testvideo.Generate(t.Context(), src, testvideo.Options{Duration: 40 * time.Second}); err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func downloadFirstClip(t *testing.T, c *client.Client, id, base string) {
 func TestSIGTERMStopsCleanly(t *testing.T) {
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	cmd := startProcess(t, bin, "127.0.0.1:0", dir, "term-key")
+	cmd := startProcess(t, bin, "127.0.0.1:0", dir, "term-key-0123456789abcdef0123456789abcd")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 func TestKill9BetweenSchedulingAndFiringFiresOnce(t *testing.T) {
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	addr, key := freeAddr(t), "publish-kill-key"
+	addr, key := freeAddr(t), "publish-kill-key-0123456789abcdef0123"
 	projectID, clipID := seedRenderedClip(t, dir, "http://"+addr)
 	var out, errOut bytes.Buffer
 	if err := run(t.Context(), []string{"accounts", "connect", "--data", dir, "--org", server.DevOrgID,

@@ -19,7 +19,8 @@ import (
 func repair(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir, database := storeFlags(fs)
+	state := storeFlags(fs)
+	dir, database := state.dir, state.database
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/s3blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
@@ -24,6 +25,11 @@ import (
 
 // apiKeyEnv names the development key the server ensures at start.
 const apiKeyEnv = "CLIPPERD_API_KEY"
+
+// minAPIKeyLen is the shortest CLIPPERD_API_KEY serve accepts: the store
+// keeps a fast hash of keys, which is only safe for keys that cannot be
+// guessed (the keys clipperd makes are 51 characters, 192 random bits).
+const minAPIKeyLen = 32
 
 // serve runs the server until ctx ends (SIGINT/SIGTERM), then stops it gracefully.
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
@@ -42,7 +48,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
 	fs.DurationVar(&cfg.UploadProgressTimeout, "upload-progress-timeout", server.DefaultUploadProgressTimeout, "an upload PUT ends when no byte of its body arrives for this long")
 	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "open connections per client address; new ones over it are closed at once (0 = no cap)")
-	fs.Func("trusted-proxies", "CIDR[,CIDR]: reverse proxies in front of clipperd; the gallery counts failed logins of a request from one by the right-most X-Forwarded-For address not in them (default: by the peer)",
+	fs.Func("trusted-proxies", "CIDR[,CIDR]: reverse proxies in front of clipperd; the gallery and the API count failed logins and API keys of a request from one by the right-most X-Forwarded-For address not in them (default: by the peer)",
 		func(v string) (err error) {
 			cfg.TrustedProxies, err = parseCIDRs(v)
 			return err
@@ -70,6 +76,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: --gallery-session-ttl must be at least 1m, not %s", errUsage, cfg.GallerySessionTTL)
 	}
 	cfg.APIKey = os.Getenv(apiKeyEnv)
+	if n := len(cfg.APIKey); n > 0 && n < minAPIKeyLen {
+		return fmt.Errorf("%w: %s is %d characters; it must be at least %d (make one with `openssl rand -hex 24`)", errUsage, apiKeyEnv, n, minAPIKeyLen)
+	}
 
 	srv, err := server.Start(ctx, cfg)
 	if err != nil {
@@ -127,6 +136,7 @@ type workFlags struct {
 func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *workFlags {
 	fs.StringVar(&cfg.DataDir, "data", "./clipperd-data", "data directory (database, uploads, media, temporary files)")
 	fs.StringVar(&cfg.Database, "database", "", databaseUsage)
+	fs.StringVar(&cfg.MasterKeyFile, "master-key-file", "", masterKeyFileUsage)
 	fs.StringVar(&cfg.Media, "media", "", "where the media are kept: a directory (default: the data directory) or "+s3blob.URLForm+", with credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out, the API's address (serve: default http://<listen>; worker: required)")
 	fs.IntVar(&cfg.Workers, "workers", server.DefaultWorkers, workersUsage)
@@ -154,6 +164,7 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 	if err := server.CheckMedia(cfg.Media); err != nil {
 		return fmt.Errorf("%w: --media %v", errUsage, err)
 	}
+	cfg.MasterKey = os.Getenv(masterkey.Env)
 	if cfg.MetricsListen == "off" {
 		cfg.MetricsListen = "" // server.Config's "no metrics"
 	}

@@ -85,7 +85,7 @@ func listenedAt(log, msg string) string {
 
 // --metrics-listen serves the metrics there, without the development key.
 func TestServeMetricsListen(t *testing.T) {
-	const key = "ck_serve_metrics_key"
+	const key = "ck_serve_metrics_key_0123456789abcdef"
 	t.Setenv(apiKeyEnv, key)
 	log := serveInProcess(t, "--metrics-listen", "127.0.0.1:0")
 	metricsAddr := listenedAt(log.String(), "metrics listening")

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -19,7 +20,7 @@ import (
 func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("templates create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir, database := storeFlags(fs)
+	state := storeFlags(fs)
 	org := fs.String("org", "", "organization id that owns the template (required)")
 	name := fs.String("name", "", "template name (required)")
 	isDefault := fs.Bool("default", false, "make it the org's default template, used when a project names none")
@@ -33,6 +34,9 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	if *org == "" || *name == "" {
 		return fmt.Errorf("%w: templates create: --org and --name are required", errUsage)
 	}
+	if err := rules.Length(*name, rules.MaxName); err != nil {
+		return fmt.Errorf("%w: templates create: --name %w", errUsage, err)
+	}
 	if *aspect != "" && !slices.Contains(apitypes.AspectRatios, *aspect) {
 		return fmt.Errorf("%w: templates create: --aspect must be one of %s, not %q", errUsage, strings.Join(apitypes.AspectRatios, ", "), *aspect)
 	}
@@ -45,7 +49,7 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	tpl := apitypes.BrandTemplate{TemplateID: store.NewID("tpl_"), Name: *name, IsDefault: *isDefault, Preferences: &pref}
 
-	st, err := openStore(ctx, *dir, *database)
+	st, err := state.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func TestAPIOnlyServeAndWorker(t *testing.T) {
 	db := storetest.PostgresURL(t)
 	root := t.TempDir()
 	dir := filepath.Join(root, "data") // one box: the processes share it
-	key := "api-only-key"
+	key := "api-only-key-0123456789abcdef0123456789"
 	src := filepath.Join(root, "src.mp4")
 	if err := testvideo.Generate(t.Context(), src, testvideo.Options{Duration: 20 * time.Second, Width: 320, Height: 240}); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -101,18 +103,22 @@ type Config struct {
 	// requested; nil = one over Store with the default lifetimes.
 	MediaLinks *medialink.Signer
 	// OnThrottled is called with the reason of every 429 answered,
-	// ThrottledRate, ThrottledPostRate or ThrottledConcurrent (the server counts them); nil =
-	// nothing.
+	// ThrottledRate, ThrottledPostRate, ThrottledConcurrent or
+	// ThrottledAuth (the server counts them); nil = nothing.
 	OnThrottled func(reason string)
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client failed API keys are counted by; none: the peer is.
+	TrustedProxies []netip.Prefix
 }
 
 // The reasons OnThrottled reports: the per-key rate limit, that of the
-// posting endpoints, and the cap on an organization's projects in flight
-// (the X-Cap-Reason of its 429).
+// posting endpoints, the cap on an organization's projects in flight (the
+// X-Cap-Reason of its 429), and a client address's failed API keys.
 const (
 	ThrottledRate       = "rate"
 	ThrottledPostRate   = "post_rate"
 	ThrottledConcurrent = apitypes.CapReasonConcurrent
+	ThrottledAuth       = "auth"
 )
 
 // RequiredTools are the programs clipperd cannot clip without, which
@@ -147,6 +153,10 @@ type API struct {
 	scheduleCreated      func()
 	throttled            func(reason string)
 	allowPrivateWebhooks bool
+	// authFails bounds failed API keys per client address (trustedProxies:
+	// Config.TrustedProxies).
+	authFails      *failbound.Limiter
+	trustedProxies []netip.Prefix
 }
 
 // New returns the handler of every clipperd route.
@@ -249,6 +259,8 @@ func newAPI(cfg Config) *API {
 		throttled:       cfg.OnThrottled,
 
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		authFails:            failbound.New(),
+		trustedProxies:       cfg.TrustedProxies,
 	}
 }
 

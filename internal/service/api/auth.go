@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -41,10 +43,25 @@ func bearerToken(h string) (string, bool) {
 	return token, true
 }
 
-// authed requires a known API key.
+// authed requires a known API key. Failed keys are bounded per client
+// address as failed gallery logins are: out of attempts, a request is
+// refused (429) before its key is looked at.
 func (a *API) authed(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		client, err := failbound.ClientAddr(r, a.trustedProxies)
+		if err != nil {
+			a.log.Warn("failed API keys counted by the proxy's address", "client", client, "err", err)
+		}
+		if now := a.limiter.now(); a.authFails.Blocked(client, now) {
+			a.throttled(ThrottledAuth)
+			w.Header().Set("Retry-After", strconv.Itoa(int(failbound.Every.Seconds())))
+			a.fail(w, r, errAuthBlocked)
+			return
+		}
 		key, err := a.authenticate(r)
+		if ae := (*authError)(nil); errors.As(err, &ae) && ae.unknown {
+			a.authFails.Failed(client, a.limiter.now())
+		}
 		if err != nil {
 			a.fail(w, r, err)
 			return
@@ -63,7 +80,7 @@ func (a *API) authenticate(r *http.Request) (store.Key, error) {
 	}
 	key, err := a.store.LookupKey(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Key{}, &authError{msg: "invalid API key"}
+		return store.Key{}, &authError{msg: "invalid API key", unknown: true}
 	}
 	if err != nil {
 		return store.Key{}, err
@@ -91,7 +108,7 @@ func (a *API) postLimited(next http.HandlerFunc) http.HandlerFunc {
 // reason.
 func (a *API) limitedBy(l *keyLimiter, reason string, refused error, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !l.admit(context.WithoutCancel(r.Context()), w, caller(r).Key, l.now()) {
+		if !l.admit(context.WithoutCancel(r.Context()), w, caller(r).Hash, l.now()) {
 			a.throttled(reason)
 			a.fail(w, r, refused)
 			return

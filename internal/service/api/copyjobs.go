@@ -43,6 +43,13 @@ func (a *API) createCopyJob(w http.ResponseWriter, r *http.Request) {
 // The prompt is part of the cache key, so surrounding space is dropped.
 func checkCopyJob(req *apitypes.SocialCopyJobRequest) error {
 	req.Prompt = strings.TrimSpace(req.Prompt)
+	if err := checkLengths(
+		textField{"projectId", req.ProjectID, rules.MaxID}, textField{"clipId", req.ClipID, rules.MaxID},
+		textField{"postAccountId", req.PostAccountID, rules.MaxID}, textField{"subAccountId", req.SubAccountID, rules.MaxID},
+		textField{"prompt", req.Prompt, rules.MaxPrompt},
+	); err != nil {
+		return err
+	}
 	if req.ProjectID == "" {
 		return badField("projectId", "is required")
 	}

@@ -64,6 +64,7 @@ func unknownAs(err error, field, format string, args ...any) error {
 type authError struct {
 	msg       string
 	forbidden bool
+	unknown   bool // a key that is not one: a failed attempt of its client
 }
 
 func (e *authError) Error() string { return e.msg }
@@ -79,6 +80,10 @@ func (e *methodError) Error() string {
 // errRateLimited is a request over the key's rate limit; the limiter has
 // set the Retry-After and X-RateLimit-* headers.
 var errRateLimited = errors.New("rate limited")
+
+// errAuthBlocked is a request from a client address out of failed API key
+// attempts (package failbound); Retry-After is set.
+var errAuthBlocked = errors.New("too many failed API key attempts from your address; retry after the Retry-After seconds")
 
 // errPostRateLimited is a request over the key's limit on the posting
 // endpoints, with the same headers.
@@ -185,6 +190,8 @@ func (a *API) refusal(err error) (status int, name, msg string, ok bool) {
 			" collections per organization reached; delete a collection to create another", true
 	case errors.As(err, &sq):
 		return http.StatusForbidden, errStorageQuota, sq.Error(), true
+	case errors.Is(err, errAuthBlocked):
+		return http.StatusTooManyRequests, errTooMany, errAuthBlocked.Error(), true
 	case errors.Is(err, errRateLimited):
 		return http.StatusTooManyRequests, errTooMany, "rate limit of " + strconv.Itoa(a.limiter.perMinute) +
 			" requests per minute per API key exceeded; retry after the Retry-After seconds", true

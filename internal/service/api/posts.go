@@ -92,6 +92,18 @@ func (a *API) deletePublishSchedule(w http.ResponseWriter, r *http.Request) {
 
 // checkPostTask checks the rules of a post-task body that need no lookup.
 func checkPostTask(req *apitypes.PostTaskRequest) error {
+	fields := []textField{
+		{"projectId", req.ProjectID, rules.MaxID}, {"clipId", req.ClipID, rules.MaxID},
+		{"postAccountId", req.PostAccountID, rules.MaxID}, {"subAccountId", req.SubAccountID, rules.MaxID},
+		{"postDetail.title", req.PostDetail.Title, rules.MaxTitle}, {"postDetail.mediaType", req.PostDetail.MediaType, rules.MaxKeyword},
+	}
+	if c := req.PostDetail.Custom; c != nil {
+		fields = append(fields, textField{"postDetail.custom.description", c.Description, rules.MaxDescription},
+			textField{"postDetail.custom.privacy", c.Privacy, rules.MaxKeyword})
+	}
+	if err := checkLengths(fields...); err != nil {
+		return err
+	}
 	for _, f := range []struct {
 		name, hint string
 		value      *string

@@ -21,6 +21,9 @@ func normalizeCreate(req *apitypes.CreateProjectRequest) error {
 		req.ImportPref = req.ImportPreference
 	}
 	req.ImportPreference = nil
+	if err := checkCreateLengths(req); err != nil {
+		return err
+	}
 
 	req.VideoURL = strings.TrimSpace(req.VideoURL)
 	if req.VideoURL == "" {
@@ -124,4 +127,54 @@ func ruleError(field string, err error) error {
 		field += "." + broken.Field
 	}
 	return badField(field, "%s", broken.Rule)
+}
+
+// textField is a free-text field of a request body and its longest length
+// (rules.Max*).
+type textField struct {
+	name  string
+	value string
+	max   int
+}
+
+// checkLengths returns the first field longer than its rule allows.
+func checkLengths(fields ...textField) error {
+	for _, f := range fields {
+		if err := rules.Length(f.value, f.max); err != nil {
+			return ruleError(f.name, err)
+		}
+	}
+	return nil
+}
+
+// checkCreateLengths bounds the free text of a create request.
+func checkCreateLengths(req *apitypes.CreateProjectRequest) error {
+	fields := []textField{
+		{"videoUrl", req.VideoURL, rules.MaxURL},
+		{"brandTemplateId", req.BrandTemplateID, rules.MaxID},
+	}
+	if c := req.CurationPref; c != nil {
+		fields = append(fields,
+			textField{"curationPref.customPrompt", c.CustomPrompt, rules.MaxPrompt},
+			textField{"curationPref.genre", c.Genre, rules.MaxKeyword},
+			textField{"curationPref.forceStrategy", c.ForceStrategy, rules.MaxKeyword})
+		if err := rules.Count(len(c.TopicKeywords), rules.MaxKeywords); err != nil {
+			return ruleError("curationPref.topicKeywords", err)
+		}
+		for i, k := range c.TopicKeywords {
+			fields = append(fields, textField{fmt.Sprintf("curationPref.topicKeywords[%d]", i), k, rules.MaxKeyword})
+		}
+	}
+	if p := req.ImportPref; p != nil {
+		fields = append(fields, textField{"importPref.sourceLang", p.SourceLang, rules.MaxSourceLang})
+	}
+	if v := req.UploadedVideoAttr; v != nil {
+		fields = append(fields, textField{"uploadedVideoAttr.title", v.Title, rules.MaxTitle})
+	}
+	for i, act := range req.ConclusionActions {
+		fields = append(fields,
+			textField{fmt.Sprintf("conclusionActions[%d].url", i), act.URL, rules.MaxURL},
+			textField{fmt.Sprintf("conclusionActions[%d].email", i), act.Email, rules.MaxText})
+	}
+	return checkLengths(fields...)
 }

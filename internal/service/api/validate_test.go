@@ -84,3 +84,74 @@ func emailActions(n int) []apitypes.ConclusionAction {
 	}
 	return actions
 }
+
+// TestTextFieldsAreBounded: each free-text field of a request body longer
+// than its documented limit is a 400 naming the field and the limit (the
+// probe's 100,000-character title, 100 KB sourceLang, 1 MB prompt among
+// them); at the limit it passes.
+func TestTextFieldsAreBounded(t *testing.T) {
+	const video = "https://www.youtube.com/watch?v=abc"
+	long := func(n int) string { return strings.Repeat("x", n) }
+	create := func(edit func(*apitypes.CreateProjectRequest)) func() error {
+		return func() error {
+			req := apitypes.CreateProjectRequest{VideoURL: video}
+			edit(&req)
+			return normalizeCreate(&req)
+		}
+	}
+	copyJob := func(prompt string) func() error {
+		return func() error {
+			return checkCopyJob(&apitypes.SocialCopyJobRequest{ProjectID: "p", ClipID: "c01", PostAccountID: "pa", Prompt: prompt})
+		}
+	}
+	post := func(title, description string) func() error {
+		return func() error {
+			return checkPostTask(&apitypes.PostTaskRequest{ProjectID: "p", ClipID: "c01", PostAccountID: "pa",
+				PostDetail: apitypes.PostDetail{Title: title, Custom: &apitypes.PostDetailCustom{Description: description}}})
+		}
+	}
+	cases := []struct {
+		name  string
+		check func() error
+		field string // "" when valid
+		rule  string
+	}{
+		{"title at its limit", create(func(r *apitypes.CreateProjectRequest) {
+			r.UploadedVideoAttr = &apitypes.UploadedVideoAttr{Title: long(500)}
+		}), "", ""},
+		{"100,000-character title", create(func(r *apitypes.CreateProjectRequest) {
+			r.UploadedVideoAttr = &apitypes.UploadedVideoAttr{Title: long(100000)}
+		}), "uploadedVideoAttr.title", "must be at most 500 characters, not 100000"},
+		{"100 KB sourceLang", create(func(r *apitypes.CreateProjectRequest) {
+			r.ImportPref = &apitypes.ImportPref{SourceLang: long(100 << 10)}
+		}), "importPref.sourceLang", "must be at most 64 characters, not 102400"},
+		{"1 MB custom prompt", create(func(r *apitypes.CreateProjectRequest) {
+			r.CurationPref = &apitypes.CurationPref{Model: apitypes.ModelClipAnything, CustomPrompt: long(1 << 20)}
+		}), "curationPref.customPrompt", "must be at most 5000 characters, not 1048576"},
+		{"51 keywords", create(func(r *apitypes.CreateProjectRequest) {
+			r.CurationPref = &apitypes.CurationPref{TopicKeywords: make([]string, 51)}
+		}), "curationPref.topicKeywords", "must have at most 50 items, not 51"},
+		{"a long keyword", create(func(r *apitypes.CreateProjectRequest) {
+			r.CurationPref = &apitypes.CurationPref{TopicKeywords: []string{"ok", long(101)}}
+		}), "curationPref.topicKeywords[1]", "must be at most 100 characters, not 101"},
+		{"copy prompt at its limit", copyJob(long(5000)), "", ""},
+		{"1 MB copy prompt", copyJob(long(1 << 20)), "prompt", "must be at most 5000 characters, not 1048576"},
+		{"long post title", post(long(501), ""), "postDetail.title", "must be at most 500 characters, not 501"},
+		{"long post description", post("t", long(5001)), "postDetail.custom.description", "must be at most 5000 characters, not 5001"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.check()
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var fe *fieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field || fe.Rule != tc.rule {
+				t.Fatalf("got %v, want %s: %s", err, tc.field, tc.rule)
+			}
+		})
+	}
+}

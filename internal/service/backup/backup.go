@@ -121,7 +121,7 @@ func Travels(name string) bool {
 // which then serves as a data directory: the database is opened as a
 // server opens it (checked, migrated when this clipperd is newer), and
 // every render with a recorded sum is checked against it.
-func Restore(ctx context.Context, from, to string) (*Report, error) {
+func Restore(ctx context.Context, from, to string, opts ...store.Option) (*Report, error) {
 	data, err := os.ReadFile(filepath.Join(from, ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a whole backup (no %s, which a backup writes last): %w", from, ManifestFile, err)
@@ -156,7 +156,7 @@ func Restore(ctx context.Context, from, to string) (*Report, error) {
 	if err != nil {
 		return report, err
 	}
-	st, err := store.Open(ctx, filepath.Join(to, m.Database))
+	st, err := store.Open(ctx, filepath.Join(to, m.Database), opts...)
 	if err != nil {
 		return report, err
 	}

@@ -146,13 +146,13 @@ func (d *Dir) pending(key string) (string, *os.File, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return "", nil, err
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	f, err := os.OpenFile(filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".part-"+hex.EncodeToString(b[:])),
-		os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", nil, err
 	}
@@ -220,7 +220,7 @@ func (d *Dir) PutFile(ctx context.Context, key, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return err
 	}
 	err = os.Rename(path, final)

@@ -18,9 +18,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -68,7 +70,7 @@ type Gallery struct {
 	now    func() time.Time
 	secure bool
 	pages  map[string]*template.Template
-	logins *loginLimiter
+	logins *failbound.Limiter
 	// trustedProxies: see Config.TrustedProxies.
 	trustedProxies []netip.Prefix
 	throttled      func(reason string)
@@ -99,7 +101,7 @@ func New(cfg Config) (http.Handler, error) {
 	g := &Gallery{
 		store: cfg.Store, links: cfg.MediaLinks, log: cfg.Logger, ttl: cmp.Or(cfg.SessionTTL, DefaultSessionTTL),
 		now: cfg.Now, secure: strings.HasPrefix(cfg.PublicURL, "https://"),
-		pages: pages, logins: newLoginLimiter(), trustedProxies: cfg.TrustedProxies, throttled: cfg.OnThrottled,
+		pages: pages, logins: failbound.New(), trustedProxies: cfg.TrustedProxies, throttled: cfg.OnThrottled,
 	}
 	if g.throttled == nil {
 		g.throttled = func(string) {}
@@ -249,6 +251,16 @@ func (g *Gallery) notFound(w http.ResponseWriter, r *http.Request, msg string) {
 // the log only.
 func (g *Gallery) fail(w http.ResponseWriter, r *http.Request, err error) {
 	g.log.Error("gallery request failed", "path", r.URL.Path, "err", err)
+	if store.IsFull(err) {
+		// As the API answers a full disk: 507, to retry once space is freed.
+		w.Header().Set("Retry-After", strconv.Itoa(fullRetryAfter))
+		g.render(w, r, http.StatusInsufficientStorage, "notfound", "Storage full",
+			"The server's storage is full; try again once space has been freed.")
+		return
+	}
 	g.render(w, r, http.StatusInternalServerError, "notfound", "Something went wrong",
 		"The page could not be read; the server log says why.")
 }
+
+// fullRetryAfter is the Retry-After of a 507, in seconds, as the API's.
+const fullRetryAfter = 60

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 func TestRootRedirectsToGallery(t *testing.T) {
@@ -182,7 +184,7 @@ func TestRevokedKeyEndsTheSession(t *testing.T) {
 	e := newEnv(t)
 	c := e.login(t, e.keyA)
 	wantStatus(t, e.get(t, "/ui/", c), http.StatusOK)
-	if err := e.st.RevokeKey(context.Background(), e.keyA); err != nil {
+	if err := e.st.RevokeKey(context.Background(), store.KeyHash(e.keyA)); err != nil {
 		t.Fatal(err)
 	}
 	wantToLogin(t, e.get(t, "/ui/", c))
@@ -338,4 +340,38 @@ func TestCrossOriginLogoutIsRefused(t *testing.T) {
 	if sessionCookie(rec) != nil {
 		t.Fatal("a cross-site logout cleared the cookie")
 	}
+}
+
+// TestLoginOnAFullDiskAnswers507: a login whose session cannot be stored
+// because the disk is full is a 507 with Retry-After, as the API answers,
+// not a 500; once space is back the same key logs in.
+func TestLoginOnAFullDiskAnswers507(t *testing.T) {
+	e := newEnv(t)
+	if err := e.st.LimitSize(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	// Fill the database's last free pages, with smaller rows as they run
+	// out, so the session's insert finds no room.
+	n := 0
+	for _, pad := range []int{400, 100, 0} {
+		for range 100000 {
+			n++
+			err := e.st.CreateGallerySession(context.Background(), fmt.Sprintf("f%d%s", n, strings.Repeat("x", pad)),
+				store.Key{Hash: store.KeyHash(e.keyA), OrgID: orgA}, e.clock.now().Add(time.Hour))
+			if err != nil {
+				if !store.IsFull(err) {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+	rec := e.do(t, http.MethodPost, "/ui/login", url.Values{"api_key": {e.keyA}}, nil)
+	if rec.Code != http.StatusInsufficientStorage || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("login on a full disk: %d (Retry-After %q), want 507 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if err := e.st.LimitSize(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	e.login(t, e.keyA)
 }

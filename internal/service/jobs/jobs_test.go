@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
@@ -36,10 +37,14 @@ func forEachEngine(t *testing.T, fn func(t *testing.T, newLocation func(testing.
 	t.Run(EnginePostgres, func(t *testing.T) { fn(t, storetest.PostgresURL) })
 }
 
+// testMasterKey seals the secrets of the tests' stores, so a second
+// process (a second handle) of one database opens them too.
+var testMasterKey, _ = masterkey.Generate()
+
 // openStore opens the store at location, as clipperd does.
 func openStore(t *testing.T, location string) *store.Store {
 	t.Helper()
-	st, err := store.Open(t.Context(), location)
+	st, err := store.Open(t.Context(), location, store.WithMasterKey(testMasterKey))
 	if err != nil {
 		t.Fatal(err)
 	}

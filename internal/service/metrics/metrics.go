@@ -73,7 +73,7 @@ var (
 // publish's attempts and publish's destination kinds. The server's tests
 // check them against those packages' constants.
 var (
-	throttleReasons     = []string{"rate", "post_rate", apitypes.CapReasonConcurrent, "login"}
+	throttleReasons     = []string{"rate", "post_rate", apitypes.CapReasonConcurrent, "login", "auth"}
 	actionKinds         = []string{strings.ToLower(apitypes.ActionWebhook), strings.ToLower(apitypes.ActionEmail)}
 	attemptOutcomes     = []string{"delivered", "will_retry", "gave_up"}
 	publishDestinations = []string{store.PublishToDir, "webhook"}
@@ -95,7 +95,7 @@ func New(cfg Config) *Metrics {
 		latency: histogramVec("http_request_duration_seconds",
 			"Time from a request's arrival to the end of its answer, by route.", requestBuckets, "route"),
 		throttled: counterVec("throttled_requests_total",
-			"Requests answered 429, by reason: rate (the per-key rate limit), concurrent (an organization's projects in flight) or login (a client's failed gallery logins).",
+			"Requests answered 429, by reason: rate (the per-key rate limit), post_rate (that of the posting endpoints), concurrent (an organization's projects in flight), login (a client's failed gallery logins) or auth (a client's failed API keys).",
 			"reason"),
 		stages: histogramVec("pipeline_stage_duration_seconds",
 			"Time projects spent in a stage, observed when a run moves them on or stalls them (QUEUED: the wait for a worker).",

@@ -26,6 +26,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -55,6 +56,9 @@ type Config struct {
 	ToMedia blob.Store
 	// Progress, when set, hears of each object copied or skipped.
 	Progress func(blob.Info, blob.CopyReport)
+	// MasterKey opens the source's sealed secrets (required). They are
+	// copied sealed, so every process of the target needs this key too.
+	MasterKey *masterkey.Key
 }
 
 // Report says what Run moved and how long each part took.
@@ -69,8 +73,8 @@ type Report struct {
 // Run moves the installation cfg names.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	var r Report
-	if cfg.From == "" || cfg.ToDatabase == "" || cfg.ToMedia == nil {
-		return r, errors.New("migrate: From, ToDatabase and ToMedia are required")
+	if cfg.From == "" || cfg.ToDatabase == "" || cfg.ToMedia == nil || cfg.MasterKey == nil {
+		return r, errors.New("migrate: From, ToDatabase, ToMedia and MasterKey are required")
 	}
 	lock, err := datalock.Exclusive(cfg.From)
 	if errors.Is(err, datalock.ErrLocked) {
@@ -92,12 +96,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	r.SourceFile = file
 	// Opening applies this release's migrations, as serve would, so both
 	// stores are at one schema version.
-	src, err := store.Open(ctx, file)
+	src, err := store.Open(ctx, file, store.WithMasterKey(cfg.MasterKey))
 	if err != nil {
 		return r, fmt.Errorf("source database: %w", err)
 	}
 	defer src.Close()
-	dst, err := store.Open(ctx, cfg.ToDatabase)
+	dst, err := store.Open(ctx, cfg.ToDatabase, store.WithMasterKey(cfg.MasterKey))
 	if err != nil {
 		return r, fmt.Errorf("target database: %w", err)
 	}

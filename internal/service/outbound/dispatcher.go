@@ -231,11 +231,11 @@ func (d *Dispatcher) outboxDir() string { return filepath.Join(d.cfg.DataDir, "o
 // writeFileAtomic writes data to path through a temporary file, so a reader
 // of the outbox never sees half a message.
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

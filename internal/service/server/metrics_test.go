@@ -218,7 +218,7 @@ func TestFixedSeriesExistFromTheStart(t *testing.T) {
 	s := metricstest.Get(t, "http://"+srv.MetricsAddr()+"/metrics")
 	outcomes := []string{outbound.OutcomeDelivered, outbound.OutcomeWillRetry, outbound.OutcomeGaveUp}
 	var want [][]string
-	for _, reason := range []string{api.ThrottledRate, api.ThrottledConcurrent, gallery.ThrottledLogin} {
+	for _, reason := range []string{api.ThrottledRate, api.ThrottledPostRate, api.ThrottledConcurrent, gallery.ThrottledLogin, api.ThrottledAuth} {
 		want = append(want, []string{"clipperd_throttled_requests_total", "reason", reason})
 	}
 	for _, outcome := range outcomes {

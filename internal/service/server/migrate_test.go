@@ -15,6 +15,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/migrate"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -119,7 +120,14 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := migrate.Config{From: from, ToDatabase: storetestURL(t), ToMedia: bucket}
+	// The single box's master key: its secrets move sealed, so the
+	// scale-out node starts with the same key file.
+	keyFile := filepath.Join(from, masterkey.DefaultFile)
+	master, err := masterkey.Load(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := migrate.Config{From: from, ToDatabase: storetestURL(t), ToMedia: bucket, MasterKey: master}
 	if _, err := migrate.Run(t.Context(), cfg); !errors.Is(err, migrate.ErrSourceInUse) {
 		t.Fatalf("migrate while the single box runs: %v, want ErrSourceInUse", err)
 	}
@@ -143,7 +151,7 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 
 	// The scale-out node: another data directory and address.
 	receiver.up.Store(true)
-	srv2 := startServer(t, Config{Database: cfg.ToDatabase, Media: toMedia, AllowPrivateWebhooks: true})
+	srv2 := startServer(t, Config{Database: cfg.ToDatabase, Media: toMedia, AllowPrivateWebhooks: true, MasterKeyFile: keyFile})
 	if srv2.store.Engine() != store.EnginePostgres {
 		t.Fatalf("the moved server runs on %s", srv2.store.Engine())
 	}

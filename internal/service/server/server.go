@@ -28,6 +28,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
@@ -80,6 +81,10 @@ type Config struct {
 	Media     string
 	PublicURL string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
 	APIKey    string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
+	// MasterKey (the text of CLIPPERD_MASTER_KEY) or else the key file
+	// MasterKeyFile (default DataDir/master.key, made at first start) seals
+	// the secrets kept in the database (package masterkey).
+	MasterKey, MasterKeyFile string
 	// Limits of every organization; zero fields take the spec's defaults.
 	quota.Limits
 	SMTP string // "host:port"; empty = write .eml files under DataDir/outbox
@@ -100,9 +105,9 @@ type Config struct {
 	// zero takes gallery's default (12 hours).
 	GallerySessionTTL time.Duration
 	// TrustedProxies are reverse proxies in front of clipperd: for a
-	// request from one of them, the gallery counts failed logins by the
-	// right-most X-Forwarded-For address that is not one of them. None:
-	// by the peer's address.
+	// request from one of them, the gallery and the API count failed logins
+	// and failed API keys by the right-most X-Forwarded-For address that is
+	// not one of them. None: by the peer's address.
 	TrustedProxies []netip.Prefix
 	// ShutdownGrace bounds Close; default 10 s. When it runs out, open
 	// connections are closed and in-flight ffmpeg work is cancelled.
@@ -225,12 +230,20 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 		return nil, err
 	}
 
+	if err := tightenModes(dataDir); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	master, masterFrom, err := masterkey.Resolve(cfg.MasterKey, cfg.MasterKeyFile, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	logger.Debug("master key", "from", masterFrom)
 	// Held while the server runs, so `clipperd migrate` can tell it runs.
 	lock, err := datalock.Shared(dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w: `clipperd migrate` is copying it", err)
 	}
-	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir))
+	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir), store.WithMasterKey(master))
 	if err != nil {
 		_ = lock.Release()
 		return nil, fmt.Errorf("server: %w", err)
@@ -352,6 +365,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	s.http = &http.Server{
 		Handler: progressWrites(withGallery(ui, api.New(api.Config{
 			Store:               st,
+			TrustedProxies:      cfg.TrustedProxies,
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
 			CensorJobs:          s.censors,

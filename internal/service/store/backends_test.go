@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
@@ -26,7 +27,7 @@ var backends = []backend{
 func (b backend) open(t *testing.T) (*Store, string) {
 	t.Helper()
 	loc := b.location(t)
-	s, err := Open(context.Background(), loc)
+	s, err := Open(context.Background(), loc, WithMasterKey(testMasterKey))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +37,10 @@ func (b backend) open(t *testing.T) (*Store, string) {
 	t.Cleanup(func() { _ = s.Close() })
 	return s, loc
 }
+
+// testMasterKey seals the secrets of the suite's stores (a SQLite store
+// opened without one makes a key file beside its database).
+var testMasterKey, _ = masterkey.Generate()
 
 // forEachBackend runs fn as a subtest on each engine.
 func forEachBackend(t *testing.T, fn func(t *testing.T, b backend)) {

@@ -61,7 +61,7 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	_, err = s.MediaKey(ctx)
 	must(err)
 	must(s.SaveRateWindow(ctx, key, []time.Time{at.Add(-time.Second), at}))
-	must(s.CreateGallerySession(ctx, "hash1", Key{Key: key, OrgID: org, UserID: "user"}, at.Add(time.Hour)))
+	must(s.CreateGallerySession(ctx, "hash1", Key{Hash: KeyHash(key), OrgID: org, UserID: "user"}, at.Add(time.Hour)))
 	must(s.SaveBrandTemplate(ctx, org, apitypes.BrandTemplate{Name: "Mine", Type: "CUSTOM"}))
 	var accounts []string
 	for _, name := range []string{"zeta", "alpha", "mid"} {
@@ -277,7 +277,7 @@ func TestCopyToRefusesATableItDoesNotKnow(t *testing.T) {
 // fresh PostgreSQL database; the command is in BENCHMARKS.md.
 func BenchmarkCopyToPostgres(b *testing.B) {
 	ctx := context.Background()
-	src, err := Open(ctx, b.TempDir())
+	src, err := Open(ctx, b.TempDir(), WithMasterKey(testMasterKey))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func BenchmarkCopyToPostgres(b *testing.B) {
 	}
 	for b.Loop() {
 		b.StopTimer()
-		dst, err := Open(ctx, storetest.PostgresURL(b))
+		dst, err := Open(ctx, storetest.PostgresURL(b), WithMasterKey(testMasterKey))
 		if err != nil {
 			b.Fatal(err)
 		}

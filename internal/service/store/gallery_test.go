@@ -52,13 +52,13 @@ func TestRevokeKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.RevokeKey(ctx, key); err != nil {
+		if err := s.RevokeKey(ctx, KeyHash(key)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.LookupKey(ctx, key); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("lookup of a revoked key: %v", err)
 		}
-		if err := s.RevokeKey(ctx, key); !errors.Is(err, ErrNotFound) {
+		if err := s.RevokeKey(ctx, KeyHash(key)); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("revoking again: %v, want ErrNotFound", err)
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 )
 
 // migration is one step of the schema: SQL, a Go function (for a step that
@@ -21,6 +23,11 @@ type migration struct {
 	sql      string
 	postgres string
 	apply    func(context.Context, *sql.Tx) error
+	// applySealed is an apply that seals secrets with the store's master key.
+	applySealed func(context.Context, *sql.Tx, *masterkey.Key) error
+	// vacuum runs after the migration, outside its transaction: it
+	// removed secrets whose bytes must not stay in freed pages.
+	vacuum []string
 }
 
 // migrations are applied in order, each once; append, never edit.
@@ -293,9 +300,18 @@ var migrations = []migration{
 		size BIGINT NOT NULL,
 		sha256 TEXT COLLATE "C" NOT NULL
 	);`},
+	// 19: no secret in the clear: API keys as their SHA-256, a prefix and
+	// a copy sealed with the master key; sessions and rate windows name a
+	// key by its hash; the media key sealed (schema_sealed.go).
+	{sql: sealedSecretsSQLite, postgres: sealedSecretsPostgres, applySealed: migrateToSealedSecrets,
+		vacuum: []string{"media_keys", "rate_windows"}},
 }
 
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context) error { return s.migrateTo(ctx, len(migrations)) }
+
+// migrateTo applies the migrations up to version upTo (tests stop early to
+// write what an older clipperd wrote).
+func (s *Store) migrateTo(ctx context.Context, upTo int) error {
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrations table: %w", err)
 	}
@@ -312,8 +328,10 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		have = postgresBase
 	}
-	for i := have; i < len(migrations); i++ {
+	var vacuum []string
+	for i := have; i < upTo; i++ {
 		m := migrations[i]
+		vacuum = append(vacuum, m.vacuum...)
 		stmt := m.sql
 		if s.engine == EnginePostgres {
 			stmt = m.postgres
@@ -325,12 +343,41 @@ func (s *Store) migrate(ctx context.Context) error {
 				}
 			}
 			if m.apply != nil {
-				return m.apply(ctx, tx)
+				if err := m.apply(ctx, tx); err != nil {
+					return err
+				}
+			}
+			if m.applySealed != nil {
+				return m.applySealed(ctx, tx, s.master)
 			}
 			return nil
 		})
 		if err != nil {
 			return err
+		}
+	}
+	return s.vacuum(ctx, vacuum)
+}
+
+// vacuum rewrites what a migration removed secrets from, so their bytes
+// are not left in free space: on SQLite the whole file (old rows of dropped
+// and updated tables stay in freed pages), on PostgreSQL the updated tables
+// (dropped ones lose their files; updated rows leave dead tuples). Another
+// process may hold PostgreSQL's tables, and waits on the lock briefly.
+func (s *Store) vacuum(ctx context.Context, tables []string) error {
+	if len(tables) == 0 {
+		return nil
+	}
+	stmts := []string{`VACUUM`}
+	if s.engine == EnginePostgres {
+		stmts = nil
+		for _, t := range tables {
+			stmts = append(stmts, `VACUUM FULL `+t)
+		}
+	}
+	for _, q := range stmts {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("after migration: %s: %w", q, err)
 		}
 	}
 	return nil

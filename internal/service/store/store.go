@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -26,6 +27,22 @@ type Store struct {
 	db     *sql.DB
 	engine string // EngineSQLite or EnginePostgres
 	now    func() time.Time
+	master *masterkey.Key // seals the secrets kept here (secrets.go)
+}
+
+// Option is a choice of Open.
+type Option func(*options)
+
+type options struct {
+	master *masterkey.Key
+}
+
+// WithMasterKey gives the key that seals the store's secrets. Without it a
+// SQLite store uses (and at first makes) the key file masterkey.DefaultFile
+// beside its database; a PostgreSQL store needs it, since every process
+// that shares the database must share the key.
+func WithMasterKey(k *masterkey.Key) Option {
+	return func(o *options) { o.master = k }
 }
 
 // DefaultFile is the SQLite database's name in the data directory.
@@ -37,24 +54,42 @@ const DefaultFile = "clipperd.db"
 // Any other path is a data directory (created if needed), whose database
 // is the file DefaultFile in it, as callers that pass the data directory
 // have always meant.
-func Open(ctx context.Context, location string) (*Store, error) {
+func Open(ctx context.Context, location string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if IsPostgresURL(location) {
+		if o.master == nil {
+			return nil, errors.New("open database: a PostgreSQL store needs the master key that seals its secrets " +
+				"(" + masterkey.Env + " or --master-key-file, the same for every process)")
+		}
 		db, err := openPostgres(ctx, location)
 		if err != nil {
 			return nil, err
 		}
-		return open(ctx, db, EnginePostgres)
+		return open(ctx, db, EnginePostgres, o.master)
 	}
 	file := location
 	if !isSQLiteFile(location) {
 		file = filepath.Join(location, DefaultFile)
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	// Damage is found before anything writes on top of it (DamagedError).
 	if err := checkSQLite(ctx, file); err != nil {
 		return nil, err
+	}
+	if o.master == nil {
+		k, err := masterkey.Load(filepath.Join(filepath.Dir(file), masterkey.DefaultFile))
+		if err != nil {
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		o.master = k
+	}
+	if err := createPrivate(file); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
 	}
 	dsn := "file:" + file +
 		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
@@ -66,7 +101,29 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	// avoids SQLITE_BUSY between our own goroutines. PostgreSQL keeps a
 	// pool, and the rules that relied on this take locks (dialect.go).
 	db.SetMaxOpenConns(1)
-	return open(ctx, db, EngineSQLite)
+	s, err := open(ctx, db, EngineSQLite, o.master)
+	if err != nil {
+		return nil, err
+	}
+	// SQLite makes its -wal and -shm with the database's mode; files of
+	// an older installation are tightened here.
+	for _, f := range []string{file, file + "-wal", file + "-shm"} {
+		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			_ = s.Close()
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// createPrivate makes the database file readable by its owner only before
+// SQLite first opens it (SQLite would make it 0644 under the usual umask).
+func createPrivate(file string) error {
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 func isSQLiteFile(path string) bool {
@@ -90,9 +147,13 @@ func Location(database, dataDir string) string {
 	return filepath.Join(dataDir, DefaultFile)
 }
 
-func open(ctx context.Context, db *sql.DB, engine string) (*Store, error) {
-	s := &Store{db: db, engine: engine, now: time.Now}
-	if err := s.migrate(ctx); err != nil {
+func open(ctx context.Context, db *sql.DB, engine string, master *masterkey.Key) (*Store, error) {
+	s := &Store{db: db, engine: engine, now: time.Now, master: master}
+	err := s.migrate(ctx)
+	if err == nil {
+		err = s.checkMasterKey(ctx)
+	}
+	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestReopenKeepsDataAndMigrationsOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = s.Close()
-		s2, err := Open(ctx, dir)
+		s2, err := Open(ctx, dir, WithMasterKey(testMasterKey))
 		if err != nil {
 			t.Fatalf("reopen: %v", err)
 		}

@@ -250,3 +250,35 @@ func TestWERCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandWorksInTheJobsDirectory: the recogniser's files go in a
+// directory beside the wav (the job's DATA/tmp/{id}, swept at start), not
+// in the system's temporary directory, and are gone when it returns.
+func TestCommandWorksInTheJobsDirectory(t *testing.T) {
+	job := filepath.Join(t.TempDir(), "tmp", "prj_1")
+	if err := os.MkdirAll(job, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	wav := filepath.Join(job, "transcript.wav")
+	if err := os.WriteFile(wav, []byte("RIFF"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	seen := filepath.Join(t.TempDir(), "output-path")
+	c, err := NewCommand(`test -s {input} && printf %s {output} > ` + shellQuote(seen) + ` && printf '{"words":[]}' > {output}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Transcribe(t.Context(), wav, "en"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filepath.Dir(filepath.Dir(string(out))); got != job {
+		t.Errorf("the recogniser wrote in %s, want a directory in the job's %s", filepath.Dir(string(out)), job)
+	}
+	if left, _ := filepath.Glob(filepath.Join(job, "clipperd-asr-*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

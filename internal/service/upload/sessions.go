@@ -111,7 +111,7 @@ func (s *Sessions) Create(ctx context.Context, orgID, userID string) (*store.Upl
 	up.Key = blob.UploadKey(up.ID)
 	path, err := s.file(up)
 	if err == nil {
-		err = os.MkdirAll(filepath.Dir(path), 0o755)
+		err = os.MkdirAll(filepath.Dir(path), 0o700)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("uploads directory: %w", err)
