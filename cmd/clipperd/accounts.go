@@ -39,7 +39,7 @@ func accountsConnect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := publish.CheckDestination(*publishTo); err != nil {
 		return fmt.Errorf("%w: accounts connect: --publish-to: %w", errUsage, err)
 	}
-	st, err := store.Open(ctx, store.Location(*database, *dir))
+	st, err := openStore(ctx, *dir, *database)
 	if err != nil {
 		return err
 	}

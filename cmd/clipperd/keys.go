@@ -28,7 +28,7 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *org == "" || *user == "" {
 		return fmt.Errorf("%w: keys create: --org and --user are required", errUsage)
 	}
-	st, err := store.Open(ctx, store.Location(*database, *dir))
+	st, err := openStore(ctx, *dir, *database)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if key = strings.TrimSpace(key); key == "" {
 		return fmt.Errorf("%w: keys revoke: the KEY to revoke is required", errUsage)
 	}
-	st, err := store.Open(ctx, store.Location(*database, *dir))
+	st, err := openStore(ctx, *dir, *database)
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,15 @@
 // Command clipperd is a self-hosted implementation of the clipping
 // service's HTTP API that clips video with ffmpeg.
 //
-//	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] ...
+//	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] [--workers N] ...
+//	clipperd worker --database URL|FILE --media DIR|s3://... --public-url URL [--workers N] ...
 //	clipperd keys create --data DIR --org ORG --user USER
 //	clipperd keys revoke --data DIR KEY
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
+//	clipperd migrate --from DATA --to-database postgres://... --to-media s3://...|DIR
 //
 // Every command that opens the state also takes --database: a postgres://
 // URL, or a SQLite file (default DATA/clipperd.db).
@@ -22,10 +24,17 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 const usage = `usage:
-  clipperd serve [flags]                               run the API server (serve -h lists the flags)
+  clipperd serve [flags]                               run the API server, and by default the work too (serve -h lists
+                                                       the flags); --workers 0 makes an API-only node
+  clipperd worker --database URL|FILE --media DIR|s3://BUCKET/PREFIX --public-url URL [flags]
+                                                       run the work (projects, deliveries, posts, copy and censor jobs,
+                                                       schedules) without an API, beside serve processes (worker -h)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output)
   clipperd keys revoke --data DIR KEY                  delete an API key: the API refuses it, its gallery sessions end
   clipperd accounts connect --data DIR --org ORG --platform P --name NAME [--publish-to dir|webhook:URL]
@@ -37,6 +46,9 @@ const usage = `usage:
                                                        address handed out so far stops working (revocation)
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
+  clipperd migrate --from DATA --to-database postgres://... --to-media s3://BUCKET/PREFIX?endpoint=...|DIR
+                                                       copy a stopped single box (SQLite, media) into PostgreSQL and a
+                                                       bucket or directory (migrate -h tells more)
 
 Every command with --data also takes --database URL|FILE: the state in PostgreSQL
 (postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db).
@@ -70,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stderr)
+	case "worker":
+		return worker(ctx, args[1:], stderr)
 	case "keys":
 		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke") {
 			fmt.Fprint(stderr, usage)
@@ -99,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return mediaKeyRotate(ctx, args[2:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -130,4 +146,36 @@ func storeFlags(fs *flag.FlagSet) (dir, database *string) {
 	dir = fs.String("data", "./clipperd-data", "data directory of the server")
 	database = fs.String("database", "", databaseUsage)
 	return dir, database
+}
+
+// openStore opens the store of a command with --data and --database. On a
+// SQLite file it holds the data directory's shared lock until Close, as
+// serve does, so a change made while `clipperd migrate` copies the
+// directory (and would miss it) is refused instead.
+func openStore(ctx context.Context, dir, database string) (*lockedStore, error) {
+	var lock *datalock.Lock
+	if !store.IsPostgresURL(database) {
+		var err error
+		if lock, err = datalock.Shared(dir); err != nil {
+			return nil, fmt.Errorf("%w: `clipperd migrate` is copying it", err)
+		}
+	}
+	st, err := store.Open(ctx, store.Location(database, dir))
+	if err != nil {
+		_ = lock.Release()
+		return nil, err
+	}
+	return &lockedStore{st, lock}, nil
+}
+
+// lockedStore is a store that lets its data directory's lock go when closed.
+type lockedStore struct {
+	*store.Store
+	lock *datalock.Lock
+}
+
+func (s *lockedStore) Close() error {
+	err := s.Store.Close()
+	_ = s.lock.Release()
+	return err
 }

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // mediaKeyRotate replaces the key that signs media addresses: every address
@@ -20,7 +18,7 @@ func mediaKeyRotate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, store.Location(*database, *dir))
+	st, err := openStore(ctx, *dir, *database)
 	if err != nil {
 		return err
 	}

@@ -51,21 +51,10 @@ func freeAddr(t *testing.T) string {
 
 // startProcess runs `clipperd serve --listen addr` and waits for /healthz
 // at the address its log says it listens on (addr may be "127.0.0.1:0").
-func startProcess(t *testing.T, bin, addr, dir, key string) *exec.Cmd {
+func startProcess(t *testing.T, bin, addr, dir, key string, more ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--data", dir, "--rate-limit", "600", "--metrics-listen", "off")
-	cmd.Env = append(os.Environ(), "CLIPPERD_API_KEY="+key)
-	logPath := filepath.Join(dir, "..", filepath.Base(dir)+".log")
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = logFile.Close() })
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	args := append([]string{"serve", "--listen", addr, "--data", dir, "--rate-limit", "600", "--metrics-listen", "off"}, more...)
+	cmd, logPath := launch(t, bin, filepath.Join(dir, "..", filepath.Base(dir)+".log"), key, args...)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		log, _ := os.ReadFile(logPath)
@@ -83,6 +72,25 @@ func startProcess(t *testing.T, bin, addr, dir, key string) *exec.Cmd {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// launch starts clipperd with args, its output appended to logPath, and
+// kills it at cleanup unless it has exited.
+func launch(t *testing.T, bin, logPath, key string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "CLIPPERD_API_KEY="+key)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = logFile.Close() })
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	return cmd, logPath
 }
 
 func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {

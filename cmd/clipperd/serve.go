@@ -16,6 +16,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
@@ -29,78 +30,46 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg server.Config
+	work := addWorkFlags(fs, &cfg, "projects this process runs at once (its pipeline workers); 0 makes an API-only node that runs no job of any kind, for `clipperd worker` processes to run")
 	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
-	fs.StringVar(&cfg.DataDir, "data", "./clipperd-data", "data directory (database, uploads, media)")
-	fs.StringVar(&cfg.Database, "database", "", databaseUsage)
-	fs.StringVar(&cfg.Media, "media", "", "where the media are kept: a directory (default: the data directory) or "+s3blob.URLForm+", with credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN")
-	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out (default http://<listen>)")
 	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")
-	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
 	fs.IntVar(&cfg.MaxCollections, "max-collections", quota.DefaultMaxCollections, "collections per organization")
-	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
-	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
-	fs.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", false, "allow webhooks (conclusion actions, webhook publish destinations) to loopback and private networks")
-	fs.DurationVar(&cfg.MediaURLTTL, "media-url-ttl", medialink.DefaultTTL, "how long the signed media addresses handed out work (projects of DEFAULT visibility)")
-	fs.DurationVar(&cfg.PublicMediaURLTTL, "public-media-url-ttl", medialink.DefaultPublicTTL, "how long the signed media addresses of PUBLIC and PUBLIC_VIEW projects work")
 	fs.DurationVar(&cfg.GallerySessionTTL, "gallery-session-ttl", gallery.DefaultSessionTTL, "how long a login to the web gallery (/ui/) lasts")
-	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
-	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
 	storageQuota := fs.String("org-storage-quota", "0", "bytes of uploads and project media per organization, e.g. 20GiB or 500MB; 0 = no quota")
-	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
-	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
 	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request with its body (upload bodies: see --upload-progress-timeout)")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time to write an answer (media downloads: per write)")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
 	fs.DurationVar(&cfg.UploadProgressTimeout, "upload-progress-timeout", server.DefaultUploadProgressTimeout, "an upload PUT ends when no byte of its body arrives for this long")
 	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "open connections per client address; new ones over it are closed at once (0 = no cap)")
-	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
 	fs.Func("trusted-proxies", "CIDR[,CIDR]: reverse proxies in front of clipperd; the gallery counts failed logins of a request from one by the right-most X-Forwarded-For address not in them (default: by the peer)",
 		func(v string) (err error) {
 			cfg.TrustedProxies, err = parseCIDRs(v)
 			return err
 		})
-	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := server.CheckMedia(cfg.Media); err != nil {
-		return fmt.Errorf("%w: --media %v", errUsage, err)
+	if err := work.check(fs, &cfg); err != nil {
+		return err
 	}
+	cfg.APIOnly = cfg.Workers == 0
 	if err := storageFlags(&cfg, *storageQuota); err != nil {
 		return err
 	}
 	if err := checkClientLimits(&cfg); err != nil {
 		return err
 	}
-	if cfg.MetricsListen == "off" {
-		cfg.MetricsListen = "" // server.Config's "no metrics"
-	}
-	limits := map[string]int{
-		"rate-limit": cfg.RateLimit, "max-concurrent": cfg.MaxConcurrent,
-		"monthly-credits": cfg.MonthlyCredits, "max-collections": cfg.MaxCollections,
-	}
+	limits := map[string]int{"rate-limit": cfg.RateLimit, "max-concurrent": cfg.MaxConcurrent, "max-collections": cfg.MaxCollections}
 	for name, v := range limits {
 		if v < 1 {
 			return fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
 		}
 	}
-	for name, d := range map[string]time.Duration{
-		"media-url-ttl": cfg.MediaURLTTL, "public-media-url-ttl": cfg.PublicMediaURLTTL, "gallery-session-ttl": cfg.GallerySessionTTL,
-	} {
-		if d < time.Minute {
-			return fmt.Errorf("%w: --%s must be at least 1m, not %s", errUsage, name, d)
-		}
+	if cfg.GallerySessionTTL < time.Minute {
+		return fmt.Errorf("%w: --gallery-session-ttl must be at least 1m, not %s", errUsage, cfg.GallerySessionTTL)
 	}
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
-		return fmt.Errorf("%w: --log-level must be debug, info, warn or error, not %q", errUsage, *level)
-	}
-	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	cfg.APIKey = os.Getenv(apiKeyEnv)
-	if cfg.ASR == transcribe.KindNone && !asrSet(fs) {
-		cfg.Logger.Warn("no transcripts: " + transcribe.PocketsphinxTool + " is not on PATH (install pocketsphinx and pocketsphinx-en-us, or pass --asr command)")
-	}
 
 	srv, err := server.Start(ctx, cfg)
 	if err != nil {
@@ -112,6 +81,103 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// worker runs a worker node until ctx ends (SIGINT/SIGTERM): the job
+// queues, the pipeline's loop, the publish scheduler and the janitor, with
+// no API; then it stops gracefully, handing back the runs it cuts short.
+func worker(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg server.Config
+	work := addWorkFlags(fs, &cfg, "projects this process runs at once (its pipeline workers); at least 1")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := work.check(fs, &cfg); err != nil {
+		return err
+	}
+	if cfg.Workers < 1 {
+		return fmt.Errorf("%w: --workers must be at least 1 for a worker, not %d", errUsage, cfg.Workers)
+	}
+	if cfg.PublicURL == "" {
+		return fmt.Errorf("%w: --public-url is required: the address of the API (clipperd serve) that the media addresses of conclusion emails are made under", errUsage)
+	}
+	// The janitor's storage rules are the API's flags' defaults here.
+	if err := storageFlags(&cfg, "0"); err != nil {
+		return err
+	}
+	srv, err := server.StartWorker(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	cfg.Logger.Info("stopping")
+	return srv.Close()
+}
+
+// workFlags are the flags of what work needs, which serve and worker share:
+// where the state and media are, the limits a run applies, how conclusion
+// actions go out, the recogniser, the janitor, metrics and logs.
+type workFlags struct {
+	level *string
+}
+
+// addWorkFlags defines the work flags on fs, into cfg; workersUsage says
+// what --workers means to the command.
+func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *workFlags {
+	fs.StringVar(&cfg.DataDir, "data", "./clipperd-data", "data directory (database, uploads, media, temporary files)")
+	fs.StringVar(&cfg.Database, "database", "", databaseUsage)
+	fs.StringVar(&cfg.Media, "media", "", "where the media are kept: a directory (default: the data directory) or "+s3blob.URLForm+", with credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out, the API's address (serve: default http://<listen>; worker: required)")
+	fs.IntVar(&cfg.Workers, "workers", server.DefaultWorkers, workersUsage)
+	fs.DurationVar(&cfg.Lease, "pipeline-lease", pipeline.DefaultLease, "how long a project run holds its project without renewing; a process killed mid-run has its projects resumed by another within about this long")
+	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
+	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
+	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
+	fs.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", false, "allow webhooks (conclusion actions, webhook publish destinations) to loopback and private networks")
+	fs.DurationVar(&cfg.MediaURLTTL, "media-url-ttl", medialink.DefaultTTL, "how long the signed media addresses handed out work (projects of DEFAULT visibility)")
+	fs.DurationVar(&cfg.PublicMediaURLTTL, "public-media-url-ttl", medialink.DefaultPublicTTL, "how long the signed media addresses of PUBLIC and PUBLIC_VIEW projects work")
+	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
+	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
+	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
+	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
+	return &workFlags{level: fs.String("log-level", "info", "log level: debug, info, warn or error")}
+}
+
+// check checks the parsed work flags and completes cfg: its logger, and
+// "off" metrics as none.
+func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
+	if err := server.CheckMedia(cfg.Media); err != nil {
+		return fmt.Errorf("%w: --media %v", errUsage, err)
+	}
+	if cfg.MetricsListen == "off" {
+		cfg.MetricsListen = "" // server.Config's "no metrics"
+	}
+	if cfg.Workers < 0 {
+		return fmt.Errorf("%w: --workers must be 0 or more, not %d", errUsage, cfg.Workers)
+	}
+	if cfg.Lease < time.Second {
+		return fmt.Errorf("%w: --pipeline-lease must be at least 1s, not %s", errUsage, cfg.Lease)
+	}
+	if cfg.MonthlyCredits < 1 {
+		return fmt.Errorf("%w: --monthly-credits must be at least 1, not %d", errUsage, cfg.MonthlyCredits)
+	}
+	for name, d := range map[string]time.Duration{"media-url-ttl": cfg.MediaURLTTL, "public-media-url-ttl": cfg.PublicMediaURLTTL} {
+		if d < time.Minute {
+			return fmt.Errorf("%w: --%s must be at least 1m, not %s", errUsage, name, d)
+		}
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(*w.level)); err != nil {
+		return fmt.Errorf("%w: --log-level must be debug, info, warn or error, not %q", errUsage, *w.level)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(fs.Output(), &slog.HandlerOptions{Level: lvl}))
+	if cfg.ASR == transcribe.KindNone && !asrSet(fs) {
+		cfg.Logger.Warn("no transcripts: " + transcribe.PocketsphinxTool + " is not on PATH (install pocketsphinx and pocketsphinx-en-us, or pass --asr command)")
+	}
+	return nil
 }
 
 // storageFlags checks the storage lifecycle flags into cfg.

@@ -45,11 +45,11 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	tpl := apitypes.BrandTemplate{TemplateID: store.NewID("tpl_"), Name: *name, IsDefault: *isDefault, Preferences: &pref}
 
-	st, err := store.Open(ctx, store.Location(*database, *dir))
+	st, err := openStore(ctx, *dir, *database)
 	if err != nil {
 		return err
 	}
-	err = saveTemplate(ctx, st, *org, tpl)
+	err = saveTemplate(ctx, st.Store, *org, tpl)
 	if cerr := st.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close store: %w", cerr)
 	}

@@ -24,10 +24,10 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
-// Submitter takes created work into processing by its id: the pipeline's
-// Runner takes projects.
-type Submitter interface {
-	Submit(id string)
+// ProjectEnqueuer gives a QUEUED project its job in the job system (the
+// pipeline's Runner), in the transaction that stores the project.
+type ProjectEnqueuer interface {
+	Enqueue(p *store.Project) store.TxHook
 }
 
 // CopyEnqueuer gives a RUNNING social copy job its job in the job system
@@ -51,9 +51,9 @@ type PostEnqueuer interface {
 // Config is what the handlers need.
 type Config struct {
 	Store *store.Store
-	// Runner gets every created project. Nil submits nothing: projects stay
+	// Runner enqueues every created project. Nil enqueues nothing: projects stay
 	// QUEUED, which suits tests of handlers without processing.
-	Runner Submitter
+	Runner ProjectEnqueuer
 	// CopyJobs enqueues every RUNNING social copy job. Nil enqueues
 	// nothing: jobs stay RUNNING, which suits tests of handlers.
 	CopyJobs CopyEnqueuer
@@ -120,7 +120,7 @@ var RequiredTools = []string{"ffmpeg", "ffprobe"}
 type API struct {
 	store        *store.Store
 	uploads      *upload.Sessions
-	runner       Submitter
+	runner       ProjectEnqueuer
 	copyJobs     CopyEnqueuer
 	censorJobs   CensorEnqueuer
 	media        blob.Store
@@ -190,7 +190,7 @@ func newAPI(cfg Config) *API {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Runner == nil {
-		cfg.Runner = noSubmit{}
+		cfg.Runner = noEnqueue{}
 	}
 	if cfg.OnScheduleCreated == nil {
 		cfg.OnScheduleCreated = func() {}
@@ -256,10 +256,10 @@ func (a *API) upgradePage(w http.ResponseWriter, _ *http.Request) {
 		"otherwise access resumes on the first day of next month (UTC).\n"))
 }
 
-// noSubmit is the Runner of a Config without one.
-type noSubmit struct{}
+// noEnqueue is the Runner of a Config without one.
+type noEnqueue struct{}
 
-func (noSubmit) Submit(string) {}
+func (noEnqueue) Enqueue(*store.Project) store.TxHook { return nil }
 
 // healthz answers "ok" while clipperd serves. With ?detail=1 a line per
 // component follows ("asr: pocketsphinx"); a missing recogniser is reported

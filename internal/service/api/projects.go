@@ -27,16 +27,15 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	err = a.store.CreateProject(r.Context(), p, store.Admission{
+	err = a.store.CreateProjectThen(r.Context(), p, store.Admission{
 		MaxConcurrent: a.limits.MaxConcurrent, MonthlyCredits: int64(a.limits.MonthlyCredits), Reserve: quota.ReserveCredits,
 		StorageQuota: a.limits.StorageQuota,
-	})
+	}, a.runner.Enqueue(p))
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	a.log.Info("project created", "project", p.ID, "org", p.OrgID, "source", p.SourcePlatform)
-	a.runner.Submit(p.ID)
 	if uploadID != "" {
 		w.Header().Set(apitypes.HeaderUploadID, uploadID)
 	}

@@ -4,32 +4,32 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"sync"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// submissions records the projects handed to processing.
-type submissions struct {
-	mu  sync.Mutex
-	ids []string
-}
-
-func (s *submissions) Submit(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ids = append(s.ids, id)
-}
-
-// TestCreateSubmits: a created project goes to the Runner, a refused one
-// does not.
-func TestCreateSubmits(t *testing.T) {
+// TestCreateEnqueues: a created project gets its pipeline job in the
+// transaction that stores it; a refused one gets none. The job system is
+// not started, so the job waits, available.
+func TestCreateEnqueues(t *testing.T) {
 	st, key := keyedStore(t)
-	var subs submissions
-	h := New(Config{Store: st, Runner: &subs, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", AllowPrivateImports: true})
+	js, err := jobs.Open(t.Context(), jobs.Config{DB: st.DB(), Engine: st.Engine()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	runner, err := pipeline.New(pipeline.Config{Store: st, Jobs: js, Media: testMedia(t, dir), Scratch: scratch.New(filepath.Join(dir, "tmp"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: st, Runner: runner, Media: testMedia(t, dir), PublicURL: "http://clipperd.test", AllowPrivateImports: true})
 	create := func(body string) *httptest.ResponseRecorder {
 		return send(t, h, http.MethodPost, "/api/clip-projects", key, body)
 	}
@@ -45,8 +45,12 @@ func TestCreateSubmits(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(subs.ids, []string{p.ID}) {
-		t.Errorf("submitted %v, want only the created project %s", subs.ids, p.ID)
+	recent, err := js.Recent(t.Context(), jobs.QueuePipeline, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recent) != 1 || recent[0].State != "available" || !strings.Contains(recent[0].Args, `"project_id":"`+p.ID+`"`) {
+		t.Errorf("pipeline jobs %+v, want one available job of the created project %s", recent, p.ID)
 	}
 }
 

@@ -50,9 +50,20 @@ type args struct {
 
 func (args) Kind() string { return "censor" }
 
+// Store is what the worker needs of the store: the unfinished jobs,
+// their clips and transcripts, and a job's start and outcome.
+type Store interface {
+	UnfinishedCensorJobs(ctx context.Context) ([]string, error)
+	StartCensorJob(ctx context.Context, id string) (bool, error)
+	CensorJob(ctx context.Context, id string) (*store.CensorJob, error)
+	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
+	Transcript(ctx context.Context, projectID string) ([]store.TranscriptWord, error)
+	FinishCensorJob(ctx context.Context, j *store.CensorJob, then store.TxHook) error
+}
+
 // Config configures a Worker.
 type Config struct {
-	Store   *store.Store
+	Store   Store
 	Jobs    *jobs.Jobs
 	Media   blob.Store   // the clips' renders (blob.MediaKey)
 	Scratch scratch.Dirs // each job's temporary files, DATA/tmp/<jobId>
@@ -62,7 +73,7 @@ type Config struct {
 // Worker censors the clips of the jobs the job system hands it, one after
 // another (each is an ffmpeg run over two short files).
 type Worker struct {
-	store   *store.Store
+	store   Store
 	jobs    *jobs.Jobs
 	media   blob.Store
 	scratch scratch.Dirs

@@ -31,16 +31,25 @@ type args struct {
 
 func (args) Kind() string { return "social_copy" }
 
+// Store is what the worker needs of the store: the running jobs, the
+// clips they are about, and finishing a job with its copy.
+type Store interface {
+	RunningCopyJobs(ctx context.Context) ([]string, error)
+	CopyJob(ctx context.Context, id string) (*store.CopyJob, error)
+	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
+	FinishCopyJob(ctx context.Context, j *store.CopyJob, then store.TxHook) error
+}
+
 // Config configures a Worker.
 type Config struct {
-	Store  *store.Store
+	Store  Store
 	Jobs   *jobs.Jobs
 	Logger *slog.Logger // nil = discard
 }
 
 // Worker makes the copy of the jobs the job system hands it.
 type Worker struct {
-	store *store.Store
+	store Store
 	jobs  *jobs.Jobs
 	log   *slog.Logger
 

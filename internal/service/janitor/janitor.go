@@ -30,9 +30,19 @@ const (
 // batch bounds the records one query of a pass reads.
 const batch = 100
 
+// Store is what the janitor needs of the store: the records that have
+// expired, and their deletion.
+type Store interface {
+	Now() time.Time
+	ExpiredUploads(ctx context.Context, cutoff time.Time, limit int) ([]*store.Upload, error)
+	DeleteUpload(ctx context.Context, id string, cutoff time.Time) (deleted bool, err error)
+	ExpiredProjects(ctx context.Context, now time.Time, limit int) ([]string, error)
+	ExpireProjectMedia(ctx context.Context, id string) (uploads []*store.Upload, err error)
+}
+
 // Config configures a Janitor.
 type Config struct {
-	Store *store.Store
+	Store Store
 	// Media holds the uploads and the projects' media (blob.MediaPrefix):
 	// the janitor deletes only the keys its own database names, so a copy
 	// of a data directory never deletes the original's files.
@@ -83,11 +93,12 @@ func New(cfg Config) (*Janitor, error) {
 
 // Start runs a pass now and then every Period until Stop.
 func (j *Janitor) Start(ctx context.Context) {
-	j.loop.Start(ctx, func(ctx context.Context) time.Duration {
-		if _, err := j.Pass(ctx); err != nil && ctx.Err() == nil {
-			j.log.Error("janitor pass", "err", err)
-		}
-		return j.cfg.Period
+	j.loop.OnFailure = func(err error, failures int, retryIn time.Duration) {
+		j.log.Error("janitor pass", "err", err, "failures", failures, "retryIn", retryIn)
+	}
+	j.loop.Start(ctx, func(ctx context.Context) (time.Duration, error) {
+		_, err := j.Pass(ctx)
+		return j.cfg.Period, err
 	})
 }
 

@@ -55,13 +55,20 @@ const (
 	// QueuePublish holds posts to publish (package publish): one at a
 	// time, oldest first, as before the job system.
 	QueuePublish = "publish"
+	// QueuePipeline holds project runs (package pipeline): each runs a
+	// project's whole pipeline, ffmpeg included, so a process runs as many
+	// at once as it has cores to give (clipperd's --workers).
+	QueuePipeline = "pipeline"
 )
 
+// queueWorkers are the queues and how many jobs of each a process works at
+// once unless Config.Workers says otherwise.
 var queueWorkers = map[string]int{
 	QueueCopy:     1,
 	QueueCensor:   1,
 	QueueDelivery: 4,
 	QueuePublish:  1,
+	QueuePipeline: 4,
 }
 
 // Defaults of Config.
@@ -95,7 +102,14 @@ type Config struct {
 	// FetchPollInterval bounds how long a job inserted by another process
 	// waits to be claimed; zero takes River's default (1s). Tests shorten it.
 	FetchPollInterval time.Duration
-	Logger            *slog.Logger // nil = discard
+	// Workers are this process's jobs at once per queue, by Queue
+	// constant; a queue not named keeps its default, and 0 works none of
+	// its jobs here.
+	Workers map[string]int
+	// InsertOnly works no queue at all (an API-only node): the process
+	// only inserts jobs, and Start and Stop do nothing.
+	InsertOnly bool
+	Logger     *slog.Logger // nil = discard
 }
 
 // Jobs is the job system of one process: register every kind with Register,
@@ -114,6 +128,8 @@ type Jobs struct {
 	// short is handed back (available at once, its attempt not counted)
 	// rather than failed.
 	stopping atomic.Bool
+	// working: this process works some queue (Config.Workers).
+	working bool
 }
 
 // Open applies River's migrations to cfg.DB and makes the client; no job
@@ -135,10 +151,14 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 	}
 	rescueAfter := cmp.Or(cfg.RescueAfter, DefaultRescueAfter)
 	j := &Jobs{workers: river.NewWorkers(), db: cfg.DB, retry: cfg.Retry.Or(DefaultRetry), log: logger, kinds: map[string]Kind{}}
-	queues := make(map[string]river.QueueConfig, len(queueWorkers))
-	for name, n := range queueWorkers {
-		queues[name] = river.QueueConfig{MaxWorkers: n}
+	queues, err := queuesOf(cfg.Workers, cfg.FetchPollInterval)
+	if err != nil {
+		return nil, err
 	}
+	if cfg.InsertOnly {
+		queues = nil
+	}
+	j.working = len(queues) > 0
 	j.client, err = river.NewClient(driver, &river.Config{
 		Queues:               queues,
 		Workers:              j.workers,
@@ -158,6 +178,43 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	return j, nil
+}
+
+// pipelinePoll is how often an idle process looks for project runs: River
+// wakes a process's workers at once for the jobs it inserts outside a
+// transaction only, and a run is inserted in the project's. A quarter of a
+// second is under 1% of the shortest run, for a light read.
+const pipelinePoll = 250 * time.Millisecond
+
+// queuesOf is River's queue configuration for the per-process worker
+// counts: every queue's default, overridden by workers; a queue with 0
+// workers is left out, so this process does not work it.
+// The pipeline queue is polled every pipelinePoll at least; poll is the
+// client's interval (0: River's default).
+func queuesOf(workers map[string]int, poll time.Duration) (map[string]river.QueueConfig, error) {
+	queues := make(map[string]river.QueueConfig, len(queueWorkers))
+	for name, n := range workers {
+		if _, ok := queueWorkers[name]; !ok {
+			return nil, fmt.Errorf("jobs: Workers: unknown queue %q", name)
+		}
+		if n < 0 {
+			return nil, fmt.Errorf("jobs: Workers: queue %q: %d workers, must be 0 or more", name, n)
+		}
+	}
+	for name, n := range queueWorkers {
+		if w, ok := workers[name]; ok {
+			n = w
+		}
+		if n == 0 {
+			continue
+		}
+		q := river.QueueConfig{MaxWorkers: n}
+		if name == QueuePipeline && (poll == 0 || poll > pipelinePoll) {
+			q.FetchPollInterval = pipelinePoll
+		}
+		queues[name] = q
+	}
+	return queues, nil
 }
 
 // driverFor is the River driver of engine over db: the one place the
@@ -190,7 +247,11 @@ func migrate(ctx context.Context, driver riverdriver.Driver[*sql.Tx], logger *sl
 }
 
 // Start works the registered kinds until Stop. ctx bounds the start only.
+// A process that works no queue (Config.Workers) starts nothing.
 func (j *Jobs) Start(ctx context.Context) error {
+	if !j.working {
+		return nil
+	}
 	j.stopping.Store(false)
 	// River stops when its start context ends; Stop is what ends it here.
 	if err := j.client.Start(context.WithoutCancel(ctx)); err != nil {
@@ -203,6 +264,9 @@ func (j *Jobs) Start(ctx context.Context) error {
 // handed back: available again, its attempt not counted) and always waits
 // for them to return, so nothing uses the database after Stop.
 func (j *Jobs) Stop(ctx context.Context) {
+	if !j.working {
+		return
+	}
 	if err := j.client.Stop(ctx); err == nil {
 		return
 	}

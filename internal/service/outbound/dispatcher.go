@@ -30,9 +30,20 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// Store is what the dispatcher needs of the store: the pending
+// deliveries, their projects and signing keys, and each attempt's record.
+type Store interface {
+	KeyStore
+	Now() time.Time
+	PendingDeliveries(ctx context.Context) ([]int64, error)
+	GetDelivery(ctx context.Context, id int64) (*store.Delivery, error)
+	GetProject(ctx context.Context, id string) (*store.Project, error)
+	SaveDeliveryAttempt(ctx context.Context, d *store.Delivery, then store.TxHook) error
+}
+
 // Config configures a Dispatcher.
 type Config struct {
-	Store      *store.Store
+	Store      Store
 	Jobs       *jobs.Jobs
 	DataDir    string       // .eml files go to DataDir/outbox when SMTP is empty
 	SMTP       string       // "host:port" of a relay taking plain, unauthenticated mail; empty = write .eml files

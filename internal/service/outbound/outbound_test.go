@@ -70,7 +70,11 @@ func newDispatcher(t *testing.T, cfg Config) (*Dispatcher, *jobs.Jobs) {
 	if cfg.RetryBase == 0 {
 		cfg.RetryBase = 30 * time.Millisecond
 	}
-	js, err := jobs.Open(t.Context(), jobs.Config{DB: cfg.Store.DB(), Engine: cfg.Store.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	st, ok := cfg.Store.(*store.Store)
+	if !ok {
+		t.Fatalf("the job system opens on a *store.Store, not %T", cfg.Store)
+	}
+	js, err := jobs.Open(t.Context(), jobs.Config{DB: st.DB(), Engine: st.Engine(), FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

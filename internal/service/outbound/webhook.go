@@ -32,9 +32,14 @@ func (d *Dispatcher) sendWebhook(ctx context.Context, dl *store.Delivery) error 
 	return PostSigned(ctx, d.cfg.HTTPClient, dl.Target, key, []byte(dl.Body), d.cfg.Store.Now(), extra)
 }
 
+// KeyStore finds an organization's webhook signing key: its first API key.
+type KeyStore interface {
+	FirstKey(ctx context.Context, orgID string) (string, error)
+}
+
 // SigningKey is the key an organization's webhooks are signed with: its
 // first API key (filled-gaps.md, Webhooks).
-func SigningKey(ctx context.Context, st *store.Store, orgID string) (string, error) {
+func SigningKey(ctx context.Context, st KeyStore, orgID string) (string, error) {
 	key, err := st.FirstKey(ctx, orgID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", fmt.Errorf("organization %s has no API key to sign with", orgID)

@@ -43,12 +43,11 @@ func TestClipsFollowTheSentences(t *testing.T) {
 	}
 	e := newEnv(t)
 	e.cfg.Transcriber = &transcribe.Pocketsphinx{}
-	r := e.runner()
+	e.runner()
 	id := e.create(apitypes.CreateProjectRequest{
 		VideoURL:     e.upload(src),
 		CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{6, 12}}},
 	})
-	r.Submit(id)
 	if p := e.waitDone(id); p.Stage != apitypes.StageComplete {
 		t.Fatalf("stage = %s, error %v; want COMPLETE", p.Stage, deref(p.Error))
 	}

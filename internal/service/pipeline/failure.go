@@ -16,7 +16,6 @@ import (
 type failure struct {
 	err       error
 	permanent bool
-	immediate bool // retry without backoff (an interrupted run, not a fault of the input)
 }
 
 func (f *failure) Error() string { return f.err.Error() }
@@ -38,15 +37,9 @@ func isPermanent(err error) bool {
 // that is not on PATH.
 func missingTool(err error) bool { return errors.Is(err, exec.ErrNotFound) }
 
-func isImmediate(err error) bool {
-	var f *failure
-	return errors.As(err, &f) && f.immediate
-}
-
-// interruptedError is the stall recorded for a project a dead process left
-// in flight.
+// interruptedError is the interruption of a run a stop cut short.
 func interruptedError(stage apitypes.Stage) error {
-	return &failure{err: fmt.Errorf("interrupted: clipperd restarted during %s", stage), immediate: true}
+	return fmt.Errorf("interrupted: clipperd stopped during %s", stage)
 }
 
 // userError shows a message written for the user while keeping the cause

@@ -33,7 +33,7 @@ func TestRemoveFillerWordsShortensTheClip(t *testing.T) {
 		{Text: "um", Start: spans[1].Start, End: spans[1].End, Confidence: 1},
 		{Text: "grows", Start: spans[2].Start, End: spans[2].End, Confidence: 1},
 	}
-	r := e.runner()
+	e.runner()
 	end := spans[2].End + 0.3
 	run := func(remove bool) (apitypes.ExportableClip, string) {
 		id := e.create(apitypes.CreateProjectRequest{
@@ -42,7 +42,6 @@ func TestRemoveFillerWordsShortensTheClip(t *testing.T) {
 			RenderPref: &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare, EnableCaption: yes(),
 				QuickstartConfig: &apitypes.QuickstartConfig{EnableRemoveFillerWords: &remove}},
 		})
-		r.Submit(id)
 		if p := e.waitDone(id); p.Stage != apitypes.StageComplete {
 			t.Fatalf("stage = %s, error %v", p.Stage, deref(p.Error))
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
@@ -56,6 +57,9 @@ type env struct {
 	dir   string
 	media *blob.Dir // the data directory's store
 	cfg   Config
+	// r is the runner of the latest process (runner, process), whose hook
+	// create uses; before one, created projects get their job by Adopt.
+	r *Runner
 }
 
 // newEnv opens a store in a temp dir with one org and its first key.
@@ -83,29 +87,82 @@ func newEnv(t *testing.T) *env {
 		Scratch:        scratch.New(filepath.Join(dir, "tmp")),
 		PublicURL:      publicURL,
 		MonthlyCredits: 900,
-		Workers:        2,
 		Logger:         slog.New(slog.NewTextHandler(t.Output(), nil)),
 		PollInterval:   30 * time.Millisecond,
 		RetryBase:      30 * time.Millisecond,
 	}}
 }
 
-// runner builds a Runner from e.cfg and starts it; it is stopped at cleanup.
-func (e *env) runner() *Runner {
+// newRunner is a Runner from e.cfg on a job system of its own that works
+// nothing, for tests that call its stages themselves.
+func (e *env) newRunner() (*Runner, error) {
 	e.t.Helper()
-	r, err := New(e.cfg)
+	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), InsertOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	cfg := e.cfg
+	cfg.Jobs = js
+	return New(cfg)
+}
+
+// process is the pipeline of a new process over e's store: a Runner from
+// e.cfg on a job system of its own that works the pipeline queue only (two
+// workers), neither started.
+func (e *env) process() (*Runner, *jobs.Jobs) {
+	e.t.Helper()
+	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond,
+		Workers: map[string]int{jobs.QueuePipeline: 2, jobs.QueueCopy: 0, jobs.QueueCensor: 0, jobs.QueueDelivery: 0, jobs.QueuePublish: 0}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	cfg := e.cfg
+	cfg.Jobs = js
+	r, err := New(cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.r = r
+	return r, js
+}
+
+// start starts a process's pipeline as a server does: the loop, the
+// adoption of queued projects without a job, then the job system. It is
+// stopped at cleanup unless the test stopped it.
+func (e *env) start(r *Runner, js *jobs.Jobs) {
+	e.t.Helper()
 	if err := r.Start(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := r.Adopt(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := js.Start(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = r.Stop(ctx)
+		js.Stop(ctx)
 	})
+}
+
+// runner starts a new process's pipeline and returns its Runner.
+func (e *env) runner() *Runner {
+	e.t.Helper()
+	r, js := e.process()
+	e.start(r, js)
 	return r
+}
+
+// stop stops a process at once, without grace, as a shutdown that cuts
+// its runs short.
+func stop(r *Runner, js *jobs.Jobs) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = r.Stop(ctx)
+	js.Stop(ctx)
 }
 
 // upload records a completed upload of the bytes at path, stored as the
@@ -132,7 +189,8 @@ func (e *env) upload(path string) string {
 	return u.ID
 }
 
-// create inserts a QUEUED project the way the API does.
+// create inserts a QUEUED project the way the API does, with its job when
+// a process's runner was made.
 func (e *env) create(req apitypes.CreateProjectRequest) string {
 	e.t.Helper()
 	now := e.st.Now()
@@ -148,7 +206,11 @@ func (e *env) create(req apitypes.CreateProjectRequest) string {
 		p.BrandTemplateID = &req.BrandTemplateID
 	}
 	p.SourcePlatform = sources.Platform(req.VideoURL)
-	if err := e.st.CreateProject(context.Background(), p, store.Admission{MaxConcurrent: 4, MonthlyCredits: 900, Reserve: quota.ReserveCredits}); err != nil {
+	var enqueue store.TxHook
+	if e.r != nil {
+		enqueue = e.r.Enqueue(p)
+	}
+	if err := e.st.CreateProjectThen(context.Background(), p, store.Admission{MaxConcurrent: 4, MonthlyCredits: 900, Reserve: quota.ReserveCredits}, enqueue); err != nil {
 		e.t.Fatal(err)
 	}
 	return id

@@ -24,7 +24,7 @@ const sourceName = "source.mp4"
 // A source complete from an earlier attempt is reused: objects only appear
 // whole. The run's temporary directory is made here, at its first stage.
 func (r *Runner) importStage(ctx context.Context, j *job) error {
-	tmp, err := r.cfg.Scratch.Make(j.p.ID)
+	tmp, err := r.cfg.Scratch.Make(j.tmpName)
 	if err != nil {
 		return fmt.Errorf("temporary directory: %w", err)
 	}
@@ -99,6 +99,9 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 		return err
 	}
 	p, err := r.cfg.Store.MutateProject(ctx, j.p.ID, func(p *store.Project) error {
+		if err := fence(p, j.run); err != nil {
+			return err
+		}
 		p.SourceKey, p.SourceDurationSec = dst, pr.DurationSec
 		p.StorageSize = size
 		if p.SourcePlatform == "" {

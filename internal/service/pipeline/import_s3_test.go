@@ -30,7 +30,7 @@ func TestImportFromLinkIntoBucket(t *testing.T) {
 	e := newEnv(t)
 	e.cfg.Media = bucket
 	e.cfg.AllowPrivateImports = true
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}

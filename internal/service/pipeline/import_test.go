@@ -11,14 +11,23 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 func mediaSpan(a, b float64) media.Interval { return media.Interval{Start: a, End: b} }
 
-// importJob creates a project for videoURL and the job IMPORT would get.
+// importJob creates a project for videoURL, claimed by run 0 as a run
+// claims it, and the job IMPORT would get.
 func (e *env) importJob(videoURL string, cp *apitypes.CurationPref) *job {
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: videoURL, CurationPref: cp})
-	return &job{p: e.project(id)}
+	p, err := e.st.MutateProject(context.Background(), id, func(p *store.Project) error {
+		p.Stage = apitypes.StageImport
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &job{p: p, tmpName: id + ".run0"}
 }
 
 func serveFile(t *testing.T, path string) *httptest.Server {
@@ -39,7 +48,7 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 	srv := serveFile(t, src)
 	e := newEnv(t)
 	e.cfg.AllowPrivateImports = true
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +95,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 	}))
 	defer srv.Close()
 	e := newEnv(t)
-	guarded, err := New(e.cfg)
+	guarded, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +106,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 	}
 
 	e.cfg.AllowPrivateImports = true
-	open, _ := New(e.cfg)
+	open, _ := e.newRunner()
 	open.maxDownload = 1000
 	for _, tc := range []struct {
 		path, want string
@@ -120,7 +129,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 
 func TestImportUploadErrors(t *testing.T) {
 	e := newEnv(t)
-	r, _ := New(e.cfg)
+	r, _ := e.newRunner()
 	j := e.importJob("up_doesnotexist", nil)
 	if err := r.importStage(context.Background(), j); err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "not a known uploadId") {
 		t.Errorf("unknown upload: %v", err)
@@ -144,7 +153,7 @@ func TestImportUploadErrors(t *testing.T) {
 func TestPlatformLinkWithoutYtdlp(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no yt-dlp anywhere
 	e := newEnv(t)
-	r, _ := New(e.cfg)
+	r, _ := e.newRunner()
 	j := e.importJob("https://www.youtube.com/watch?v=dQw4w9WgXcQ", nil)
 	err := r.importStage(context.Background(), j)
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "yt-dlp is not installed: install it to import from YouTube links") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
@@ -20,11 +21,16 @@ import (
 //	QUEUED → IMPORT → CURATE → REFINE → RENDER → UPLOAD → COMPLETE
 //	any active stage → STALLED (error set, stallCount+1, failureStalls+1)
 //	STALLED with retryAt → QUEUED when retryAt passes (scan loop), error cleared
-//	active stage found at Start → STALLED "interrupted…" (stallCount+1 only) → QUEUED at once
+//	active stage whose run's lease ended (its process died) → QUEUED by the
+//	  watchdog, as interrupted (stallCount+1 only), in one transaction
+//	active stage whose run is cut short by a stop → QUEUED at once, the same way
 //	a tool not on PATH (ffmpeg, ffprobe) → STALLED with retryAt (stallCount+1 only)
 //	failureStalls > MaxRetries, or a permanent failure → STALLED for good;
 //	  at IMPORT (nothing processed yet) its credits are refunded
 //
+// Every move to QUEUED raises the project's run token and inserts the job
+// of the new token in the same transaction; a run writes only while the
+// project carries its token, so a run taken over writes nothing more.
 // Each stage is persisted before its work starts, so the API reports
 // progress. A run keeps its intermediate results (probe, highlights, plans)
 // in a job; every stage is idempotent, so a retry starts again at IMPORT.
@@ -45,10 +51,12 @@ var stages = []stage{
 
 // job is one run of the machine over a project.
 type job struct {
-	p      *store.Project // as last persisted
-	runID  string
-	tmp    string // the run's temporary directory (Config.Scratch)
-	source string // a local file of the imported source (blob.LocalFile)
+	p       *store.Project // as last persisted
+	run     int64          // the project's run token this run holds
+	runID   string
+	tmp     string // the run's temporary directory (Config.Scratch), once made
+	tmpName string // its name
+	source  string // a local file of the imported source (blob.LocalFile)
 
 	probe  *media.ProbeResult
 	span   media.Interval // the part of the source processed (range or whole)
@@ -61,58 +69,127 @@ type job struct {
 	clips      []apitypes.ExportableClip
 }
 
-var errNotQueued = errors.New("project is not queued")
+var (
+	errNotQueued = errors.New("project is not queued")
+	// errLostRun is a write of a run whose project carries another token
+	// now: the run was taken over and stops.
+	errLostRun = fmt.Errorf("pipeline: %w", store.ErrStaleRun)
+	// errLeaseLost ends a run whose heartbeat found the project taken over.
+	errLeaseLost = errors.New("the run's lease was taken over")
+)
 
-// process runs one project from QUEUED to COMPLETE or STALLED. When ctx is
-// cancelled (Stop) the project is left in its stage, as after a crash.
-func (r *Runner) process(ctx context.Context, id string) {
-	j := &job{runID: store.NewID("run_")}
+// process runs project id from QUEUED to COMPLETE or STALLED as run (a
+// token): a project that is not QUEUED with that token is left alone. A run
+// cut short (a stop) is handed back, QUEUED again at once; a run taken over
+// (its lease ended) stops without writing. It returns an error only when
+// the claim could not be written, so the job is tried again.
+func (r *Runner) process(ctx context.Context, id string, run int64) error {
+	// The temporary directory is the run's, so a stale and a current run
+	// on one box keep apart.
+	j := &job{run: run, runID: store.NewID("run_"), tmpName: fmt.Sprintf("%s.run%d", id, run)}
 	defer func() {
 		if j.tmp != "" {
-			if err := r.cfg.Scratch.Remove(id); err != nil {
+			if err := r.cfg.Scratch.Remove(j.tmpName); err != nil {
 				r.log.Warn("remove the run's temporary files", "project", id, "err", err)
 			}
 		}
 	}()
+	ctx, cut := context.WithCancelCause(ctx)
+	var beat sync.WaitGroup
+	defer beat.Wait()
+	defer cut(nil) // the heartbeat ends before the run returns
+
 	started := time.Now()
 	from := apitypes.StageQueued
 	for i, st := range stages {
 		var p *store.Project
 		err := r.persist(ctx, "stage "+string(st.name), id, func() (err error) {
 			p, err = r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
-				return r.enter(p, i == 0, st.name, &started)
+				return r.enter(p, run, i == 0, st.name, &started)
 			})
 			return err
 		})
-		if errors.Is(err, errNotQueued) || errors.Is(err, store.ErrNotFound) {
-			return
+		if i == 0 && err != nil {
+			if errors.Is(err, errNotQueued) || errors.Is(err, errLostRun) || errors.Is(err, store.ErrNotFound) {
+				r.log.Debug("run not started: the project moved on", "project", id, "run", run, "err", err)
+				return nil
+			}
+			if ctx.Err() != nil {
+				return nil // stopping: the project is still QUEUED with its job
+			}
+			return fmt.Errorf("pipeline: claim project %s: %w", id, err)
+		}
+		if i == 0 {
+			beat.Add(1)
+			go func() { defer beat.Done(); r.heartbeat(ctx, cut, id, run) }()
 		}
 		if err != nil {
-			if ctx.Err() == nil {
-				r.log.Error("persist stage", "project", id, "stage", st.name, "err", err)
-			}
-			return
+			r.ended(ctx, id, run, st.name, "persist stage", err)
+			return nil
 		}
 		r.log.Info("project stage", "project", id, "from", from, "to", st.name, "took", r.left(from, started).Round(time.Millisecond))
 		from, started, j.p = st.name, time.Now(), p
 		r.at(ctx, string(st.name))
 		if err := st.run(r, ctx, j); err != nil {
-			if ctx.Err() != nil {
-				r.log.Warn("project interrupted by shutdown", "project", id, "stage", st.name, "took", time.Since(started).Round(time.Millisecond))
-				return
+			if ctx.Err() != nil || errors.Is(err, store.ErrStaleRun) {
+				r.ended(ctx, id, run, st.name, "stage", err)
+				return nil
 			}
-			r.stall(ctx, id, st.name, err, r.left(st.name, started))
-			return
+			r.stall(ctx, id, run, st.name, err, r.left(st.name, started))
+			return nil
 		}
 	}
 	if err := r.complete(ctx, j); err != nil {
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() != nil || errors.Is(err, store.ErrStaleRun) {
+			r.ended(ctx, id, run, apitypes.StageUpload, "completion", err)
+			return nil
 		}
-		r.stall(ctx, id, apitypes.StageUpload, err, r.left(apitypes.StageUpload, started))
-		return
+		r.stall(ctx, id, run, apitypes.StageUpload, err, r.left(apitypes.StageUpload, started))
+		return nil
 	}
 	r.log.Info("project stage", "project", id, "from", from, "to", apitypes.StageComplete, "took", r.left(from, started).Round(time.Millisecond), "clips", len(j.clips))
+	return nil
+}
+
+// ended handles a run that stops in stage without an outcome: taken over
+// (its writes are refused, its lease is another's), it just stops; cut
+// short by a stop (or its write failed), it hands the project back.
+func (r *Runner) ended(ctx context.Context, id string, run int64, stage apitypes.Stage, what string, err error) {
+	if errors.Is(err, store.ErrStaleRun) || errors.Is(context.Cause(ctx), errLeaseLost) {
+		r.log.Warn("project run taken over; it stops without writing", "project", id, "run", run, "stage", stage)
+		return
+	}
+	if ctx.Err() == nil {
+		// A write that kept failing (a full disk): the lease ends with the
+		// heartbeat, and the watchdog of some process queues it again.
+		r.log.Error("persist "+what, "project", id, "stage", stage, "err", err)
+		return
+	}
+	r.handBack(ctx, id, run, stage)
+}
+
+// heartbeat renews the run's lease every Lease/3 until ctx ends, and cuts
+// the run with errLeaseLost once the project is no longer its own.
+func (r *Runner) heartbeat(ctx context.Context, cut context.CancelCauseFunc, id string, run int64) {
+	t := time.NewTicker(r.cfg.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		held, err := r.cfg.Store.RenewLease(ctx, id, run, time.Now().Add(r.cfg.Lease))
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				r.log.Warn("renew the run's lease", "project", id, "run", run, "err", err)
+			}
+		case !held:
+			cut(errLeaseLost)
+			return
+		}
+	}
 }
 
 // left reports that a run moved a project out of stage, which it entered
@@ -124,20 +201,35 @@ func (r *Runner) left(stage apitypes.Stage, started time.Time) time.Duration {
 	return took
 }
 
-// enter moves p into stage; the first stage is the claim, which only a
-// queued project passes, and started becomes the time it waited since.
-func (r *Runner) enter(p *store.Project, claim bool, stage apitypes.Stage, started *time.Time) error {
+// enter moves p into stage for run; the first stage is the claim, which
+// only a project queued with run's token passes, takes the lease, and makes
+// started the time it waited since.
+func (r *Runner) enter(p *store.Project, run int64, claim bool, stage apitypes.Stage, started *time.Time) error {
+	if p.RunToken != run {
+		return errLostRun
+	}
 	if claim {
-		// The claim: only a queued project starts a run.
 		if !p.Stage.Waiting() {
 			return errNotQueued
 		}
 		p.RetryAt, p.Error = time.Time{}, nil // a new run; stallCount keeps the history
+		p.LeaseUntil = time.Now().Add(r.cfg.Lease)
 		if !p.UpdatedAt.IsZero() {
 			*started = p.UpdatedAt // the time spent waiting in QUEUED
 		}
+	} else if !p.Stage.Processing() {
+		return errLostRun
 	}
 	p.Stage = stage
+	return nil
+}
+
+// fence is the check of a run's write to p: p must carry the run's token and
+// be in a processing stage.
+func fence(p *store.Project, run int64) error {
+	if p.RunToken != run || !p.Stage.Processing() {
+		return errLostRun
+	}
 	return nil
 }
 
@@ -163,7 +255,10 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	}
 	err = r.persist(ctx, "completion", j.p.ID, func() (err error) {
 		_, _, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
-			p.Stage = apitypes.StageComplete
+			if err := fence(p, j.run); err != nil {
+				return store.Effects{}, err
+			}
+			p.Stage, p.LeaseUntil = apitypes.StageComplete, time.Time{}
 			p.Error, p.RetryAt = nil, time.Time{}
 			p.StorageSize = size
 			return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed), Enqueue: r.enqueueDelivery()}, nil
@@ -178,46 +273,33 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 
 // stall records a failed stage: STALLED, the error, one more stall, and a
 // retry time unless the failure is permanent or the project's own failures
-// used up its retries. An interruption by a restart is retried at once and
-// does not count as a failure: restarts never give up a project; nor does a
-// tool missing from the server, retried with backoff until it is there. A final
+// used up its retries. A tool missing from the server does not count as a
+// failure of the project: it is retried with backoff until it is there
+// (an interrupted run is not stalled but queued again, see interrupt). A final
 // stall runs the conclusion actions that asked for failures, and refunds the
 // credits of a project that failed at IMPORT, before anything was processed.
-func (r *Runner) stall(ctx context.Context, id string, stageName apitypes.Stage, cause error, took time.Duration) {
-	r.stallWhen(ctx, id, stageName, cause, took, nil)
-}
-
-// stallWhen is stall of a project that still passes guard when it is
-// written (nil: any); the watchdog guards against a project that moved on.
-func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.Stage, cause error, took time.Duration, guard func(*store.Project) bool) {
-	var msg string
-	restart := isImmediate(cause)
-	if restart {
-		msg = cause.Error()
-	} else {
-		msg = fmt.Sprintf("%s failed: %v", stageName, cause)
-	}
+// The stall is run's (a token): a project taken over is left alone.
+func (r *Runner) stall(ctx context.Context, id string, run int64, stageName apitypes.Stage, cause error, took time.Duration) {
+	msg := fmt.Sprintf("%s failed: %v", stageName, cause)
 	permanent := isPermanent(cause)
 	noTool := !permanent && missingTool(cause)
 	var retryAt time.Time
 	var refunded bool
 	mutate := func(p *store.Project) (store.Effects, error) {
-		if guard != nil && !guard(p) {
-			return store.Effects{}, errStale
+		if err := fence(p, run); err != nil {
+			return store.Effects{}, err
 		}
 		count := int64(1)
 		if p.StallCount != nil {
 			count = *p.StallCount + 1
 		}
-		if !restart && !noTool {
+		if !noTool {
 			p.FailureStalls++
 		}
 		retryAt = time.Time{}
 		text := msg
 		switch {
 		case permanent:
-		case restart:
-			retryAt = r.cfg.Store.Now()
 		case noTool:
 			retryAt = r.cfg.Store.Now().Add(r.retryDelay(max(1, p.FailureStalls)))
 		case p.FailureStalls > int64(r.cfg.MaxRetries):
@@ -226,6 +308,7 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 			retryAt = r.cfg.Store.Now().Add(r.retryDelay(p.FailureStalls))
 		}
 		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &text, &count, retryAt
+		p.LeaseUntil = time.Time{}
 		if !retryAt.IsZero() {
 			return store.Effects{}, nil // not a conclusion yet: the service tries again
 		}
@@ -237,7 +320,8 @@ func (r *Runner) stallWhen(ctx context.Context, id string, stageName apitypes.St
 		p, _, err = r.cfg.Store.MutateProjectWithEffects(context.WithoutCancel(ctx), id, mutate)
 		return err
 	})
-	if errors.Is(err, errStale) {
+	if errors.Is(err, errLostRun) {
+		r.log.Warn("project run taken over; its stall is not written", "project", id, "run", run, "stage", stageName, "cause", cause)
 		return
 	}
 	if err != nil {
@@ -255,15 +339,14 @@ func (r *Runner) retryDelay(n int64) time.Duration {
 	return backoff.Exponential(int(n), r.cfg.RetryBase, time.Hour)
 }
 
-// requeue moves a STALLED project whose retry is due back to QUEUED.
+// requeue moves a STALLED project whose retry is due back to QUEUED, with
+// a new run token and its job.
 func (r *Runner) requeue(ctx context.Context, id string) error {
-	_, err := r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
+	_, _, err := r.cfg.Store.MutateProjectWithEffects(ctx, id, func(p *store.Project) (store.Effects, error) {
 		if p.Stage != apitypes.StageStalled || p.RetryAt.IsZero() {
-			return errNotQueued
+			return store.Effects{}, errNotQueued
 		}
-		// The error described the last run; the next one starts clean.
-		p.Stage, p.RetryAt, p.Error = apitypes.StageQueued, time.Time{}, nil
-		return nil
+		return r.queueAgain(p), nil
 	})
 	if errors.Is(err, errNotQueued) {
 		return nil
@@ -272,27 +355,53 @@ func (r *Runner) requeue(ctx context.Context, id string) error {
 		return err
 	}
 	r.log.Info("project stage", "project", id, "from", apitypes.StageStalled, "to", apitypes.StageQueued, "reason", "retry")
-	r.Submit(id)
 	return nil
 }
 
-// recoverInterrupted stalls every project an earlier process left in an
-// active stage (the stall is counted and logged) and queues it again at once,
-// before Start returns and so before the server answers anyone: a client that
-// waited through the restart reads QUEUED, never a STALLED that would end its
-// wait for a project the service is about to resume.
-func (r *Runner) recoverInterrupted(ctx context.Context) error {
-	// A worker holds a project in these stages; finding one there at
-	// Start means the process died mid-run.
-	ps, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagesWhere(apitypes.Stage.Processing)...)
+// queueAgain makes p QUEUED for a new run: the error of the last run
+// cleared, its token raised (the last run's writes are refused from now
+// on), and the new run's job inserted in the same transaction.
+func (r *Runner) queueAgain(p *store.Project) store.Effects {
+	p.Stage, p.RetryAt, p.Error, p.LeaseUntil = apitypes.StageQueued, time.Time{}, nil, time.Time{}
+	p.RunToken++
+	return store.Effects{Then: r.Enqueue(p)}
+}
+
+// interrupt queues again, at once, a project whose run stopped in its stage
+// without an outcome, when ok(p) says the run is still the one that should
+// be interrupted; why(stage) says what interrupted it. It counts as a stall
+// (stallCount+1), not as a failure of the project, and is logged as one.
+func (r *Runner) interrupt(ctx context.Context, id string, why func(apitypes.Stage) error, ok func(*store.Project) bool) error {
+	var from apitypes.Stage
+	_, _, err := r.cfg.Store.MutateProjectWithEffects(ctx, id, func(p *store.Project) (store.Effects, error) {
+		if !ok(p) {
+			return store.Effects{}, errStale
+		}
+		from = p.Stage
+		count := int64(1)
+		if p.StallCount != nil {
+			count = *p.StallCount + 1
+		}
+		p.StallCount = &count
+		return r.queueAgain(p), nil
+	})
+	if errors.Is(err, errStale) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		r.stall(ctx, p.ID, p.Stage, interruptedError(p.Stage), 0)
-		if err := r.requeue(ctx, p.ID); err != nil {
-			return err
-		}
-	}
+	r.log.Warn("project stage", "project", id, "from", from, "to", apitypes.StageStalled, "error", why(from).Error())
+	r.log.Info("project stage", "project", id, "from", apitypes.StageStalled, "to", apitypes.StageQueued, "reason", "interrupted")
 	return nil
+}
+
+// handBack queues again at once the project of a run a stop cut short in
+// stage, so another process, or the next start, takes it without waiting
+// for the lease to end.
+func (r *Runner) handBack(ctx context.Context, id string, run int64, stage apitypes.Stage) {
+	err := r.interrupt(context.WithoutCancel(ctx), id, interruptedError, func(p *store.Project) bool { return fence(p, run) == nil })
+	if err != nil {
+		r.log.Error("hand back an interrupted run", "project", id, "stage", stage, "err", err)
+	}
 }

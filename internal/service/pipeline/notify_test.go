@@ -18,7 +18,7 @@ func TestCompletionEmailSignsAddresses(t *testing.T) {
 	e := newEnv(t)
 	links := medialink.New(e.st, publicURL, 0, 0, nil)
 	e.cfg.MediaLinks = links
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // other orgs' clips.
 func TestImportOwnMediaOnlyClipsOfTheSameOrg(t *testing.T) {
 	e := newEnv(t)
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,9 @@ const (
 	writeRetryMax         = 30 * time.Second
 )
 
-// errStale is a watchdog write whose project moved on since it was read.
-var errStale = errors.New("project changed since the watchdog read it")
+// errStale is an interruption of a run that is no longer the one to
+// interrupt: its project moved on since it was read.
+var errStale = errors.New("project changed since it was read")
 
 // persist runs write, a write of a project's state (its stage, stall or
 // completion), again after a failure (a full disk, a database error) with
@@ -42,7 +43,7 @@ func (r *Runner) persist(ctx context.Context, what, id string, write func() erro
 
 // retryableWrite tells a write failure worth another attempt from a refusal.
 func retryableWrite(err error) bool {
-	return !errors.Is(err, errNotQueued) && !errors.Is(err, errStale) && !errors.Is(err, store.ErrNotFound) &&
+	return !errors.Is(err, errNotQueued) && !errors.Is(err, errStale) && !errors.Is(err, store.ErrStaleRun) && !errors.Is(err, store.ErrNotFound) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 

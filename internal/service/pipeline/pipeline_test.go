@@ -6,9 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -87,7 +85,8 @@ func verifySignature(t *testing.T, r hookReq, key string) {
 // allowed: the test receivers are on loopback.
 func (e *env) startDispatcher() {
 	e.t.Helper()
-	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond,
+		Workers: map[string]int{jobs.QueuePipeline: 0}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -132,7 +131,6 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 			{Type: apitypes.ActionEmail, Email: "owner@example.com"},
 		},
 	})
-	r.Submit(id)
 	p := e.waitDone(id)
 	if p.Stage != apitypes.StageComplete {
 		t.Fatalf("stage = %s, error %v; want COMPLETE", p.Stage, deref(p.Error))
@@ -163,7 +161,7 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 	mediaDir := filepath.Join(e.dir, "media", id)
 	total := sourceSize(filepath.Join(mediaDir, sourceName))
 	// The run's temporary files go with it.
-	tmp := filepath.Join(e.dir, "tmp", id)
+	tmp := filepath.Join(e.dir, "tmp", id+".run0")
 	for end := time.Now().Add(5 * time.Second); dirExists(tmp) && time.Now().Before(end); {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -246,13 +244,12 @@ func TestSkipCurateMakesOneClipOfTheRange(t *testing.T) {
 	src := testVideo(t)
 	probes := toolexectest.CountRuns(t, "ffprobe")
 	e := newEnv(t)
-	r := e.runner()
+	e.runner()
 	id := e.create(apitypes.CreateProjectRequest{
 		VideoURL:     e.upload(src),
 		CurationPref: &apitypes.CurationPref{SkipCurate: yes(), Range: &apitypes.Range{StartSec: f64(2), EndSec: f64(9)}},
 		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare, EnableFitLayout: yes(), EnableWatermark: yes()},
 	})
-	r.Submit(id)
 	p := e.waitDone(id)
 	if p.Stage != apitypes.StageComplete {
 		t.Fatalf("stage = %s, error %v", p.Stage, deref(p.Error))
@@ -286,7 +283,7 @@ func TestTextUploadStallsForGoodAndNotifiesFailure(t *testing.T) {
 	e := newEnv(t)
 	hooks := newHookRecorder(t)
 	e.startDispatcher()
-	r := e.runner()
+	e.runner()
 	txt := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(txt, []byte(strings.Repeat("these are meeting notes, not a video\n", 200)), 0o644); err != nil {
 		t.Fatal(err)
@@ -298,7 +295,6 @@ func TestTextUploadStallsForGoodAndNotifiesFailure(t *testing.T) {
 			{Type: apitypes.ActionEmail, Email: "quiet@example.com"}, // no notifyFailure: stays silent
 		},
 	})
-	r.Submit(id)
 	p := e.waitDone(id)
 	if p.Stage != apitypes.StageStalled {
 		t.Fatalf("stage = %s, want STALLED", p.Stage)
@@ -336,58 +332,41 @@ func TestTextUploadStallsForGoodAndNotifiesFailure(t *testing.T) {
 func TestRestartDuringRenderResumesToComplete(t *testing.T) {
 	src := testVideo(t)
 	e := newEnv(t)
-	r1, err := New(e.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r1, js1 := e.process()
 	rendering := make(chan struct{})
 	var once sync.Once
 	r1.hook = func(ctx context.Context, point string) {
 		if point == "render 0" {
 			once.Do(func() { close(rendering) })
-			<-ctx.Done() // hold the run in RENDER until the runner stops
+			<-ctx.Done() // hold the run in RENDER until the process stops
 		}
 	}
-	if err := r1.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e.start(r1, js1)
 	id := e.create(apitypes.CreateProjectRequest{
 		VideoURL:     e.upload(src),
 		CurationPref: &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(0), EndSec: f64(20)}, ClipDurations: [][2]float64{{5, 9}}},
 		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectLandscape},
 	})
-	r1.Submit(id)
 	select {
 	case <-rendering:
 	case <-time.After(finishWait):
 		t.Fatalf("never reached RENDER; stage %s error %v", e.project(id).Stage, deref(e.project(id).Error))
 	}
-	stopCtx, cancel := context.WithCancel(context.Background())
-	cancel() // no grace: in-flight work is cut short, as by a crash
-	if err := r1.Stop(stopCtx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Stop = %v, want it to report the interrupted work", err)
-	}
-	if p := e.project(id); p.Stage != apitypes.StageRender {
-		t.Fatalf("after stop the project is %s, want it left in RENDER", p.Stage)
+	stop(r1, js1) // no grace: the run is cut short and handed back
+	// Queued again by the stop: a client polling through the restart
+	// never sees the interruption as a stall.
+	if p := e.project(id); p.Stage != apitypes.StageQueued || p.StallCount == nil || *p.StallCount != 1 || p.Error != nil {
+		t.Fatalf("after stop the project is %s (stallCount %v, error %v), want QUEUED, 1 stall, no error",
+			p.Stage, deref(p.StallCount), deref(p.Error))
 	}
 
-	logs := &syncBuffer{}
-	e.cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	e.runner()
-	// Queued again before Start returned: a client polling through the
-	// restart never sees the interruption as a stall.
-	if p := e.project(id); p.Stage == apitypes.StageStalled {
-		t.Errorf("after Start the project is STALLED (%s), want it queued again", deref(p.Error))
-	}
 	p := e.waitDone(id)
 	if p.Stage != apitypes.StageComplete {
 		t.Fatalf("after restart stage = %s, error %v", p.Stage, deref(p.Error))
 	}
 	if p.StallCount == nil || *p.StallCount < 1 {
 		t.Errorf("stallCount = %v, want >= 1 after the interruption", deref(p.StallCount))
-	}
-	if !strings.Contains(logs.String(), "interrupted: clipperd restarted during RENDER") {
-		t.Errorf("logs do not record the interruption:\n%s", logs.String())
 	}
 	clips, err := e.st.ListClips(context.Background(), id, 0, 100)
 	if err != nil || len(clips) == 0 {
@@ -442,7 +421,7 @@ func TestTransientFailureRetriedWithBackoffThenGivesUp(t *testing.T) {
 func TestMonthlyCapAfterProbeStallsNamingTheCap(t *testing.T) {
 	e := newEnv(t)
 	e.cfg.MonthlyCredits = 30
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +433,7 @@ func TestMonthlyCapAfterProbeStallsNamingTheCap(t *testing.T) {
 		t.Fatalf("charge = %v, want a permanent error naming the monthly cap", err)
 	}
 	e.cfg.MonthlyCredits = 900
-	r2, _ := New(e.cfg)
+	r2, _ := e.newRunner()
 	if err := r2.chargeCredits(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 
@@ -24,10 +23,7 @@ func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
 	var mu sync.Mutex
 	var errorsAtClaim []string // errors still set when a new run had started
 	for i := range restarts {
-		r, err := New(e.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, js := e.process()
 		curating := make(chan struct{})
 		var once sync.Once
 		r.hook = func(ctx context.Context, point string) {
@@ -42,10 +38,7 @@ func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
 			once.Do(func() { close(curating) })
 			<-ctx.Done() // die in CURATE
 		}
-		if err := r.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		r.Submit(id)
+		e.start(r, js)
 		e.waitFor(id, func(p *store.Project) bool {
 			select {
 			case <-curating:
@@ -57,11 +50,7 @@ func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
 			}
 			return false
 		})
-		stopCtx, cancel := context.WithCancel(context.Background())
-		cancel()
-		if err := r.Stop(stopCtx); !errors.Is(err, context.Canceled) {
-			t.Fatalf("restart %d: Stop = %v", i, err)
-		}
+		stop(r, js)
 	}
 	e.runner()
 	p := e.waitDone(id)
@@ -85,7 +74,7 @@ func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
 // stall count stays.
 func TestRequeueClearsErrorKeepsStallCount(t *testing.T) {
 	e := newEnv(t)
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestRenderOptionsTemplateThenRenderPref(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}

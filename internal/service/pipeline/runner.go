@@ -1,11 +1,16 @@
 // Package pipeline turns a queued project into clips: IMPORT, CURATE, REFINE,
-// RENDER and UPLOAD run as plain functions over a project (machine.go), the
-// Runner feeds projects to a few workers, recovers projects a dead process
-// left in flight, and retries transient stalls with backoff.
+// RENDER and UPLOAD run as plain functions over a project (machine.go). Each
+// run is a job of the job system (package jobs, queue pipeline), inserted in
+// the transaction that makes the project QUEUED, so any process working the
+// queue may take it. A run holds a lease on its project that a heartbeat
+// renews and fences its writes with the project's run token (runs.go); the
+// Runner's loop requeues projects whose lease ended (their process died)
+// and retries transient stalls with backoff.
 package pipeline
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +20,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
@@ -31,15 +37,18 @@ type DeliveryEnqueuer interface {
 // Config configures a Runner.
 type Config struct {
 	Store *store.Store
+	// Jobs runs the project runs (queue pipeline); the Runner registers
+	// its kind there, so even a process that works no queue can queue
+	// projects.
+	Jobs *jobs.Jobs
 	// Media holds the sources, renders and captions (blob.MediaKey) and
 	// the uploads the projects import.
 	Media blob.Store
-	// Scratch holds each run's temporary files, DATA/tmp/<projectId>.
+	// Scratch holds each run's temporary files, DATA/tmp/<projectId>.run<token>.
 	Scratch             scratch.Dirs
 	PublicURL           string // base of media addresses, e.g. "http://127.0.0.1:8787"
 	AllowPrivateImports bool
 	MonthlyCredits      int64 // cap used when charging the remaining credits after probe; <= 0: none
-	Workers             int   // parallel projects processed; default 4
 	Logger              *slog.Logger
 	HTTPClient          *http.Client // for imports; nil = default with sane timeouts
 	// Transcriber recognises the speech of each project at CURATE; nil
@@ -66,10 +75,14 @@ type Config struct {
 	// RetryBase is the wait before retrying a project after its first
 	// transient stall, doubled per further stall; default 30 s.
 	RetryBase time.Duration
-	// PollInterval is how often stalled projects due for a retry and queued
-	// projects nobody submitted are looked for, and the watchdog looks for
-	// projects that stopped making progress; default 2 s.
+	// PollInterval is how often stalled projects due for a retry, and
+	// projects whose run's lease ended, are looked for; default 2 s.
 	PollInterval time.Duration
+	// Lease is how long a run holds its project without renewing: its
+	// heartbeat renews it every Lease/3, and a project whose lease ended
+	// (its process died) is queued again by any process's loop; default
+	// DefaultLease.
+	Lease time.Duration
 	// WriteAttempts bounds the attempts at writing a project's stage, stall
 	// or completion when the store fails (a full disk); default 5.
 	WriteAttempts int
@@ -78,20 +91,37 @@ type Config struct {
 	WriteRetryBase time.Duration
 }
 
-// Runner processes projects. Create with New, then Start.
+// DefaultLease is Config.Lease's default: a process killed mid-run has its
+// projects resumed elsewhere within about this long.
+const DefaultLease = 30 * time.Second
+
+// runTimeout bounds one run, and is the job's lease in River's terms: far
+// beyond any render, so River never cuts a run short nor retries a live one;
+// the project's own lease (Config.Lease) is what hands a dead process's run
+// to another. A River job retried after it (its process died) finds its run
+// token stale and ends at once.
+const runTimeout = 24 * time.Hour
+
+// runArgs is the job of one run: the project and the run token it was
+// queued with. A run of a token the project no longer carries does nothing.
+type runArgs struct {
+	ProjectID string `json:"project_id"`
+	Run       int64  `json:"run"`
+}
+
+func (runArgs) Kind() string { return "project_run" }
+
+// Runner processes projects. Create with New; Start runs its loop (in every
+// process that works the pipeline queue).
 type Runner struct {
 	cfg    Config
 	log    *slog.Logger
 	client *http.Client
 
-	queue chan string // project ids to claim; Submit never blocks on it
-	mu    sync.Mutex
-	known map[string]bool // ids queued or being processed, so none runs twice
-
+	mu     sync.Mutex
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	closed bool
-	quit   chan struct{} // closed by Stop: idle workers and the scan loop leave
 
 	// maxDownload caps http(s) imports; a field so tests can lower it.
 	maxDownload int64
@@ -102,16 +132,14 @@ type Runner struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// New checks cfg and fills its defaults.
+// New checks cfg, fills its defaults and registers the runs' kind with
+// cfg.Jobs, which works them from its Start.
 func New(cfg Config) (*Runner, error) {
-	if cfg.Store == nil {
-		return nil, errors.New("pipeline: Store is required")
+	if cfg.Store == nil || cfg.Jobs == nil {
+		return nil, errors.New("pipeline: Store and Jobs are required")
 	}
 	if cfg.Media == nil || cfg.Scratch.Root() == "" {
 		return nil, errors.New("pipeline: Media and Scratch are required")
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = 4
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -128,6 +156,9 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 2 * time.Second
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
 	if cfg.WriteAttempts <= 0 {
 		cfg.WriteAttempts = defaultWriteAttempts
 	}
@@ -137,22 +168,51 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.OnStageLeft == nil {
 		cfg.OnStageLeft = func(apitypes.Stage, time.Duration) {}
 	}
-	return &Runner{
+	r := &Runner{
 		cfg:         cfg,
 		log:         cfg.Logger,
 		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
-		queue:       make(chan string, 1024),
-		known:       map[string]bool{},
-		quit:        make(chan struct{}),
 		maxDownload: quota.MaxLinkBytes,
 		sleep:       sleepCtx,
-	}, nil
+	}
+	// Unique by its args (project and token): adopting a project twice
+	// adds one job.
+	err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueuePipeline, Timeout: runTimeout, Unique: true}, r.work)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return r, nil
 }
 
-// Start recovers projects left in flight by an earlier process (they are
-// marked STALLED as interrupted and retried), then starts the workers and the
-// loop that retries stalled projects and picks up queued ones. ctx bounds the
-// recovery only; the workers run until Stop.
+// Enqueue is store.CreateProjectThen's hook for p, and the requeues': it
+// adds the job of p's current run token in the transaction that makes p
+// QUEUED.
+func (r *Runner) Enqueue(p *store.Project) store.TxHook {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		return r.cfg.Jobs.InsertTx(ctx, tx, runArgs{ProjectID: p.ID, Run: p.RunToken})
+	}
+}
+
+// Adopt gives every QUEUED project without a job one: those a release
+// before the job system left, and any whose job gave up. A project that has
+// its job keeps it (the kind is unique by its args).
+func (r *Runner) Adopt(ctx context.Context) error {
+	ps, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagesWhere(apitypes.Stage.Waiting)...)
+	if err != nil {
+		return fmt.Errorf("pipeline: adopt: %w", err)
+	}
+	for _, p := range ps {
+		if err := r.cfg.Jobs.Insert(ctx, runArgs{ProjectID: p.ID, Run: p.RunToken}); err != nil {
+			return fmt.Errorf("pipeline: adopt %s: %w", p.ID, err)
+		}
+	}
+	return nil
+}
+
+// Start requeues the projects whose run's lease ended (a dead process's,
+// or one a release before leases left in flight) and those due for a
+// retry, before it returns, then keeps looking every PollInterval until
+// Stop. ctx bounds the first look only.
 func (r *Runner) Start(ctx context.Context) error {
 	r.mu.Lock()
 	if r.cancel != nil || r.closed {
@@ -163,118 +223,50 @@ func (r *Runner) Start(ctx context.Context) error {
 	r.cancel = cancel
 	r.mu.Unlock()
 
-	if err := r.recoverInterrupted(ctx); err != nil {
+	if err := r.scan(ctx); err != nil {
 		cancel()
-		return fmt.Errorf("pipeline: recover projects in flight: %w", err)
-	}
-	for range r.cfg.Workers {
-		r.wg.Add(1)
-		go r.worker(runCtx)
+		return fmt.Errorf("pipeline: requeue projects: %w", err)
 	}
 	r.wg.Add(1)
 	go r.scanLoop(runCtx)
 	return nil
 }
 
-// Submit enqueues a QUEUED project without blocking. A project that does not
-// fit the in-memory queue is found by the next scan instead.
-func (r *Runner) Submit(projectID string) {
+// Stop ends the loop. The runs are the job system's: its Stop lets them
+// finish within its grace and hands back the ones it cuts short.
+func (r *Runner) Stop(context.Context) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed || r.known[projectID] {
-		return
-	}
-	select {
-	case r.queue <- projectID:
-		r.known[projectID] = true
-	default:
-	}
-}
-
-// Stop stops taking work and waits for the projects in progress. When ctx
-// ends first, in-flight work (ffmpeg included) is cancelled; those projects
-// stay in their stage and the next Start resumes them.
-func (r *Runner) Stop(ctx context.Context) error {
-	r.mu.Lock()
-	if !r.closed {
-		r.closed = true
-		close(r.quit)
-	}
+	r.closed = true
 	cancel := r.cancel
-	// Queued projects stay QUEUED in the store; the next Start picks them up.
-	r.drainQueue()
 	r.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	done := make(chan struct{})
-	go func() { r.wg.Wait(); close(done) }()
-	select {
-	case <-done:
+	if cancel != nil {
 		cancel()
-		return nil
-	case <-ctx.Done():
-		cancel()
-		<-done // cancelled ffmpeg processes are killed, so this is short
-		return fmt.Errorf("pipeline: stop: in-flight projects interrupted: %w", ctx.Err())
+		r.wg.Wait()
 	}
+	return nil
 }
 
-// drainQueue empties the queue so idle workers see no more work. r.mu held.
-func (r *Runner) drainQueue() {
-	for {
-		select {
-		case id := <-r.queue:
-			delete(r.known, id)
-		default:
-			return
-		}
-	}
+// work runs one job: the run of its project, unless the project moved on
+// from the token the job was queued with. Only a claim that could not be
+// written fails the job, which River retries.
+func (r *Runner) work(ctx context.Context, job *jobs.Job[runArgs]) error {
+	return r.process(ctx, job.Args.ProjectID, job.Args.Run)
 }
 
-func (r *Runner) isClosed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.closed
-}
-
-func (r *Runner) worker(ctx context.Context) {
-	defer r.wg.Done()
-	for {
-		select {
-		case <-r.quit:
-			return
-		case <-ctx.Done():
-			return
-		case id := <-r.queue:
-			if r.isClosed() {
-				return // Stop won the race; the project is still QUEUED in the store
-			}
-			r.process(ctx, id)
-			r.mu.Lock()
-			delete(r.known, id)
-			r.mu.Unlock()
-		}
-	}
-}
-
-// scanLoop retries stalled projects whose time has come, enqueues queued
-// projects that were never submitted (created while the runner was down),
-// and runs the watchdog (watchdog.go).
+// scanLoop requeues, every PollInterval, stalled projects whose retry is
+// due and projects whose run's lease ended.
 func (r *Runner) scanLoop(ctx context.Context) {
 	defer r.wg.Done()
 	t := time.NewTicker(r.cfg.PollInterval)
 	defer t.Stop()
 	for {
-		if err := r.scan(ctx); err != nil && ctx.Err() == nil {
-			r.log.Error("pipeline scan", "err", err)
-		}
 		select {
-		case <-r.quit:
-			return
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if err := r.scan(ctx); err != nil && ctx.Err() == nil {
+			r.log.Error("pipeline scan", "err", err)
 		}
 	}
 }
@@ -288,13 +280,6 @@ func (r *Runner) scan(ctx context.Context) error {
 		if err := r.requeue(ctx, id); err != nil {
 			r.log.Error("requeue stalled project", "project", id, "err", err)
 		}
-	}
-	queued, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagesWhere(apitypes.Stage.Waiting)...)
-	if err != nil {
-		return err
-	}
-	for _, p := range queued {
-		r.Submit(p.ID)
 	}
 	return r.watch(ctx)
 }

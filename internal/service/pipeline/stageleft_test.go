@@ -39,13 +39,12 @@ func TestStageLeftReportsEveryStageOfARun(t *testing.T) {
 	e := newEnv(t)
 	rec := &stagesLeft{}
 	e.cfg.OnStageLeft = rec.left
-	r := e.runner()
+	e.runner()
 
 	id := e.create(apitypes.CreateProjectRequest{
 		VideoURL:     e.upload(src),
 		CurationPref: &apitypes.CurationPref{SkipCurate: yes(), Range: &apitypes.Range{StartSec: f64(2), EndSec: f64(6)}},
 	})
-	r.Submit(id)
 	if p := e.waitDone(id); p.Stage != apitypes.StageComplete {
 		t.Fatalf("stage = %s, error %v", p.Stage, deref(p.Error))
 	}
@@ -63,7 +62,6 @@ func TestStageLeftReportsEveryStageOfARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	id = e.create(apitypes.CreateProjectRequest{VideoURL: e.upload(txt)})
-	r.Submit(id)
 	if p := e.waitDone(id); p.Stage != apitypes.StageStalled {
 		t.Fatalf("text upload: stage = %s, want STALLED", p.Stage)
 	}

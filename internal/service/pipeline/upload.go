@@ -58,7 +58,7 @@ func (r *Runner) uploadStage(ctx context.Context, j *job) error {
 			RenderPref:    &used,
 		}
 	}
-	if err := r.cfg.Store.ReplaceClips(ctx, p.ID, p.OrgID, clips); err != nil {
+	if err := r.cfg.Store.ReplaceRunClips(ctx, p.ID, p.OrgID, j.run, clips); err != nil {
 		return fmt.Errorf("save clips: %w", err)
 	}
 	j.clips = clips

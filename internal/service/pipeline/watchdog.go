@@ -3,43 +3,37 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// watch is the watchdog, run on every scan: a project in a processing stage
-// that no worker of this process holds has stopped making progress. Its
-// worker gave up because its last write failed (a full disk), so the stage
-// it reached was never followed by STALLED or COMPLETE, and it would hold
-// its org's concurrent slot until a restart. The watchdog stalls it as a
-// transient failure: it is retried with backoff, and stalls for good once
-// its retries are used up, which frees the slot. A project that changed
-// since it was read (a worker finished it meanwhile) is left alone.
+// watch is the watchdog, run on every scan of every process that works the
+// pipeline: a project in a processing stage whose run's lease ended has no
+// live run. Its process died (kill -9, a lost machine), lost the database,
+// or gave up because its writes kept failing (a full disk). The watchdog
+// queues it again at once as interrupted: a stall that is counted but is
+// no failure of the project, as a restart never is. The write checks the
+// lease again under the row's lock, so several processes looking at once
+// queue it once, and a run that renewed meanwhile keeps its project.
 func (r *Runner) watch(ctx context.Context) error {
-	ps, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagesWhere(apitypes.Stage.Processing)...)
+	ids, err := r.cfg.Store.ExpiredLeases(ctx, time.Now())
 	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		if r.isKnown(p.ID) {
-			continue
-		}
-		seen := *p
-		r.stallWhen(ctx, p.ID, p.Stage, stoppedError(p.Stage), 0, func(now *store.Project) bool {
-			return now.Stage == seen.Stage && now.UpdatedAt.Equal(seen.UpdatedAt)
+	for _, id := range ids {
+		err := r.interrupt(ctx, id, leaseEndedError, func(p *store.Project) bool {
+			return p.Stage.Processing() && !p.LeaseUntil.After(time.Now())
 		})
+		if err != nil {
+			r.log.Error("requeue a project whose run's lease ended", "project", id, "err", err)
+		}
 	}
 	return nil
 }
 
-func (r *Runner) isKnown(id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.known[id]
-}
-
-// stoppedError is the stall the watchdog records.
-func stoppedError(stage apitypes.Stage) error {
-	return &failure{err: fmt.Errorf("stopped making progress in %s (its last state could not be saved)", stage)}
+// leaseEndedError is the interruption the watchdog records.
+func leaseEndedError(stage apitypes.Stage) error {
+	return fmt.Errorf("interrupted: the process running it stopped during %s (its lease ended)", stage)
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,89 +13,171 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// orphan puts project id in stage as a worker leaves it when its last write
-// failed: in a processing stage, with no worker holding it.
+// orphan puts project id in stage as a process that died leaves it: in a
+// processing stage, its run's lease ended a moment ago.
 func (e *env) orphan(id string, stage apitypes.Stage, failureStalls int64) {
 	e.t.Helper()
 	if _, err := e.st.MutateProject(context.Background(), id, func(p *store.Project) error {
-		p.Stage, p.FailureStalls = stage, failureStalls
+		p.Stage, p.FailureStalls, p.LeaseUntil = stage, failureStalls, time.Now().Add(-time.Second)
 		return nil
 	}); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-// A project left in RENDER by a worker that could not save its stall held
-// its org's concurrent slot until a restart. The watchdog stalls it as a
-// transient failure that is retried.
-func TestWatchdogStallsAProjectNoWorkerHolds(t *testing.T) {
-	e := newEnv(t)
-	e.cfg.RetryBase = time.Hour // stay STALLED while the test looks
-	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
-	e.runner()
-	e.orphan(id, apitypes.StageRender, 0)
-	p := e.waitFor(id, func(p *store.Project) bool { return p.Stage != apitypes.StageRender })
-	if p.Stage != apitypes.StageStalled || p.RetryAt.IsZero() || p.FailureStalls != 1 ||
-		p.Error == nil || !strings.Contains(*p.Error, "stopped making progress in RENDER") {
-		t.Errorf("orphaned project: stage %s retryAt %q failureStalls %d error %v; want STALLED, retried, 1, stopped making progress",
-			p.Stage, p.RetryAt, p.FailureStalls, deref(p.Error))
-	}
-}
-
-// Once its retries are used up the watchdog stalls the project for good,
-// which frees the org's concurrent slot.
-func TestWatchdogFreesTheSlotAfterRetries(t *testing.T) {
-	e := newEnv(t)
-	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
-	e.orphan(id, apitypes.StageRender, 3) // MaxRetries (3) used
-	admit := store.Admission{MaxConcurrent: 1, Reserve: quota.ReserveCredits}
-	if err := e.st.CreateProject(context.Background(), &store.Project{ID: "p-blocked", OrgID: testOrg, Stage: apitypes.StageQueued}, admit); !errors.Is(err, store.ErrConcurrentCap) {
-		t.Fatalf("create while the orphan holds the slot: %v, want the concurrent cap", err)
-	}
-	r, err := New(e.cfg)
+// pipelineJobs lists the pipeline queue's jobs as "state run" ("available
+// 1"), oldest first.
+func pipelineJobs(t *testing.T, r *Runner) []string {
+	t.Helper()
+	recent, err := r.cfg.Jobs.Recent(t.Context(), jobs.QueuePipeline, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []string
+	for _, in := range slices.Backward(recent) {
+		var a runArgs
+		if err := json.Unmarshal([]byte(in.Args), &a); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d", in.State, a.Run))
+	}
+	return out
+}
+
+// A project left in RENDER by a process that died is queued again once its
+// run's lease ends: counted as a stall, not as a failure of the project, with
+// a new run token and the job of that token, in one transaction.
+func TestWatchdogRequeuesAProjectWhoseLeaseEnded(t *testing.T) {
+	e := newEnv(t)
+	r, err := e.newRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.r = r
+	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
+	e.orphan(id, apitypes.StageRender, 1)
 	if err := r.watch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	p := e.project(id)
-	if p.Stage != apitypes.StageStalled || !p.RetryAt.IsZero() {
-		t.Fatalf("stage %s retryAt %q, want STALLED for good", p.Stage, p.RetryAt)
+	if p.Stage != apitypes.StageQueued || p.StallCount == nil || *p.StallCount != 1 || p.FailureStalls != 1 ||
+		p.Error != nil || p.RunToken != 1 || !p.LeaseUntil.IsZero() {
+		t.Errorf("after the watchdog: stage %s stallCount %v failureStalls %d error %v token %d lease %v; want QUEUED, 1, 1 (unchanged), none, 1, none",
+			p.Stage, deref(p.StallCount), p.FailureStalls, deref(p.Error), p.RunToken, p.LeaseUntil)
 	}
-	if err := e.st.CreateProject(context.Background(), &store.Project{ID: "p-next", OrgID: testOrg, Stage: apitypes.StageQueued}, admit); err != nil {
-		t.Errorf("create after the watchdog stalled the orphan: %v", err)
+	if got, want := pipelineJobs(t, r), []string{"available 0", "available 1"}; !slices.Equal(got, want) {
+		t.Errorf("pipeline jobs %v, want %v (the create's, then the requeue's)", got, want)
 	}
-}
-
-// A project a worker holds is in progress, however long its stage takes;
-// and one that moved on since the watchdog read it is left alone.
-func TestWatchdogLeavesHeldAndChangedProjects(t *testing.T) {
-	e := newEnv(t)
-	held := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
-	e.orphan(held, apitypes.StageRender, 0)
-	r, err := New(e.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.known[held] = true
+	// A second look, or another process's, finds nothing more to do.
 	if err := r.watch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if p := e.project(held); p.Stage != apitypes.StageRender {
-		t.Errorf("a held project went %s", p.Stage)
+	if p := e.project(id); p.RunToken != 1 || len(pipelineJobs(t, r)) != 2 {
+		t.Errorf("a second look requeued again: token %d, jobs %v", p.RunToken, pipelineJobs(t, r))
 	}
-	seen := *e.project(held)
-	e.orphan(held, apitypes.StageUpload, 0) // the worker moved on
-	r.stallWhen(context.Background(), held, seen.Stage, stoppedError(seen.Stage), 0, func(now *store.Project) bool {
-		return now.Stage == seen.Stage && now.UpdatedAt.Equal(seen.UpdatedAt)
-	})
-	if p := e.project(held); p.Stage != apitypes.StageUpload {
-		t.Errorf("a project that moved on was stalled: %s", p.Stage)
+}
+
+// A project whose lease runs is in progress, however long its stage takes;
+// a project a release before leases left in a processing stage (no lease)
+// is queued again.
+func TestWatchdogLeavesLiveLeases(t *testing.T) {
+	e := newEnv(t)
+	r, err := e.newRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
+	old := e.create(apitypes.CreateProjectRequest{VideoURL: "up_y"})
+	for id, lease := range map[string]time.Time{live: time.Now().Add(time.Minute), old: {}} {
+		if _, err := e.st.MutateProject(context.Background(), id, func(p *store.Project) error {
+			p.Stage, p.LeaseUntil = apitypes.StageRender, lease
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := e.project(live); p.Stage != apitypes.StageRender || p.RunToken != 0 {
+		t.Errorf("a project with a live lease went %s (token %d)", p.Stage, p.RunToken)
+	}
+	if p := e.project(old); p.Stage != apitypes.StageQueued || p.RunToken != 1 {
+		t.Errorf("a project left without a lease is %s (token %d), want QUEUED again", p.Stage, p.RunToken)
+	}
+}
+
+// A run taken over (its project was queued again with a new token) writes
+// nothing: not its stage, its clips, its stall or its completion, and its
+// heartbeat learns it lost the project. A job of a stale token does nothing.
+func TestStaleRunWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	r, err := e.newRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.r = r
+	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
+	e.orphan(id, apitypes.StageRender, 0) // run 0 holds it, then its lease ends
+	if err := r.watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := e.project(id)
+	ctx := context.Background()
+
+	if held, err := e.st.RenewLease(ctx, id, 0, time.Now().Add(time.Minute)); err != nil || held {
+		t.Errorf("RenewLease of the stale run = %v, %v; want false", held, err)
+	}
+	var started time.Time
+	_, err = e.st.MutateProject(ctx, id, func(p *store.Project) error { return r.enter(p, 0, false, apitypes.StageUpload, &started) })
+	if !errors.Is(err, store.ErrStaleRun) {
+		t.Errorf("stage write of the stale run: %v, want ErrStaleRun", err)
+	}
+	if err := e.st.ReplaceRunClips(ctx, id, testOrg, 0, []apitypes.ExportableClip{{ID: id + ".c01", CurationID: "c01"}}); !errors.Is(err, store.ErrStaleRun) {
+		t.Errorf("clips of the stale run: %v, want ErrStaleRun", err)
+	}
+	r.stall(ctx, id, 0, apitypes.StageRender, errors.New("ffmpeg failed"), 0)
+	if err := r.complete(ctx, &job{p: before, run: 0}); !errors.Is(err, store.ErrStaleRun) {
+		t.Errorf("completion of the stale run: %v, want ErrStaleRun", err)
+	}
+	// River retrying the job of run 0 (its process died) finds it stale.
+	if err := r.process(ctx, id, 0); err != nil {
+		t.Errorf("the stale job: %v", err)
+	}
+	after := e.project(id)
+	clips, err := e.st.ListClips(ctx, id, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Stage != apitypes.StageQueued || after.RunToken != 1 || after.FailureStalls != 0 || !after.UpdatedAt.Equal(before.UpdatedAt) || len(clips) != 0 {
+		t.Errorf("after the stale run's writes: stage %s token %d failureStalls %d updated %v (was %v), %d clips; want it untouched",
+			after.Stage, after.RunToken, after.FailureStalls, after.UpdatedAt, before.UpdatedAt, len(clips))
+	}
+}
+
+// Adopt gives a QUEUED project without a job (a release before the job
+// system made it) its job, once however often it runs.
+func TestAdoptGivesQueuedProjectsOneJob(t *testing.T) {
+	e := newEnv(t)
+	e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"}) // no runner yet: no job
+	r, err := e.newRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pipelineJobs(t, r); len(got) != 0 {
+		t.Fatalf("jobs before Adopt: %v", got)
+	}
+	for range 2 {
+		if err := r.Adopt(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := pipelineJobs(t, r), []string{"available 0"}; !slices.Equal(got, want) {
+		t.Errorf("jobs after two Adopts: %v, want %v", got, want)
 	}
 }
 
@@ -103,7 +186,7 @@ func TestWatchdogLeavesHeldAndChangedProjects(t *testing.T) {
 func TestPersistRetriesWithBackoff(t *testing.T) {
 	e := newEnv(t)
 	e.cfg.WriteAttempts, e.cfg.WriteRetryBase = 4, time.Second
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +234,7 @@ func TestStallIsSavedWhenTheDiskFreesUp(t *testing.T) {
 	e.cfg.RetryBase = time.Hour
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
 	e.orphan(id, apitypes.StageRender, 0)
-	r, err := New(e.cfg)
+	r, err := e.newRunner()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +246,7 @@ func TestStallIsSavedWhenTheDiskFreesUp(t *testing.T) {
 	}
 	// ffmpeg's long report makes the row grow past what the page holds.
 	cause := errors.New("render: no space left on device: " + strings.Repeat("ffmpeg said ", 500))
-	r.stall(context.Background(), id, apitypes.StageRender, cause, 0)
+	r.stall(context.Background(), id, 0, apitypes.StageRender, cause, 0)
 	p := e.project(id)
 	if p.Stage != apitypes.StageStalled || !freed {
 		t.Errorf("stage %s after the disk freed up (freed %v, full error %v), want STALLED", p.Stage, freed, full)

@@ -10,9 +10,18 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// ScheduleStore is what the scheduler needs of the store: the due
+// schedules, firing one exactly once, and the store's clock.
+type ScheduleStore interface {
+	Now() time.Time
+	DueSchedules(ctx context.Context, limit int) ([]string, error)
+	NextScheduleAt(ctx context.Context) (next time.Time, ok bool, err error)
+	FireSchedule(ctx context.Context, id string, monthlyCap int64, enqueue func(*store.Post) store.TxHook) (*store.Post, error)
+}
+
 // SchedulerConfig configures a Scheduler.
 type SchedulerConfig struct {
-	Store *store.Store // and its clock, which tests move
+	Store ScheduleStore // and its clock, which tests move
 	// MonthlyCredits caps the credits a TWITTER post takes when its schedule
 	// fires; <= 0: no limit.
 	MonthlyCredits int64
@@ -54,7 +63,12 @@ func NewScheduler(cfg SchedulerConfig) (*Scheduler, error) {
 }
 
 // Start runs the scheduler until Stop or ctx ends.
-func (s *Scheduler) Start(ctx context.Context) { s.loop.Start(ctx, s.fireDue) }
+func (s *Scheduler) Start(ctx context.Context) {
+	s.loop.OnFailure = func(err error, failures int, retryIn time.Duration) {
+		s.log.Error("fire publish schedules", "err", err, "failures", failures, "retryIn", retryIn)
+	}
+	s.loop.Start(ctx, s.fireDue)
+}
 
 // Wake asks the scheduler to look at the schedules now (one was made).
 func (s *Scheduler) Wake() { s.loop.Wake() }
@@ -63,8 +77,8 @@ func (s *Scheduler) Wake() { s.loop.Wake() }
 func (s *Scheduler) Stop() { s.loop.Stop() }
 
 // fireDue fires every due schedule and sleeps until the next is due, at
-// most MaxWait.
-func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
+// most MaxWait; after a failure (a full disk) the loop backs off instead.
+func (s *Scheduler) fireDue(ctx context.Context) (time.Duration, error) {
 	err := repeat.Drain(ctx, 32, s.cfg.Store.DueSchedules, func(ctx context.Context, ids []string) error {
 		for _, id := range ids {
 			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits, s.cfg.Enqueue)
@@ -78,12 +92,11 @@ func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
 		return nil
 	})
 	if err != nil {
-		s.log.Error("fire publish schedules", "err", err)
-		return s.cfg.MaxWait
+		return 0, err
 	}
 	next, ok, err := s.cfg.Store.NextScheduleAt(ctx)
 	if err != nil || !ok {
-		return s.cfg.MaxWait
+		return s.cfg.MaxWait, err
 	}
-	return min(next.Sub(s.cfg.Store.Now()), s.cfg.MaxWait)
+	return min(next.Sub(s.cfg.Store.Now()), s.cfg.MaxWait), nil
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // HeaderPostID carries the post id on a webhook publication, so a receiver
@@ -22,7 +22,14 @@ const HeaderPostID = "X-Svc-Post-Id"
 type Webhook struct {
 	URL    string
 	Client *http.Client
-	Store  *store.Store // the signing key and the clock
+	Store  SigningStore // the signing key and the clock
+}
+
+// SigningStore is the store as a webhook destination needs it: the
+// organization's signing key and the clock of the signature.
+type SigningStore interface {
+	outbound.KeyStore
+	Now() time.Time
 }
 
 // Publish POSTs p.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
@@ -18,9 +19,20 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// PostStore is what the worker needs of the store: the pending posts,
+// their clips, and the record of each attempt and publication.
+type PostStore interface {
+	SigningStore
+	PendingPosts(ctx context.Context) ([]string, error)
+	GetPost(ctx context.Context, id string) (*store.Post, error)
+	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
+	MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, then store.TxHook) error
+	SavePostAttempt(ctx context.Context, p *store.Post, then store.TxHook) error
+}
+
 // WorkerConfig configures a Worker.
 type WorkerConfig struct {
-	Store *store.Store
+	Store PostStore
 	Jobs  *jobs.Jobs
 	// Media holds the clips (blob.MediaKey) and the dir destination's
 	// posts (blob.PublishedKey).

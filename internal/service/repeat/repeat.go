@@ -1,20 +1,43 @@
 // Package repeat runs a pass of background work again and again: at once,
 // then whenever it is woken or the wait the pass asked for runs out, until
-// it is stopped; Drain is such a pass over a queue kept in the store. The
-// outbound dispatcher, the publish worker and the publish scheduler share
-// them, so each works through its queue and stops the same way: cancel,
-// then always wait.
+// it is stopped, and on a failure curve while its passes fail; Drain is such
+// a pass over a queue kept in the store. The publish scheduler and the
+// janitor share them, so each works through its queue, backs off and stops
+// the same way: cancel, then always wait.
 package repeat
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+)
+
+// Pass is one round of background work. It returns the wait before the
+// next round, or an error, after which the loop waits on the failure curve
+// instead until a round succeeds.
+type Pass func(ctx context.Context) (time.Duration, error)
+
+// The failure curve: the wait after the n-th failure in a row doubles from
+// FailureBase to FailureMax. A store that cannot be written (a full disk)
+// is tried, and its failure logged, six times in the first minute and then
+// every five minutes, never in a tight loop.
+const (
+	FailureBase = time.Second
+	FailureMax  = 5 * time.Minute
 )
 
 // Loop runs one pass function in a goroutine. The zero Loop is ready to
 // Start; it may be started again after Stop.
 type Loop struct {
+	// OnFailure, when set, is told of each failed pass: its error, the
+	// failures in a row so far and the wait before the next pass. Owners
+	// log there, so the log grows on the failure curve too.
+	OnFailure func(err error, failures int, retryIn time.Duration)
+	// FailureBase and FailureMax override the curve's constants (tests).
+	FailureBase, FailureMax time.Duration
+
 	mu     sync.Mutex
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -22,9 +45,9 @@ type Loop struct {
 }
 
 // Start runs pass until Stop or ctx ends: now, then each time the wait pass
-// returned has passed or Wake was called, whichever comes first. Start while
-// the loop runs does nothing.
-func (l *Loop) Start(ctx context.Context, pass func(context.Context) time.Duration) {
+// returned (or the failure curve's, after an error) has passed or Wake was
+// called, whichever comes first. Start while the loop runs does nothing.
+func (l *Loop) Start(ctx context.Context, pass Pass) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.cancel != nil {
@@ -32,7 +55,7 @@ func (l *Loop) Start(ctx context.Context, pass func(context.Context) time.Durati
 	}
 	ctx, l.cancel = context.WithCancel(ctx)
 	l.done = make(chan struct{})
-	go run(ctx, l.done, l.wakeChan(), pass)
+	go l.run(ctx, l.done, l.wakeChan(), pass)
 }
 
 // Wake asks for the next pass now instead of at the end of the wait; a pass
@@ -70,10 +93,23 @@ func (l *Loop) Stop() {
 	<-done
 }
 
-func run(ctx context.Context, done chan struct{}, wake <-chan struct{}, pass func(context.Context) time.Duration) {
+func (l *Loop) run(ctx context.Context, done chan struct{}, wake <-chan struct{}, pass Pass) {
 	defer close(done)
+	failures := 0
 	for {
-		wait := pass(ctx)
+		wait, err := pass(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return // a pass cut short by Stop is no failure
+		case err != nil:
+			failures++
+			wait = backoff.Exponential(failures, positive(l.FailureBase, FailureBase), positive(l.FailureMax, FailureMax))
+			if l.OnFailure != nil {
+				l.OnFailure(err, failures, wait)
+			}
+		default:
+			failures = 0
+		}
 		t := time.NewTimer(max(wait, 0))
 		select {
 		case <-ctx.Done():
@@ -104,4 +140,11 @@ func Drain[T any](ctx context.Context, limit int, next func(context.Context, int
 		}
 	}
 	return nil
+}
+
+func positive(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }

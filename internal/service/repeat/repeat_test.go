@@ -17,9 +17,9 @@ type passes struct {
 func newPasses() *passes { return &passes{seen: make(chan int32, 100)} }
 
 // pass waits an hour between passes unless woken.
-func (p *passes) pass(context.Context) time.Duration {
+func (p *passes) pass(context.Context) (time.Duration, error) {
 	p.seen <- p.n.Add(1)
-	return time.Hour
+	return time.Hour, nil
 }
 
 func (p *passes) await(t *testing.T, want int32) {
@@ -49,9 +49,9 @@ func TestRunsAtOnceThenOnWake(t *testing.T) {
 func TestRunsAgainWhenTheWaitRunsOut(t *testing.T) {
 	var l Loop
 	seen := make(chan struct{}, 10)
-	l.Start(context.Background(), func(context.Context) time.Duration {
+	l.Start(context.Background(), func(context.Context) (time.Duration, error) {
 		seen <- struct{}{}
-		return time.Millisecond
+		return time.Millisecond, nil
 	})
 	defer l.Stop()
 	for range 3 {
@@ -67,11 +67,11 @@ func TestStopCancelsThenWaitsForThePass(t *testing.T) {
 	var l Loop
 	started := make(chan struct{})
 	var finished atomic.Bool
-	l.Start(context.Background(), func(ctx context.Context) time.Duration {
+	l.Start(context.Background(), func(ctx context.Context) (time.Duration, error) {
 		close(started)
 		<-ctx.Done()
 		finished.Store(true)
-		return time.Hour
+		return time.Hour, nil
 	})
 	<-started
 	l.Stop()
@@ -113,5 +113,62 @@ func TestDrainTakesBatchesUntilNoneIsLeft(t *testing.T) {
 	stopping := func(context.Context, []int) error { cancel(); return boom }
 	if err := Drain(ctx, 2, func(context.Context, int) ([]int, error) { return []int{1}, nil }, stopping); err != nil {
 		t.Fatalf("a handle that fails as ctx ends: %v, want nil", err)
+	}
+}
+
+// A pass that keeps failing is run again on the failure curve, not at the
+// wait it asked for, and the curve starts over after a pass succeeds.
+func TestFailingPassesBackOff(t *testing.T) {
+	l := Loop{FailureBase: time.Millisecond, FailureMax: 8 * time.Millisecond}
+	boom := errors.New("database or disk is full")
+	var fail atomic.Bool
+	fail.Store(true)
+	type failure struct {
+		n    int
+		wait time.Duration
+	}
+	seen := make(chan failure, 100)
+	l.OnFailure = func(err error, n int, wait time.Duration) {
+		if !errors.Is(err, boom) {
+			t.Errorf("OnFailure got %v", err)
+		}
+		seen <- failure{n, wait}
+	}
+	passes := make(chan bool, 100) // each pass: did it fail
+	l.Start(context.Background(), func(context.Context) (time.Duration, error) {
+		failed := fail.Load()
+		passes <- failed
+		if failed {
+			return 0, boom // a pass asking for no wait at all
+		}
+		return time.Hour, nil
+	})
+	defer l.Stop()
+	next := func() failure {
+		t.Helper()
+		select {
+		case f := <-seen:
+			return f
+		case <-time.After(10 * time.Second):
+			t.Fatal("no failure reported")
+			return failure{}
+		}
+	}
+	want := []time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond, 8 * time.Millisecond}
+	for i, w := range want {
+		if f := next(); f.n != i+1 || f.wait != w {
+			t.Fatalf("failure %d: %+v, want n=%d wait=%s", i+1, f, i+1, w)
+		}
+	}
+	fail.Store(false)
+	for <-passes {
+	} // until a pass succeeds: the next waits its hour
+	for len(seen) > 0 {
+		<-seen // failures of passes that began before
+	}
+	fail.Store(true)
+	l.Wake()
+	if f := next(); f.n != 1 || f.wait != time.Millisecond {
+		t.Fatalf("first failure after a success: %+v, want the curve from its start", f)
 	}
 }

@@ -16,6 +16,20 @@ func openMedia(ctx context.Context, spec string, data *blob.Dir, links blob.Pres
 	if spec == "" {
 		return data, nil
 	}
+	m, err := OpenMedia(ctx, spec, links)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := m.(*blob.Dir); ok && d.Root() == data.Root() {
+		return data, nil
+	}
+	return m, nil
+}
+
+// OpenMedia opens the media store a --media value names: a bucket for an
+// s3:// address, else a directory (whose addresses links presigns, if set).
+// `clipperd migrate` opens its --to-media with it.
+func OpenMedia(ctx context.Context, spec string, links blob.Presigner) (blob.Store, error) {
 	if s3blob.IsURL(spec) {
 		cfg, err := s3blob.ParseURL(spec)
 		if err != nil {
@@ -30,9 +44,6 @@ func openMedia(ctx context.Context, spec string, data *blob.Dir, links blob.Pres
 	d, err := blob.NewDir(spec, links)
 	if err != nil {
 		return nil, fmt.Errorf("media: %w", err)
-	}
-	if d.Root() == data.Root() {
-		return data, nil
 	}
 	return d, nil
 }

@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"net"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
@@ -12,17 +10,6 @@ import (
 
 // listen opens the server's listeners: the metrics' (startMetrics), then
 // the API's.
-func (s *Server) listen(cfg Config, logger *slog.Logger) (net.Listener, error) {
-	if err := s.startMetrics(cfg, logger); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
-	return ln, nil
-}
-
 // startMetrics makes the server's metrics, fed by the store and by the
 // hooks Start wires, and serves them on cfg.MetricsListen when set: a
 // listener of their own, never the API's, so they need no key.

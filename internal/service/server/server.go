@@ -24,6 +24,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
@@ -128,7 +129,21 @@ type Config struct {
 	// MetricsListen is where GET /metrics is served, on a listener of its
 	// own ("127.0.0.1:0" picks a free port); "" serves no metrics.
 	MetricsListen string
+	// Workers is how many projects this process runs at once (the job
+	// system's pipeline queue); 0 takes DefaultWorkers.
+	Workers int
+	// APIOnly makes an API-only node (clipperd serve --workers 0): it
+	// serves the API and inserts jobs but works none (no queue, no
+	// pipeline loop, no scheduler, no janitor); worker processes do.
+	APIOnly bool
+	// Lease is how long a project run holds its project without renewing
+	// (pipeline.Config.Lease): a process killed mid-run has its projects
+	// taken up by another within about this long; 0 takes the default.
+	Lease time.Duration
 }
+
+// DefaultWorkers is Config.Workers' default: projects run at once.
+const DefaultWorkers = 4
 
 // Server is a running clipperd.
 type Server struct {
@@ -148,23 +163,43 @@ type Server struct {
 	scheduler *publish.Scheduler
 	store     *store.Store
 	links     *medialink.Signer
-	media     blob.Store   // the media: a directory (DATA by default) or a bucket
-	uploads   *blob.Dir    // the data directory, where resumable uploads are written
-	scratch   scratch.Dirs // the jobs' temporary directories, DATA/tmp
+	media     blob.Store     // the media: a directory (DATA by default) or a bucket
+	uploads   *blob.Dir      // the data directory, where resumable uploads are written
+	scratch   scratch.Dirs   // the jobs' temporary directories, DATA/tmp/<owner>
+	owned     *scratch.Owned // this process's DATA/tmp/<owner>; nil on an API-only node
 	metrics   *metrics.Metrics
 	metricsAt *metrics.Endpoint // nil: metrics not served
 	cancel    context.CancelFunc
+	lock      *datalock.Lock // the data directory's, shared with other servers
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Start opens the data directory, starts the pipeline, the job system
-// (conclusion deliveries, posts, copy and censor jobs) and the publish
-// scheduler, and serves the API; it
-// is listening when it returns. ctx bounds the start
-// only: the server runs until Close.
+// Start opens the data directory, starts the job system (project runs,
+// conclusion deliveries, posts, copy and censor jobs) with the pipeline's
+// loop and the publish scheduler, unless cfg.APIOnly, and serves the API;
+// it is listening when it returns. ctx bounds the start only: the server
+// runs until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
+	return start(ctx, cfg, true)
+}
+
+// StartWorker starts a worker node (clipperd worker): what Start starts
+// but the API, so cfg.Listen is not used and cfg.PublicURL, the base of
+// the media addresses its conclusion emails carry, is required. Metrics
+// are served on cfg.MetricsListen as by Start.
+func StartWorker(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.PublicURL == "" {
+		return nil, errors.New("server: a worker needs PublicURL, the API's address its media addresses are made under")
+	}
+	if cfg.APIOnly {
+		return nil, errors.New("server: a worker that works nothing (APIOnly) does nothing")
+	}
+	return start(ctx, cfg, false)
+}
+
+func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("server: DataDir is required")
 	}
@@ -190,14 +225,20 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 
+	// Held while the server runs, so `clipperd migrate` can tell it runs.
+	lock, err := datalock.Shared(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w: `clipperd migrate` is copying it", err)
+	}
 	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir))
 	if err != nil {
+		_ = lock.Release()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
 	}
-	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st}
+	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st, lock: lock}
 	ok := false
 	defer func() {
 		if !ok {
@@ -211,33 +252,50 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	// The job system's schema follows the store's in the same database.
-	s.jobs, err = jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine(), Logger: logger.With("component", "jobs")})
+	s.jobs, err = jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine(), Logger: logger.With("component", "jobs"),
+		Workers: map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers)}, InsertOnly: cfg.APIOnly})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 
-	ln, err := s.listen(cfg, logger)
-	if err != nil {
+	if err := s.startMetrics(cfg, logger); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
+	ln := net.Listener(nil)
+	if serveAPI {
+		if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
+		}
+		defer func() {
+			if !ok {
+				_ = ln.Close()
+			}
+		}()
+		s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
+	} else {
+		s.url = cfg.PublicURL
+	}
 	// Media addresses are made at every read under the current public URL;
 	// the store keeps them relative to it.
 	s.links = medialink.New(st, s.url, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)
 	// The media are keys in a directory or a bucket; what a stopped process
 	// left in the jobs' temporary directories goes before any job runs.
 	if s.uploads, err = blob.NewDir(dataDir, s.links); err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	if s.media, err = openMedia(ctx, cfg.Media, s.uploads, s.links); err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// A process that works keeps its jobs' temporary files in a directory
+	// of its own, DATA/tmp/<owner>, and sweeps only what processes that are
+	// gone left: several may share one data directory. An API-only node
+	// makes none.
 	s.scratch = scratch.New(filepath.Join(dataDir, "tmp"))
-	if err := s.scratch.Sweep(); err != nil {
-		_ = ln.Close()
-		return nil, fmt.Errorf("server: temporary files: %w", err)
+	if !cfg.APIOnly {
+		if s.owned, err = scratch.Claim(s.scratch.Root()); err != nil {
+			return nil, fmt.Errorf("server: temporary files: %w", err)
+		}
+		s.scratch = s.owned.Dirs
 	}
 
 	s.disp, err = outbound.New(outbound.Config{
@@ -245,15 +303,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.ActionAttempt,
 	})
 	if err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	if err := s.newPublishing(cfg, logger); err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.runner, err = pipeline.New(pipeline.Config{
 		Store:               st,
+		Jobs:                s.jobs,
+		Lease:               cfg.Lease,
 		Media:               s.media,
 		Scratch:             s.scratch,
 		PublicURL:           s.url,
@@ -266,32 +324,28 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		MediaLinks:          s.links,
 	})
 	if err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	if err := s.newJobWorkers(cfg, logger); err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 
-	// The background work outlives the start's ctx; Close ends it.
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel = cancel
-	s.scheduler.Start(runCtx)
-	if err := s.runner.Start(runCtx); err != nil {
-		_ = ln.Close()
-		return nil, fmt.Errorf("server: start pipeline: %w", err)
+	if !cfg.APIOnly {
+		if err := s.startWork(ctx); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
 	}
-	if err := s.startJobWorkers(runCtx); err != nil {
-		_ = ln.Close()
-		return nil, fmt.Errorf("server: %w", err)
+	if !serveAPI {
+		ok = true
+		logger.Info("clipperd worker started", "public_url", s.url, "data", dataDir, "media", describeMedia(s.media),
+			"workers", cmp.Or(cfg.Workers, DefaultWorkers))
+		return s, nil
 	}
 
 	ui, err := gallery.New(gallery.Config{Store: st, MediaLinks: s.links, PublicURL: s.url,
 		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now,
 		TrustedProxies: cfg.TrustedProxies, OnThrottled: s.metrics.Throttled})
 	if err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.http = &http.Server{
@@ -402,18 +456,28 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	return err
 }
 
-// startJobWorkers starts the job system (after giving copy and censor jobs,
-// deliveries and posts stored without a job one) and the janitor.
-func (s *Server) startJobWorkers(ctx context.Context) error {
-	for _, adopt := range []func(context.Context) error{s.copies.Adopt, s.censors.Adopt, s.disp.Adopt, s.posts.Adopt} {
-		if err := adopt(ctx); err != nil {
+// startWork starts what a process that works does: the publish scheduler,
+// the pipeline's loop (which first queues again the projects of runs whose
+// lease ended), the job system (after giving projects, copy and censor
+// jobs, deliveries and posts stored without a job one) and the janitor. The
+// work outlives ctx, which bounds the start only; Close ends it.
+func (s *Server) startWork(ctx context.Context) error {
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	s.scheduler.Start(runCtx)
+	if err := s.runner.Start(runCtx); err != nil {
+		return fmt.Errorf("start pipeline: %w", err)
+	}
+	adopts := []func(context.Context) error{s.runner.Adopt, s.copies.Adopt, s.censors.Adopt, s.disp.Adopt, s.posts.Adopt}
+	for _, adopt := range adopts {
+		if err := adopt(runCtx); err != nil {
 			return err
 		}
 	}
-	if err := s.jobs.Start(ctx); err != nil {
+	if err := s.jobs.Start(runCtx); err != nil {
 		return err
 	}
-	s.janitor.Start(ctx)
+	s.janitor.Start(runCtx)
 	return nil
 }
 
@@ -499,12 +563,19 @@ func (s *Server) stopAll() error {
 	if s.janitor != nil {
 		s.janitor.Stop()
 	}
+	if s.owned != nil {
+		// No job runs any more: what they left goes with the directory.
+		if err := s.owned.Release(); err != nil {
+			errs = append(errs, fmt.Errorf("temporary files: %w", err))
+		}
+	}
 	if s.cancel != nil {
 		s.cancel()
 	}
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("store close: %w", err))
 	}
+	_ = s.lock.Release()
 	s.log.Info("clipperd stopped")
 	return errors.Join(errs...)
 }

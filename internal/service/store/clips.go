@@ -81,19 +81,21 @@ func insertClip(ctx context.Context, q execer, c *apitypes.ExportableClip, seq i
 // any from an earlier attempt. Each clip's projectId and orgId are the
 // project's.
 func (s *Store) ReplaceClips(ctx context.Context, projectID, orgID string, clips []apitypes.ExportableClip) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM clips WHERE project_id = ?`, projectID); err != nil {
-			return fmt.Errorf("clear clips: %w", err)
+	return s.tx(ctx, func(tx *sql.Tx) error { return replaceClips(ctx, tx, projectID, orgID, clips) })
+}
+
+func replaceClips(ctx context.Context, tx *sql.Tx, projectID, orgID string, clips []apitypes.ExportableClip) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM clips WHERE project_id = ?`, projectID); err != nil {
+		return fmt.Errorf("clear clips: %w", err)
+	}
+	for i := range clips {
+		c := clips[i]
+		c.ProjectID, c.OrgID = projectID, orgID
+		if err := insertClip(ctx, tx, &c, i); err != nil {
+			return err
 		}
-		for i := range clips {
-			c := clips[i]
-			c.ProjectID, c.OrgID = projectID, orgID
-			if err := insertClip(ctx, tx, &c, i); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // ListClips returns up to limit clips of a project after skipping offset.

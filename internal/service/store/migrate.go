@@ -262,6 +262,15 @@ var migrations = []migration{
 	// and addresses, so a data directory moved, restored or served at
 	// another address keeps its media (schema_v15.go).
 	{apply: migrateToRelativeMedia},
+	// 16: pipeline runs on the job system: the token of a project's run,
+	// raised by each requeue so a stale run writes nothing, and the lease
+	// of the run holding it, renewed by its heartbeat (runs.go).
+	{sql: `ALTER TABLE projects ADD COLUMN run_token INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE projects ADD COLUMN lease_until TEXT;
+	CREATE INDEX projects_lease ON projects(stage, lease_until);`,
+		postgres: `ALTER TABLE projects ADD COLUMN run_token BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE projects ADD COLUMN lease_until TEXT COLLATE "C";
+	CREATE INDEX projects_lease ON projects(stage, lease_until);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

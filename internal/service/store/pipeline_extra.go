@@ -24,6 +24,9 @@ type Effects struct {
 	// Refund gives back every credit charged for the project and sets its
 	// refundStatus to REFUNDED; a project already refunded is left as is.
 	Refund bool
+	// Then runs last in the transaction, after the project is written:
+	// the job of a project queued again (package pipeline).
+	Then TxHook
 }
 
 // MutateProjectWithEffects is MutateProject where fn may also ask for
@@ -63,6 +66,9 @@ func (s *Store) MutateProjectWithEffects(ctx context.Context, id string, fn func
 				}
 			}
 			queued = append(queued, d)
+		}
+		if err := eff.Then.run(ctx, tx); err != nil {
+			return err
 		}
 		out = p
 		return nil

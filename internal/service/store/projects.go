@@ -45,6 +45,13 @@ type Project struct {
 	SourceDurationSec float64
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	// RunToken names the project's current run: every requeue raises it,
+	// and a run writes only while the project still carries its token
+	// (runs.go), so a run some other process took over writes nothing.
+	RunToken int64
+	// LeaseUntil, set while a run holds the project, is when the run is
+	// taken for dead unless its heartbeat renews it (runs.go).
+	LeaseUntil time.Time
 
 	// The preferences of the create request, which the project echoes and
 	// the pipeline reads. They are the user's own documents, kept in one
@@ -68,15 +75,13 @@ type projectPrefs struct {
 
 // projectColumns lists the projects columns in the order scanProject reads
 // and projectValues writes them.
-const projectColumns = `id, org_id, user_id, stage, visibility, source_platform, source_id, video_url, model,
-	brand_template_id, product_tier, storage_size, storage_status, storage_expire_at, error, stall_count,
-	failure_stalls, retry_at, refund_status, credits_charged, source_path, source_duration_sec,
-	created_at, updated_at, prefs`
+const projectColumns = projectColumnsV4 + `, run_token, lease_until`
 
 const projectAssignments = `org_id = ?, user_id = ?, stage = ?, visibility = ?, source_platform = ?, source_id = ?,
 	video_url = ?, model = ?, brand_template_id = ?, product_tier = ?, storage_size = ?, storage_status = ?,
 	storage_expire_at = ?, error = ?, stall_count = ?, failure_stalls = ?, retry_at = ?, refund_status = ?,
-	credits_charged = ?, source_path = ?, source_duration_sec = ?, created_at = ?, updated_at = ?, prefs = ?`
+	credits_charged = ?, source_path = ?, source_duration_sec = ?, created_at = ?, updated_at = ?, prefs = ?,
+	run_token = ?, lease_until = ?`
 
 // projectValues are p's column values, in projectColumns order.
 func projectValues(p *Project) ([]any, error) {
@@ -90,7 +95,7 @@ func projectValues(p *Project) ([]any, error) {
 	return []any{p.ID, p.OrgID, p.UserID, string(p.Stage), p.Visibility, p.SourcePlatform, p.SourceID, p.VideoURL, p.Model,
 		p.BrandTemplateID, p.ProductTier, p.StorageSize, p.StorageStatus, timeText(p.StorageExpireAt), p.Error, p.StallCount,
 		p.FailureStalls, nullTime(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourceKey, p.SourceDurationSec,
-		timeText(p.CreatedAt), timeText(p.UpdatedAt), string(prefs)}, nil
+		timeText(p.CreatedAt), timeText(p.UpdatedAt), string(prefs), p.RunToken, nullTime(p.LeaseUntil)}, nil
 }
 
 func scanProject(row scanner) (*Project, error) {
@@ -99,7 +104,7 @@ func scanProject(row scanner) (*Project, error) {
 	err := row.Scan(&p.ID, &p.OrgID, &p.UserID, &p.Stage, &p.Visibility, &p.SourcePlatform, &p.SourceID, &p.VideoURL, &p.Model,
 		&p.BrandTemplateID, &p.ProductTier, &p.StorageSize, &p.StorageStatus, timeCol{&p.StorageExpireAt}, &p.Error, &p.StallCount,
 		&p.FailureStalls, timeCol{&p.RetryAt}, &p.RefundStatus, &p.CreditsCharged, &p.SourceKey, &p.SourceDurationSec,
-		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &prefs)
+		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &prefs, &p.RunToken, timeCol{&p.LeaseUntil})
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +133,13 @@ type Admission struct {
 // credits, all in one transaction so parallel creates cannot overshoot a
 // limit.
 func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) error {
+	return s.CreateProjectThen(ctx, p, adm, nil)
+}
+
+// CreateProjectThen is CreateProject that also runs then in the
+// transaction, once p is stored: the pipeline's job of a QUEUED project
+// exists exactly when the project does.
+func (s *Store) CreateProjectThen(ctx context.Context, p *Project, adm Admission, then TxHook) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.lockOrg(ctx, tx, p.OrgID); err != nil {
 			return err
@@ -156,7 +168,7 @@ func (s *Store) CreateProject(ctx context.Context, p *Project, adm Admission) er
 		if err != nil {
 			return fmt.Errorf("insert project %s: %w", p.ID, err)
 		}
-		return nil
+		return then.run(ctx, tx)
 	})
 }
 

@@ -200,6 +200,13 @@ func migrateRecordsToColumns(ctx context.Context, tx *sql.Tx) error {
 // Each copy reads all old rows before it writes: the transaction has one
 // connection, which should not write while a read on it is open.
 
+// projectColumnsV4 are the projects columns migration 4 made, which it
+// fills; later migrations add to projectColumns.
+const projectColumnsV4 = `id, org_id, user_id, stage, visibility, source_platform, source_id, video_url, model,
+	brand_template_id, product_tier, storage_size, storage_status, storage_expire_at, error, stall_count,
+	failure_stalls, retry_at, refund_status, credits_charged, source_path, source_duration_sec,
+	created_at, updated_at, prefs`
+
 func copyProjectsV3(ctx context.Context, tx *sql.Tx) error {
 	blobs, err := queryAll(ctx, tx, scanString, `SELECT data FROM projects`)
 	if err != nil {
@@ -221,7 +228,7 @@ func copyProjectsV3(ctx context.Context, tx *sql.Tx) error {
 		if videoURL == "" && p.SourceURI != nil {
 			videoURL = *p.SourceURI
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO projects_v4(`+projectColumns+`) VALUES (`+placeholders(25)+`)`,
+		_, err = tx.ExecContext(ctx, `INSERT INTO projects_v4(`+projectColumnsV4+`) VALUES (`+placeholders(25)+`)`,
 			p.ID, p.OrgID, p.UserID, p.Stage, p.Visibility, p.SourcePlatform, p.SourceID, videoURL, p.Model,
 			p.BrandTemplateID, p.ProductTier, p.StorageSize, p.StorageStatus, p.StorageExpireAt, p.Error, p.StallCount,
 			p.FailureStalls, nullString(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourcePath, p.SourceDurationSec,

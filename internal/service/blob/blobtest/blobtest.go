@@ -47,14 +47,16 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 	}
 }
 
-func put(t *testing.T, s blob.Store, key, body string) {
+// Put writes body as key, failing t if it cannot.
+func Put(t *testing.T, s blob.Store, key, body string) {
 	t.Helper()
 	if err := blob.Write(t.Context(), s, key, strings.NewReader(body)); err != nil {
 		t.Fatalf("write %s: %v", key, err)
 	}
 }
 
-func read(t *testing.T, s blob.Store, key string) string {
+// Read is what key holds, failing t if it cannot be read.
+func Read(t *testing.T, s blob.Store, key string) string {
 	t.Helper()
 	r, err := s.Open(t.Context(), key)
 	if err != nil {
@@ -70,8 +72,8 @@ func read(t *testing.T, s blob.Store, key string) string {
 
 func writeThenRead(t *testing.T, s blob.Store) {
 	ctx := t.Context()
-	put(t, s, "media/p1/c01.mp4", "export bytes")
-	if got := read(t, s, "media/p1/c01.mp4"); got != "export bytes" {
+	Put(t, s, "media/p1/c01.mp4", "export bytes")
+	if got := Read(t, s, "media/p1/c01.mp4"); got != "export bytes" {
 		t.Fatalf("read back %q", got)
 	}
 	info, err := s.Stat(ctx, "media/p1/c01.mp4")
@@ -93,7 +95,7 @@ func writeThenRead(t *testing.T, s blob.Store) {
 
 func rangedReads(t *testing.T, s blob.Store) {
 	body := strings.Repeat("0123456789", 1000)
-	put(t, s, "uploads/up1.bin", body)
+	Put(t, s, "uploads/up1.bin", body)
 	r, err := s.Open(t.Context(), "uploads/up1.bin")
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +143,7 @@ func nothingBeforeCommit(t *testing.T, s blob.Store) {
 }
 
 func abortKeepsEarlier(t *testing.T, s blob.Store) {
-	put(t, s, "media/p1/c01.srt", "old")
+	Put(t, s, "media/p1/c01.srt", "old")
 	w, err := s.Create(t.Context(), "media/p1/c01.srt")
 	if err != nil {
 		t.Fatal(err)
@@ -153,15 +155,15 @@ func abortKeepsEarlier(t *testing.T, s blob.Store) {
 	if err := w.Abort(); err != nil {
 		t.Errorf("a second Abort: %v", err)
 	}
-	if got := read(t, s, "media/p1/c01.srt"); got != "old" {
+	if got := Read(t, s, "media/p1/c01.srt"); got != "old" {
 		t.Fatalf("after Abort the object holds %q; want the earlier \"old\"", got)
 	}
 }
 
 func commitReplaces(t *testing.T, s blob.Store) {
-	put(t, s, "media/p1/c01.srt", "a much longer first version")
-	put(t, s, "media/p1/c01.srt", "second")
-	if got := read(t, s, "media/p1/c01.srt"); got != "second" {
+	Put(t, s, "media/p1/c01.srt", "a much longer first version")
+	Put(t, s, "media/p1/c01.srt", "second")
+	if got := Read(t, s, "media/p1/c01.srt"); got != "second" {
 		t.Fatalf("after two commits the object holds %q", got)
 	}
 }
@@ -177,7 +179,7 @@ func concurrentWriters(t *testing.T, s blob.Store) {
 		})
 	}
 	wg.Wait()
-	if got := read(t, s, "media/p1/c01.mp4"); !slices.Contains(bodies, got) {
+	if got := Read(t, s, "media/p1/c01.mp4"); !slices.Contains(bodies, got) {
 		t.Fatalf("concurrent writers left %d bytes that are none of theirs whole", len(got))
 	}
 }
@@ -190,7 +192,7 @@ func missing(t *testing.T, s blob.Store) {
 	if _, err := s.Stat(ctx, "media/p1/none.mp4"); !errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("Stat of a missing key = %v; want ErrNotFound", err)
 	}
-	put(t, s, "media/p1/c01.mp4", "x")
+	Put(t, s, "media/p1/c01.mp4", "x")
 	if _, err := s.Stat(ctx, "media/p1"); !errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("Stat of a prefix without its slash = %v; want ErrNotFound (it is no object)", err)
 	}
@@ -230,21 +232,21 @@ func invalidKeys(t *testing.T, s blob.Store) {
 
 func copyObject(t *testing.T, s blob.Store) {
 	ctx := t.Context()
-	put(t, s, "uploads/up1.bin", "the upload")
+	Put(t, s, "uploads/up1.bin", "the upload")
 	if err := s.Copy(ctx, "media/p1/source.mp4", "uploads/up1.bin"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Delete(ctx, "uploads/up1.bin"); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, s, "media/p1/source.mp4"); got != "the upload" {
+	if got := Read(t, s, "media/p1/source.mp4"); got != "the upload" {
 		t.Fatalf("the copy holds %q after its source was deleted", got)
 	}
-	put(t, s, "media/p1/c01.mp4", "render")
+	Put(t, s, "media/p1/c01.mp4", "render")
 	if err := s.Copy(ctx, "media/p1/source.mp4", "media/p1/c01.mp4"); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, s, "media/p1/source.mp4"); got != "render" {
+	if got := Read(t, s, "media/p1/source.mp4"); got != "render" {
 		t.Fatalf("a copy over an object holds %q", got)
 	}
 	if err := s.Copy(ctx, "media/p1/x.mp4", "uploads/gone.bin"); !errors.Is(err, blob.ErrNotFound) {
@@ -254,7 +256,7 @@ func copyObject(t *testing.T, s blob.Store) {
 
 func deleteObject(t *testing.T, s blob.Store) {
 	ctx := t.Context()
-	put(t, s, "media/p1/c01.mp4", "x")
+	Put(t, s, "media/p1/c01.mp4", "x")
 	if err := s.Delete(ctx, "media/p1/c01.mp4"); err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,7 @@ func listAndDeletePrefix(t *testing.T, s blob.Store) {
 		"media/p1/c01.mp4": "12345", "media/p1/c01.srt": "123", "media/p1/sub/x": "1",
 		"media/p10/c01.mp4": "keep", "media/p2/c01.mp4": "keep", "uploads/up1.bin": "keep",
 	} {
-		put(t, s, key, body)
+		Put(t, s, key, body)
 	}
 	list, err := s.List(ctx, "media/p1/")
 	if err != nil {
@@ -293,7 +295,7 @@ func listAndDeletePrefix(t *testing.T, s blob.Store) {
 		t.Errorf("after DeletePrefix List = %v", list)
 	}
 	for _, key := range []string{"media/p10/c01.mp4", "media/p2/c01.mp4", "uploads/up1.bin"} {
-		if got := read(t, s, key); got != "keep" {
+		if got := Read(t, s, key); got != "keep" {
 			t.Errorf("%s holds %q after DeletePrefix(media/p1/)", key, got)
 		}
 	}
@@ -307,7 +309,7 @@ func putFile(t *testing.T, s blob.Store) {
 	if err := blob.PutFile(t.Context(), s, "media/p1/c01.mp4", path); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, s, "media/p1/c01.mp4"); got != "rendered" {
+	if got := Read(t, s, "media/p1/c01.mp4"); got != "rendered" {
 		t.Fatalf("PutFile stored %q", got)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -316,7 +318,7 @@ func putFile(t *testing.T, s blob.Store) {
 }
 
 func localFile(t *testing.T, s blob.Store) {
-	put(t, s, "media/p1/source.mp4", "source bytes")
+	Put(t, s, "media/p1/source.mp4", "source bytes")
 	path, err := blob.LocalFile(t.Context(), s, "media/p1/source.mp4", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -340,7 +342,7 @@ func storeFile(t *testing.T, s blob.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, s, "media/p1/source.mp4"); got != "downloaded" {
+	if got := Read(t, s, "media/p1/source.mp4"); got != "downloaded" {
 		t.Fatalf("StoreFile stored %q", got)
 	}
 	if b, err := os.ReadFile(local); err != nil || string(b) != "downloaded" {
@@ -352,7 +354,7 @@ func storeFile(t *testing.T, s blob.Store) {
 // that hands out none says so with ErrNoPresign.
 func presign(t *testing.T, s blob.Store) {
 	ctx := t.Context()
-	put(t, s, "media/p1/c01.mp4", "served bytes")
+	Put(t, s, "media/p1/c01.mp4", "served bytes")
 	addr, err := s.Presign(ctx, "media/p1/c01.mp4", time.Hour)
 	if errors.Is(err, blob.ErrNoPresign) {
 		return

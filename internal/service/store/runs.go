@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+)
+
+// A project's runs, when several processes work one store: each run of the
+// pipeline over a project carries the project's RunToken, which every
+// requeue raises, and holds a lease (LeaseUntil) that its heartbeat renews.
+// The run's writes are fenced by the token: a write checks it in the
+// transaction that makes it, so a run another process took over (its lease
+// ended, it was requeued) writes nothing. The pipeline checks the token of
+// its own stage writes (MutateProject); the statements here fence the rest.
+
+// ErrStaleRun is a write of a run whose token the project no longer carries.
+var ErrStaleRun = errors.New("the project's run was taken over (its run token is stale)")
+
+// RenewLease moves the lease of run (a token) of project id to until, and
+// reports whether the run still holds the project: false once the project
+// is out of its processing stages or carries another token.
+func (s *Store) RenewLease(ctx context.Context, id string, run int64, until time.Time) (bool, error) {
+	processing := apitypes.StagesWhere(apitypes.Stage.Processing)
+	res, err := s.db.ExecContext(ctx, `UPDATE projects SET lease_until = ?
+		WHERE id = ? AND run_token = ? AND stage IN (`+placeholders(len(processing))+`)`,
+		append([]any{Timestamp(until), id, run}, anySlice(processing)...)...)
+	if err != nil {
+		return false, fmt.Errorf("renew lease of project %s: %w", id, err)
+	}
+	if err := oneRow(res, ErrStaleRun); errors.Is(err, ErrStaleRun) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// ExpiredLeases lists the ids of projects in a processing stage whose run's
+// lease ended before now, oldest first: their process died or lost the
+// store. A project without a lease (left by a release before leases) is
+// among them.
+func (s *Store) ExpiredLeases(ctx context.Context, now time.Time) ([]string, error) {
+	processing := apitypes.StagesWhere(apitypes.Stage.Processing)
+	ids, err := queryAll(ctx, s.db, scanString, `SELECT id FROM projects
+		WHERE stage IN (`+placeholders(len(processing))+`) AND (lease_until IS NULL OR lease_until < ?)
+		ORDER BY created_at, id`, append(anySlice(processing), Timestamp(now))...)
+	if err != nil {
+		return nil, fmt.Errorf("expired leases: %w", err)
+	}
+	return ids, nil
+}
+
+// ReplaceRunClips is ReplaceClips for run (a token) of the project: it
+// writes nothing, and returns ErrStaleRun, unless the project still
+// carries run, so a run taken over never replaces the clips of the one
+// that took over.
+func (s *Store) ReplaceRunClips(ctx context.Context, projectID, orgID string, run int64, clips []apitypes.ExportableClip) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var have int64
+		err := tx.QueryRowContext(ctx, `SELECT run_token FROM projects WHERE id = ?`+s.forUpdate(), projectID).Scan(&have)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("project %s: %w", projectID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("read run of project %s: %w", projectID, err)
+		}
+		if have != run {
+			return ErrStaleRun
+		}
+		return replaceClips(ctx, tx, projectID, orgID, clips)
+	})
+}
