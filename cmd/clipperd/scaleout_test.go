@@ -46,6 +46,7 @@ type cluster struct {
 	media    string          // s3://bucket/clipperd?...
 	key      string          // the development key of the API node
 	uploads  map[string]bool // the keys of the uploads made
+	nice     int             // the niceness of the scheduling group of each process, 0: none of its own
 	api      *node
 	client   *client.Client
 }
@@ -108,18 +109,22 @@ func (c *cluster) startWorker(name string, cpu int, extra ...string) *node {
 }
 
 // start runs the clipperd command args on the cluster's database and media,
-// with a data directory and a log of its own; cpu >= 0 pins it.
+// with a data directory and a log of its own; cpu >= 0 pins it. With the
+// cluster's nice set it runs in a session of its own at that niceness.
 func (c *cluster) start(name string, cpu int, args ...string) *node {
 	c.tb.Helper()
-	args = append(args, "--data", filepath.Join(c.dir, name), "--database", c.database, "--media", c.media,
-		"--asr", "none", "--allow-private-webhooks")
-	bin := c.bin
+	args = append([]string{c.bin}, append(args, "--data", filepath.Join(c.dir, name), "--database", c.database, "--media", c.media,
+		"--asr", "none", "--allow-private-webhooks")...)
 	if cpu >= 0 {
 		toolexectest.RequireTools(c.tb, "taskset")
-		args = append([]string{"-c", fmt.Sprint(cpu), c.bin}, args...)
-		bin = "taskset"
+		args = append([]string{"taskset", "-c", fmt.Sprint(cpu)}, args...)
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(args[0], args[1:]...)
+	if c.nice != 0 {
+		// A session of its own is a scheduling group of its own (Linux's
+		// autogroup), whose niceness weighs it against the other sessions.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	cmd.Env = append(os.Environ(), apiKeyEnv+"="+c.key,
 		"AWS_ACCESS_KEY_ID="+c.minio.AccessKey, "AWS_SECRET_ACCESS_KEY="+c.minio.SecretKey, "AWS_SESSION_TOKEN=", "AWS_REGION=us-east-1")
 	n := &node{name: name, cmd: cmd, log: filepath.Join(c.dir, name+".log")}
@@ -134,6 +139,11 @@ func (c *cluster) start(name string, cpu int, args ...string) *node {
 	}
 	n.done = make(chan struct{})
 	go func() { n.waitErr = cmd.Wait(); close(n.done) }()
+	if c.nice != 0 {
+		if err := os.WriteFile(fmt.Sprintf("/proc/%d/autogroup", cmd.Process.Pid), []byte(fmt.Sprint(c.nice)), 0); err != nil {
+			c.tb.Fatalf("niceness %d for %s: %v", c.nice, name, err)
+		}
+	}
 	c.tb.Cleanup(func() { _ = cmd.Process.Kill(); _ = n.wait() })
 	return n
 }
