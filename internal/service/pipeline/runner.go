@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -23,6 +22,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
@@ -44,7 +44,7 @@ type Config struct {
 	// Media holds the sources, renders and captions (blob.MediaKey) and
 	// the uploads the projects import.
 	Media blob.Store
-	// Scratch holds each run's temporary files, DATA/tmp/<projectId>.run<token>.
+	// Scratch holds each run's temporary files, DATA/tmp/<owner>/<projectId>.run<token>.
 	Scratch             scratch.Dirs
 	PublicURL           string // base of media addresses, e.g. "http://127.0.0.1:8787"
 	AllowPrivateImports bool
@@ -118,10 +118,7 @@ type Runner struct {
 	log    *slog.Logger
 	client *http.Client
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	closed bool
+	loop repeat.Loop // retries due and the watchdog, every PollInterval
 
 	// maxDownload caps http(s) imports; a field so tests can lower it.
 	maxDownload int64
@@ -212,37 +209,22 @@ func (r *Runner) Adopt(ctx context.Context) error {
 // Start requeues the projects whose run's lease ended (a dead process's,
 // or one a release before leases left in flight) and those due for a
 // retry, before it returns, then keeps looking every PollInterval until
-// Stop. ctx bounds the first look only.
+// Stop (on the failure curve of package repeat while the store fails).
+// ctx bounds the first look only.
 func (r *Runner) Start(ctx context.Context) error {
-	r.mu.Lock()
-	if r.cancel != nil || r.closed {
-		r.mu.Unlock()
-		return errors.New("pipeline: Start called twice or after Stop; make a new Runner")
-	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r.cancel = cancel
-	r.mu.Unlock()
-
 	if err := r.scan(ctx); err != nil {
-		cancel()
 		return fmt.Errorf("pipeline: requeue projects: %w", err)
 	}
-	r.wg.Add(1)
-	go r.scanLoop(runCtx)
+	r.loop.Start(context.WithoutCancel(ctx), func(ctx context.Context) (time.Duration, error) {
+		return r.cfg.PollInterval, r.scan(ctx)
+	})
 	return nil
 }
 
 // Stop ends the loop. The runs are the job system's: its Stop lets them
 // finish within its grace and hands back the ones it cuts short.
 func (r *Runner) Stop(context.Context) error {
-	r.mu.Lock()
-	r.closed = true
-	cancel := r.cancel
-	r.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		r.wg.Wait()
-	}
+	r.loop.Stop()
 	return nil
 }
 
@@ -253,24 +235,8 @@ func (r *Runner) work(ctx context.Context, job *jobs.Job[runArgs]) error {
 	return r.process(ctx, job.Args.ProjectID, job.Args.Run)
 }
 
-// scanLoop requeues, every PollInterval, stalled projects whose retry is
-// due and projects whose run's lease ended.
-func (r *Runner) scanLoop(ctx context.Context) {
-	defer r.wg.Done()
-	t := time.NewTicker(r.cfg.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if err := r.scan(ctx); err != nil && ctx.Err() == nil {
-			r.log.Error("pipeline scan", "err", err)
-		}
-	}
-}
-
+// scan requeues stalled projects whose retry is due and projects whose
+// run's lease ended.
 func (r *Runner) scan(ctx context.Context) error {
 	due, err := r.cfg.Store.DueRetries(ctx)
 	if err != nil {

@@ -7,25 +7,23 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 )
 
 // Several processes may share one data directory (serve and workers on
 // one box). Each keeps its jobs' directories under a directory of its own,
-// DATA/tmp/<owner>, and holds an exclusive lock on DATA/tmp/<owner>.lock for
-// as long as it runs; the kernel drops the lock when the process dies,
-// however it dies. A process that starts sweeps only what no live process
-// holds: the directories of owners whose lock it can take, and what a
-// release before owners left at the top of DATA/tmp.
-
-// lockSuffix names an owner's lock file beside its directory.
-const lockSuffix = ".lock"
+// DATA/tmp/<owner>, whose lock (datalock, DATA/tmp/<owner>/clipperd.lock)
+// it holds for as long as it runs; the kernel drops the lock when the
+// process dies, however it dies. A process that starts sweeps only what no
+// live process holds: every directory under DATA/tmp whose lock it can
+// take, an older release's per-job directories among them.
 
 // Owned are the job directories of this process: Dirs under its own
 // directory, and the lock that says the process lives.
 type Owned struct {
 	Dirs
-	lock *os.File
+	lock *datalock.Lock
 }
 
 // Claim sweeps what processes that are gone left under root (DATA/tmp),
@@ -37,33 +35,28 @@ func Claim(root string) (*Owned, error) {
 	if err := sweepDead(root); err != nil {
 		return nil, err
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	owner := "p-" + hex.EncodeToString(b[:])
-	lock, err := lockFile(filepath.Join(root, owner+lockSuffix), true)
-	if err != nil {
-		return nil, err
+	// Another process's sweep may take a new directory's lock between its
+	// making and its locking: then this one takes another name.
+	var err error
+	for range 3 {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		dir := filepath.Join(root, "p-"+hex.EncodeToString(b[:]))
+		var lock *datalock.Lock
+		if lock, err = datalock.Exclusive(dir); err == nil {
+			return &Owned{Dirs: New(dir), lock: lock}, nil
+		}
 	}
-	dir := filepath.Join(root, owner)
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		_ = lock.Close()
-		return nil, fmt.Errorf("scratch: %w", err)
-	}
-	return &Owned{Dirs: New(dir), lock: lock}, nil
+	return nil, fmt.Errorf("scratch: %w", err)
 }
 
 // Release removes this process's directory, with what its jobs left, and
-// its lock; call it once no job runs.
+// lets its lock go; call it once no job runs.
 func (o *Owned) Release() error {
-	err := os.RemoveAll(o.Root())
-	if rerr := os.Remove(o.lock.Name()); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-		err = errors.Join(err, rerr)
-	}
-	return errors.Join(err, o.lock.Close())
+	return errors.Join(os.RemoveAll(o.Root()), o.lock.Release())
 }
 
-// sweepDead removes every owner's directory under root whose lock no live
-// process holds, and every entry that belongs to no owner.
+// sweepDead removes every entry under root that no live process holds.
 func sweepDead(root string) error {
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -71,24 +64,20 @@ func sweepDead(root string) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		name := e.Name()
-		owner, isLock := strings.CutSuffix(name, lockSuffix)
-		if !isLock {
-			if _, err := os.Stat(filepath.Join(root, name+lockSuffix)); err == nil {
-				continue // an owner's directory: swept with its lock
-			}
-			errs = append(errs, os.RemoveAll(filepath.Join(root, name)))
+		path := filepath.Join(root, e.Name())
+		if !e.IsDir() {
+			errs = append(errs, os.Remove(path))
 			continue
 		}
-		lock, err := lockFile(filepath.Join(root, name), false)
-		if errors.Is(err, errHeld) {
+		lock, err := datalock.Exclusive(path)
+		if errors.Is(err, datalock.ErrLocked) {
 			continue // its process lives
 		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		errs = append(errs, os.RemoveAll(filepath.Join(root, owner)), os.Remove(lock.Name()), lock.Close())
+		errs = append(errs, os.RemoveAll(path), lock.Release())
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -88,12 +89,12 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	must(s.CreateCensorJob(ctx, &CensorJob{OrgID: org, ProjectID: p.ID, ClipID: "c01"}, nil))
 	sch, err := s.CreateSchedule(ctx, org, content(accounts[0]), at.Add(-time.Minute))
 	must(err)
-	_, err = s.FireSchedule(ctx, sch.ID, 100, nil)
+	_, err = s.FireSchedule(ctx, sch.ID, PostLimits{MonthlyCap: 100}, nil)
 	must(err)
 	_, err = s.CreateSchedule(ctx, org, content(accounts[1]), at.Add(time.Hour))
 	must(err)
 	for _, a := range accounts {
-		_, err := s.CreatePost(ctx, org, content(a), 100, nil)
+		_, err := s.CreatePost(ctx, org, content(a), PostLimits{MonthlyCap: 100}, nil)
 		must(err)
 	}
 	for _, table := range copyTables {
@@ -321,7 +322,7 @@ func TestCopyToTakesNewColumns(t *testing.T) {
 		src, _ := openTest(t)
 		dst, _ := be.open(t)
 		for _, s := range []*Store{src, dst} {
-			if _, err := s.db.ExecContext(ctx, `ALTER TABLE projects ADD COLUMN lease_until TEXT`); err != nil {
+			if _, err := s.db.ExecContext(ctx, `ALTER TABLE projects ADD COLUMN added_later TEXT`); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -329,15 +330,52 @@ func TestCopyToTakesNewColumns(t *testing.T) {
 		if err := src.CreateProject(ctx, p, Admission{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := src.db.ExecContext(ctx, `UPDATE projects SET lease_until = ? WHERE id = ?`, "2026-05-04T12:00:00.000Z", p.ID); err != nil {
+		if _, err := src.db.ExecContext(ctx, `UPDATE projects SET added_later = ? WHERE id = ?`, "2026-05-04T12:00:00.000Z", p.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := src.CopyTo(ctx, dst); err != nil {
 			t.Fatal(err)
 		}
-		var lease string
-		if err := dst.db.QueryRowContext(ctx, `SELECT lease_until FROM projects WHERE id = ?`, p.ID).Scan(&lease); err != nil || lease != "2026-05-04T12:00:00.000Z" {
-			t.Errorf("the new column after the copy: %q %v", lease, err)
+		var added string
+		if err := dst.db.QueryRowContext(ctx, `SELECT added_later FROM projects WHERE id = ?`, p.ID).Scan(&added); err != nil || added != "2026-05-04T12:00:00.000Z" {
+			t.Errorf("the new column after the copy: %q %v", added, err)
+		}
+	})
+}
+
+// A copy run with EndLeases leaves no project holding the lease of a run
+// of the stopped source, so the target's watchdog requeues it at once; a
+// hook that fails rolls the whole copy back.
+func TestCopyToThenEndsLeases(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := t.Context()
+		src, _ := openTest(t)
+		dst, _ := be.open(t)
+		p := newProject("org")
+		p.Stage, p.RunToken = apitypes.StageRender, 1
+		if err := src.CreateProject(ctx, p, Admission{}); err != nil {
+			t.Fatal(err)
+		}
+		if held, err := src.RenewLease(ctx, p.ID, 1, src.Now().Add(time.Hour)); err != nil || !held {
+			t.Fatalf("lease the source's run: %v %v", held, err)
+		}
+		failing := func(context.Context, *sql.Tx) error { return errors.New("boom") }
+		if _, err := src.CopyToThen(ctx, dst, failing); err == nil {
+			t.Fatal("a failing hook: the copy succeeded")
+		}
+		if err := dst.CheckEmpty(ctx); err != nil {
+			t.Fatalf("after a failing hook the target holds rows: %v", err)
+		}
+		if _, err := src.CopyToThen(ctx, dst, EndLeases()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := dst.GetProject(ctx, p.ID)
+		if err != nil || !got.LeaseUntil.IsZero() || got.RunToken != 1 {
+			t.Fatalf("the copied project: lease %v token %d %v, want no lease and token 1", got.LeaseUntil, got.RunToken, err)
+		}
+		expired, err := dst.ExpiredLeases(ctx, dst.Now())
+		if err != nil || len(expired) != 1 || expired[0] != p.ID {
+			t.Errorf("expired leases in the target: %v %v, want %s", expired, err, p.ID)
 		}
 	})
 }
