@@ -76,6 +76,7 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	must(s.CreateProject(ctx, p, Admission{Reserve: 10}))
 	clips := saveClips(t, s, org, "c02", "c01", "c03")
 	must(s.ReplaceTranscript(ctx, p.ID, []TranscriptWord{{Word: "hello", StartMs: 10, EndMs: 500, Confidence: 0.5}}))
+	must(s.RecordMediaSum(ctx, "media/"+p.ID+"/c01.mp4", MediaSum{Size: 10, SHA256: "ab"}))
 	for range 3 {
 		must(s.EnqueueDelivery(ctx, &Delivery{ProjectID: p.ID, Kind: "WEBHOOK", Target: "http://hooks.example/", Body: "{}"}, nil))
 	}
