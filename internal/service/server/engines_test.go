@@ -7,6 +7,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
@@ -14,8 +15,10 @@ import (
 // TestAPIFlowOnEachEngine runs the API's whole path with the state in
 // SQLite (the default) and in PostgreSQL (--database), the media in the
 // data directory and, with PostgreSQL, in a MinIO bucket (--media): an
-// upload, a project to COMPLETE and its clips, a collection of them, a post
-// and a schedule published, and a social copy job, all answered alike.
+// upload, a project to COMPLETE and its clips, its conclusion webhook
+// delivered once and signed, a collection of the clips, a post and a
+// schedule published, a social copy job and a censor job (its renders kept
+// and replaced in the media store), all answered alike.
 func TestAPIFlowOnEachEngine(t *testing.T) {
 	video := sourceVideo(t)
 	for _, engine := range []struct {
@@ -33,17 +36,28 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 		}},
 	} {
 		t.Run(engine.name, func(t *testing.T) {
-			srv := startServer(t, Config{Database: engine.database(t), Media: engine.media(t)})
+			srv := startServer(t, Config{Database: engine.database(t), Media: engine.media(t), AllowPrivateWebhooks: true})
 			if got := srv.store.Engine(); got != engine.store {
 				t.Fatalf("server store on %s, want %s", got, engine.store)
 			}
 			c := newClient(t, srv, devKey)
 
-			projects, clips := c.finishedProjects(video, [2]int{0, 12})
-			if p := c.project(projects[0].ID); p.Stage != apitypes.StageComplete || p.CreatedAt == "" || p.StorageExpireAt <= p.CreatedAt {
+			receiver := webhooktest.New(t, 0)
+			created := c.mustCreate(map[string]any{
+				"videoUrl":          c.uploadFile(video, 1<<20),
+				"curationPref":      map[string]any{"range": map[string]any{"startSec": 0, "endSec": 12}, "clipDurations": [][]float64{{4, 10}}},
+				"conclusionActions": []map[string]any{{"type": "WEBHOOK", "url": receiver.URL + "/done"}},
+			})
+			c.waitStage(created.ID, pipelineTimeout, apitypes.StageComplete)
+			if p := c.project(created.ID); p.Stage != apitypes.StageComplete || p.CreatedAt == "" || p.StorageExpireAt <= p.CreatedAt {
 				t.Errorf("complete project %+v", p)
 			}
+			clips := c.clips(created.ID)
+			if len(clips) == 0 {
+				t.Fatalf("project %s made no clips", created.ID)
+			}
 			clip := clips[0]
+			checkConclusionWebhook(t, receiver, created.ID, len(clips))
 
 			col := c.mustCreateCollection("on " + engine.name)
 			resp, data := c.do(http.MethodPost, "/api/collection-contents", apitypes.CollectionContent{CollectionID: col.CollectionID, ContentID: clip.ID})
@@ -80,11 +94,40 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 			if job := copyJobDone(t, cl, jobID); job.Status != apitypes.CopyCompleted || !sameCopy(job, expectedCopy(t, clip, "YOUTUBE", "formal")) {
 				t.Errorf("copy job %+v, want COMPLETED with the formal copy", job)
 			}
+
+			// Without a recogniser the transcript is empty: the job still keeps
+			// the originals and renders the clip's files again, through the
+			// media store of the engine.
+			c.runCensorJob(clip.ProjectID, clip.CurationID, true)
+			for _, name := range []string{clip.CurationID + ".mp4", clip.CurationID + ".preview.mp4"} {
+				if origs := originals(t, srv, clip.ProjectID, name); len(origs) != 1 {
+					t.Errorf("originals of %s after a censor job: %v, want one", name, origs)
+				}
+			}
+			if resp, _ := newClient(t, srv, "").do(http.MethodGet, clip.URIForExport, nil); resp.StatusCode != http.StatusOK {
+				t.Errorf("GET the censored clip: %d", resp.StatusCode)
+			}
+			if n := len(receiver.Requests()); n != 1 {
+				t.Errorf("%d conclusion webhooks by the end of the flow, want one", n)
+			}
 		})
 	}
 }
 
 func storetestURL(t *testing.T) string { return storetest.PostgresURL(t) }
+
+// checkConclusionWebhook waits for the conclusion webhook of project and
+// checks it is signed with the dev key and says COMPLETE with clips clips.
+// (The flow checks at its end that no second one came.)
+func checkConclusionWebhook(t *testing.T, receiver *webhooktest.Receiver, project string, clips int) {
+	t.Helper()
+	waitUntil(t, "the conclusion webhook of "+project, func() bool { return len(receiver.Requests()) > 0 })
+	got := receiver.Requests()
+	payload := decode[apitypes.WebhookPayload](t, got[0].Body)
+	if payload.ProjectID != project || payload.Stage != apitypes.StageComplete || payload.ClipCount != clips || !got[0].SignedWith(devKey) {
+		t.Errorf("conclusion webhook %s (signed with the dev key: %v), want project %s COMPLETE with %d clips", got[0].Body, got[0].SignedWith(devKey), project, clips)
+	}
+}
 
 // publishedRecord waits for post id to be published and returns its
 // record, wherever the media store put its files.
