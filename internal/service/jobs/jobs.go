@@ -146,7 +146,7 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if err := migrate(ctx, driver, logger); err != nil {
+	if err := migrateLocked(ctx, cfg, driver, logger); err != nil {
 		return nil, err
 	}
 	rescueAfter := cmp.Or(cfg.RescueAfter, DefaultRescueAfter)
@@ -227,6 +227,32 @@ func driverFor(engine string, db *sql.DB) (riverdriver.Driver[*sql.Tx], error) {
 		return riverdatabasesql.New(db), nil
 	}
 	return nil, fmt.Errorf("jobs: engine %q: must be %q or %q", engine, EngineSQLite, EnginePostgres)
+}
+
+// migrateLocked is migrate, on PostgreSQL under a session advisory lock
+// held on a connection of its own: River's migrator takes no lock, and
+// processes of a scale-out installation starting together on a new
+// database (or a new release) would race to apply the same step, one of
+// them failing at start. The others wait, then find nothing to apply.
+// SQLite serialises writers itself, and the store's one connection could
+// not be held apart.
+func migrateLocked(ctx context.Context, cfg Config, driver riverdriver.Driver[*sql.Tx], logger *slog.Logger) error {
+	if cfg.Engine != EnginePostgres {
+		return migrate(ctx, driver, logger)
+	}
+	conn, err := cfg.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("jobs: migrations: %w", err)
+	}
+	defer conn.Close()
+	const lock = `hashtextextended('clipperd river_migration', 17)`
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+lock+`)`); err != nil {
+		return fmt.Errorf("jobs: migrations: lock: %w", err)
+	}
+	// Unlocked whatever happened: the connection goes back to the pool, lock
+	// and all, if it is not.
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+lock+`)`) }()
+	return migrate(ctx, driver, logger)
 }
 
 // migrate brings River's schema up to this River's version; each step runs

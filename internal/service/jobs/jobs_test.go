@@ -185,6 +185,40 @@ func TestMigrateBesideStore(t *testing.T) {
 	})
 }
 
+// TestProcessesStartingTogetherMigrateOnce: processes of a scale-out
+// installation starting at once on a new PostgreSQL database all open the
+// job system; River's steps are applied once, under the migration lock.
+func TestProcessesStartingTogetherMigrateOnce(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	const processes = 4
+	stores := make([]*store.Store, processes)
+	for i := range stores {
+		stores[i] = openStore(t, url) // the store's own migrations lock already
+	}
+	errs := make(chan error, processes)
+	for _, st := range stores {
+		go func() {
+			js, err := Open(t.Context(), Config{DB: st.DB(), Engine: st.Engine()})
+			if err == nil {
+				js.Stop(context.Background())
+			}
+			errs <- err
+		}()
+	}
+	for range processes {
+		if err := <-errs; err != nil {
+			t.Errorf("a process starting beside others: %v", err)
+		}
+	}
+	var applied, distinct int
+	if err := stores[0].DB().QueryRowContext(t.Context(), `SELECT COUNT(*), COUNT(DISTINCT version) FROM river_migration`).Scan(&applied, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if applied == 0 || applied != distinct {
+		t.Errorf("river_migration holds %d rows of %d versions; want each applied once", applied, distinct)
+	}
+}
+
 func TestOpenRefusesUnknownEngine(t *testing.T) {
 	st := openStore(t, t.TempDir())
 	_, err := Open(t.Context(), Config{DB: st.DB(), Engine: "mysql"})
