@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -36,9 +37,28 @@ var templateFiles embed.FS
 //go:embed static
 var staticFiles embed.FS
 
+// Store is what the gallery reads of the store (every page is a read of
+// the key's organization) and the sessions it keeps; MediaLinks' default
+// signs with the store's media key.
+type Store interface {
+	medialink.KeySource
+	LookupKey(ctx context.Context, key string) (store.Key, error)
+	CreateGallerySession(ctx context.Context, idHash string, key store.Key, expires time.Time) error
+	GallerySession(ctx context.Context, idHash string, now time.Time) (store.Key, error)
+	DeleteGallerySession(ctx context.Context, idHash string) error
+	OrgProjects(ctx context.Context, orgID string, offset, limit int) ([]store.ProjectSummary, int, error)
+	OrgProjectsByID(ctx context.Context, orgID string, ids []string) ([]store.ProjectSummary, error)
+	GetProject(ctx context.Context, id string) (*store.Project, error)
+	ListClips(ctx context.Context, projectID string, offset, limit int) ([]apitypes.ExportableClip, error)
+	ClipCollections(ctx context.Context, orgID, projectID string) (map[string][]apitypes.Collection, error)
+	OrgCollectionsWithClips(ctx context.Context, orgID string, offset, limit int) ([]store.CollectionWithClips, int, error)
+	OrgSchedules(ctx context.Context, orgID, status string, limit int) ([]store.ScheduleWithPost, error)
+	GetSocialAccount(ctx context.Context, orgID, id string) (*store.SocialAccount, error)
+}
+
 // Config is what the gallery needs.
 type Config struct {
-	Store *store.Store // required
+	Store Store // required
 	// MediaLinks signs the clips' media addresses, as the API does; nil =
 	// one over Store with the default lifetimes.
 	MediaLinks *medialink.Signer
@@ -63,7 +83,7 @@ const ThrottledLogin = "login"
 
 // Gallery serves the /ui/ pages.
 type Gallery struct {
-	store  *store.Store
+	store  Store
 	links  *medialink.Signer
 	log    *slog.Logger
 	ttl    time.Duration
