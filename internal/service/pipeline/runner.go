@@ -83,6 +83,16 @@ type Config struct {
 	// (its process died) is queued again by any process's loop; default
 	// DefaultLease.
 	Lease time.Duration
+	// ImportTimeout bounds the import of a source from the network (a
+	// link or a video page), first request to last byte; default
+	// DefaultImportTimeout. A source past it fails the project (permanent).
+	ImportTimeout time.Duration
+	// ImportMinRate is the bytes per second a download from a link must
+	// average over every ImportRateWindow, or it fails the project
+	// (permanent); 0 takes DefaultImportMinRate, below 0 sets no floor.
+	ImportMinRate int64
+	// ImportRateWindow: see ImportMinRate; default DefaultImportRateWindow.
+	ImportRateWindow time.Duration
 	// WriteAttempts bounds the attempts at writing a project's stage, stall
 	// or completion when the store fails (a full disk); default 5.
 	WriteAttempts int
@@ -158,6 +168,15 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
+	}
+	if cfg.ImportTimeout <= 0 {
+		cfg.ImportTimeout = DefaultImportTimeout
+	}
+	if cfg.ImportMinRate == 0 {
+		cfg.ImportMinRate = DefaultImportMinRate
+	}
+	if cfg.ImportRateWindow <= 0 {
+		cfg.ImportRateWindow = DefaultImportRateWindow
 	}
 	if cfg.WriteAttempts <= 0 {
 		cfg.WriteAttempts = defaultWriteAttempts
