@@ -130,6 +130,8 @@ type Jobs struct {
 	stopping atomic.Bool
 	// working: this process works some queue (Config.Workers).
 	working bool
+	// queues: this process's workers per queue it works.
+	queues map[string]int
 }
 
 // Open applies River's migrations to cfg.DB and makes the client; no job
@@ -159,6 +161,10 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 		queues = nil
 	}
 	j.working = len(queues) > 0
+	j.queues = make(map[string]int, len(queues))
+	for name, q := range queues {
+		j.queues[name] = q.MaxWorkers
+	}
 	j.client, err = river.NewClient(driver, &river.Config{
 		Queues:               queues,
 		Workers:              j.workers,
@@ -275,6 +281,15 @@ func (j *Jobs) Stop(ctx context.Context) {
 		j.log.Error("stop jobs", "err", err)
 	}
 }
+
+// Workers is how many jobs of queue this process works at once; 0 when it
+// works none (Config.Workers, InsertOnly).
+func (j *Jobs) Workers(queue string) int { return j.queues[queue] }
+
+// Snooze is what a work function returns to put its job back for d
+// without counting the attempt: the job waits behind the jobs that were
+// waiting before it, which lets another's job take the worker.
+func Snooze(d time.Duration) error { return river.JobSnooze(d) }
 
 // InsertTx adds a job of args' kind, which must be registered, in tx: it
 // exists exactly when tx commits. A kind registered Unique adds nothing

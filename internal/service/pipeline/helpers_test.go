@@ -111,8 +111,14 @@ func (e *env) newRunner() (*Runner, error) {
 // workers), neither started.
 func (e *env) process() (*Runner, *jobs.Jobs) {
 	e.t.Helper()
+	return e.processWith(2)
+}
+
+// processWith is process with workers pipeline workers.
+func (e *env) processWith(workers int) (*Runner, *jobs.Jobs) {
+	e.t.Helper()
 	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond,
-		Workers: map[string]int{jobs.QueuePipeline: 2, jobs.QueueCopy: 0, jobs.QueueCensor: 0, jobs.QueueDelivery: 0, jobs.QueuePublish: 0}})
+		Workers: map[string]int{jobs.QueuePipeline: workers, jobs.QueueCopy: 0, jobs.QueueCensor: 0, jobs.QueueDelivery: 0, jobs.QueuePublish: 0}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -193,11 +199,17 @@ func (e *env) upload(path string) string {
 // a process's runner was made.
 func (e *env) create(req apitypes.CreateProjectRequest) string {
 	e.t.Helper()
+	return e.createFor(testOrg, req)
+}
+
+// createFor is create for a project of org.
+func (e *env) createFor(org string, req apitypes.CreateProjectRequest) string {
+	e.t.Helper()
 	now := e.st.Now()
 	p := &store.Project{}
 	p.VideoURL = req.VideoURL
 	id := store.NewID("prj_")
-	p.ID, p.OrgID, p.UserID = id, testOrg, testUser
+	p.ID, p.OrgID, p.UserID = id, org, testUser
 	p.Stage, p.CreatedAt, p.UpdatedAt = apitypes.StageQueued, now, now
 	p.ProductTier, p.Visibility = store.ProductTier, apitypes.VisibilityDefault
 	p.CurationPref, p.RenderPref, p.ImportPref = req.CurationPref, req.RenderPref, req.ImportPref

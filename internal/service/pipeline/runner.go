@@ -83,6 +83,12 @@ type Config struct {
 	// (its process died) is queued again by any process's loop; default
 	// DefaultLease.
 	Lease time.Duration
+	// OrgShare is how many of this process's pipeline workers one
+	// organization's runs may hold at once; 0 takes max(1, workers-1), so
+	// with two workers or more one is always left for another
+	// organization. A run of an organization at its share is put back
+	// (orgSnooze, no attempt counted) behind the runs waiting before it.
+	OrgShare int
 	// ImportTimeout bounds the import of a source from the network (a
 	// link or a video page), first request to last byte; default
 	// DefaultImportTimeout. A source past it fails the project (permanent).
@@ -133,6 +139,10 @@ type Runner struct {
 	wg     sync.WaitGroup
 	closed bool
 
+	// held counts this process's runs per organization (OrgShare).
+	heldMu sync.Mutex
+	held   map[string]int
+
 	// maxDownload caps http(s) imports; a field so tests can lower it.
 	maxDownload int64
 	// hook, when set by a test, is called at named points of a run.
@@ -169,6 +179,9 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
+	if cfg.OrgShare <= 0 {
+		cfg.OrgShare = max(1, cfg.Jobs.Workers(jobs.QueuePipeline)-1)
+	}
 	if cfg.ImportTimeout <= 0 {
 		cfg.ImportTimeout = DefaultImportTimeout
 	}
@@ -192,6 +205,7 @@ func New(cfg Config) (*Runner, error) {
 		log:         cfg.Logger,
 		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
 		maxDownload: quota.MaxLinkBytes,
+		held:        map[string]int{},
 		sleep:       sleepCtx,
 	}
 	// Unique by its args (project and token): adopting a project twice
@@ -269,7 +283,53 @@ func (r *Runner) Stop(context.Context) error {
 // from the token the job was queued with. Only a claim that could not be
 // written fails the job, which River retries.
 func (r *Runner) work(ctx context.Context, job *jobs.Job[runArgs]) error {
+	release, ok, err := r.takeShare(ctx, job.Args.ProjectID, job.Args.Run)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return jobs.Snooze(orgSnooze)
+	}
+	defer release()
 	return r.process(ctx, job.Args.ProjectID, job.Args.Run)
+}
+
+// orgSnooze is how long a run of an organization at its share waits before
+// it is tried again: short, so the organization gets a worker back soon
+// after one of its runs ends, yet it puts the run behind every run that
+// was waiting already, another organization's among them.
+const orgSnooze = time.Second
+
+// takeShare counts the run of project id (run token run) against its
+// organization's share of this process's workers (Config.OrgShare), and
+// returns what gives it back; ok is false when the organization holds its
+// share already. A run that will not start (the project moved on) takes
+// nothing.
+func (r *Runner) takeShare(ctx context.Context, id string, run int64) (release func(), ok bool, err error) {
+	p, err := r.cfg.Store.GetProject(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return func() {}, true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("pipeline: look up project %s: %w", id, err)
+	}
+	if p.RunToken != run || !p.Stage.Waiting() {
+		return func() {}, true, nil
+	}
+	r.heldMu.Lock()
+	defer r.heldMu.Unlock()
+	if r.held[p.OrgID] >= r.cfg.OrgShare {
+		r.log.Debug("project run put back: its organization holds its share of the workers", "project", id, "org", p.OrgID, "share", r.cfg.OrgShare)
+		return nil, false, nil
+	}
+	r.held[p.OrgID]++
+	return func() {
+		r.heldMu.Lock()
+		defer r.heldMu.Unlock()
+		if r.held[p.OrgID]--; r.held[p.OrgID] == 0 {
+			delete(r.held, p.OrgID)
+		}
+	}, true, nil
 }
 
 // scanLoop requeues, every PollInterval, stalled projects whose retry is
