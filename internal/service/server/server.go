@@ -140,6 +140,15 @@ type Config struct {
 	// (pipeline.Config.Lease): a process killed mid-run has its projects
 	// taken up by another within about this long; 0 takes the default.
 	Lease time.Duration
+	// OrgWorkers is how many of this process's pipeline workers one
+	// organization may hold (pipeline.Config.OrgShare); 0 takes Workers-1,
+	// at least 1.
+	OrgWorkers int
+	// ImportTimeout and ImportMinRate bound an import from the network
+	// (pipeline.Config); 0 takes their defaults, an ImportMinRate below 0
+	// sets no floor.
+	ImportTimeout time.Duration
+	ImportMinRate int64
 }
 
 // DefaultWorkers is Config.Workers' default: projects run at once.
@@ -312,6 +321,9 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 		Store:               st,
 		Jobs:                s.jobs,
 		Lease:               cfg.Lease,
+		OrgShare:            cfg.OrgWorkers,
+		ImportTimeout:       cfg.ImportTimeout,
+		ImportMinRate:       cfg.ImportMinRate,
 		Media:               s.media,
 		Scratch:             s.scratch,
 		PublicURL:           s.url,
