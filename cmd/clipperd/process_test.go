@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -103,22 +104,10 @@ func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {
 	}
 
 	first := startProcess(t, bin, addr, dir, key)
-	c, err := client.New(client.Config{BaseURL: "http://" + addr, APIKey: key, RequestsPerMinute: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	uploadID, err := c.UploadFile(t.Context(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{
-		VideoURL:     uploadID,
+	c, p := createFromFile(t, "http://"+addr, key, src, apitypes.CreateProjectRequest{
 		CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{8, 20}}},
 		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	// Kill as soon as the project is past IMPORT: work is on disk and in flight.
 	deadline := time.Now().Add(60 * time.Second)
@@ -141,18 +130,59 @@ func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {
 	_, _ = first.Process.Wait()
 
 	startProcess(t, bin, addr, dir, key)
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	done, err := c.WaitForProject(ctx, p.ID, client.WaitOptions{PollInterval: 200 * time.Millisecond, MaxPollInterval: time.Second})
-	if err != nil {
-		t.Fatalf("after restart: %v", err)
-	}
+	// The killed run's lease (30 s) ends, then the new process takes it up.
+	done := waitComplete(t, c, p.ID, 3*time.Minute, "")
 	if done.StallCount == nil || *done.StallCount < 1 {
 		t.Errorf("stallCount = %v, want >= 1 after an interrupted run", done.StallCount)
 	}
-	clips, err := c.ListExportableClips(t.Context(), client.ClipFilter{ProjectID: p.ID})
+	downloadFirstClip(t, c, p.ID, "http://"+addr)
+}
+
+// createFromFile uploads src through the API at base with key and creates
+// a project of it from req (its videoUrl the upload).
+func createFromFile(t *testing.T, base, key, src string, req apitypes.CreateProjectRequest) (*client.Client, *apitypes.Project) {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: base, APIKey: key, RequestsPerMinute: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.VideoURL, err = c.UploadFile(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.CreateProject(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, p
+}
+
+// waitComplete waits up to limit for project id to end, and fails the test
+// unless it is COMPLETE; logPath, when set, is shown with a failure.
+func waitComplete(t *testing.T, c *client.Client, id string, limit time.Duration, logPath string) *apitypes.Project {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
+	defer cancel()
+	done, err := c.WaitForProject(ctx, id, client.WaitOptions{PollInterval: 200 * time.Millisecond, MaxPollInterval: time.Second})
+	if err == nil && done.Stage != apitypes.StageComplete {
+		err = fmt.Errorf("stage %s, error %v; want COMPLETE", done.Stage, done.Error)
+	}
+	if err != nil {
+		out, _ := os.ReadFile(logPath)
+		t.Fatalf("project %s: %v\n%s", id, err, out)
+	}
+	return done
+}
+
+// downloadFirstClip checks that the project's first clip has its address
+// under base and downloads from it.
+func downloadFirstClip(t *testing.T, c *client.Client, id, base string) {
+	t.Helper()
+	clips, err := c.ListExportableClips(t.Context(), client.ClipFilter{ProjectID: id})
 	if err != nil || len(clips) == 0 {
-		t.Fatalf("clips after restart: %d, %v", len(clips), err)
+		t.Fatalf("clips: %d, %v", len(clips), err)
+	}
+	if !strings.HasPrefix(clips[0].URIForExport, base+"/media/") {
+		t.Errorf("clip address %s, want it under %s", clips[0].URIForExport, base)
 	}
 	resp, err := http.Get(clips[0].URIForExport)
 	if err != nil {

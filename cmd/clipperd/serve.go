@@ -92,6 +92,8 @@ func worker(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg server.Config
 	work := addWorkFlags(fs, &cfg, "projects this process runs at once (its pipeline workers); at least 1")
+	// Off unless asked: beside a serve on the same box the default port is taken.
+	fs.Lookup("metrics-listen").DefValue, cfg.MetricsListen = "off", "off"
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

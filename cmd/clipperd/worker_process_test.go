@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
-	"net/http"
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
@@ -34,53 +33,18 @@ func TestAPIOnlyServeAndWorker(t *testing.T) {
 	apiNode := startProcess(t, bin, "127.0.0.1:0", dir, key, "--database", db, "--workers", "0")
 	log, _ := os.ReadFile(filepath.Join(root, "data.log"))
 	base := "http://" + listenedAt(string(log), "clipperd listening")
-	c, err := client.New(client.Config{BaseURL: base, APIKey: key, RequestsPerMinute: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	uploadID, err := c.UploadFile(t.Context(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{
-		VideoURL:     uploadID,
+	c, p := createFromFile(t, base, key, src, apitypes.CreateProjectRequest{
 		CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{5, 10}}},
 		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got, err := c.GetProject(t.Context(), p.ID); err != nil || got.Stage != apitypes.StageQueued {
 		t.Fatalf("with no worker running the project is %v (%v), want QUEUED", got.Stage, err)
 	}
 
 	worker, workerLog := launch(t, bin, filepath.Join(root, "worker.log"), "",
 		"worker", "--data", dir, "--database", db, "--public-url", base, "--workers", "1", "--metrics-listen", "off")
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-	defer cancel()
-	done, err := c.WaitForProject(ctx, p.ID, client.WaitOptions{PollInterval: 200 * time.Millisecond, MaxPollInterval: time.Second})
-	if err != nil {
-		out, _ := os.ReadFile(workerLog)
-		t.Fatalf("waiting for the worker: %v\nworker log:\n%s", err, out)
-	}
-	if done.Stage != apitypes.StageComplete {
-		t.Fatalf("stage %s, error %v; want COMPLETE", done.Stage, done.Error)
-	}
-	clips, err := c.ListExportableClips(t.Context(), client.ClipFilter{ProjectID: p.ID})
-	if err != nil || len(clips) == 0 {
-		t.Fatalf("clips: %d, %v", len(clips), err)
-	}
-	if !strings.HasPrefix(clips[0].URIForExport, base+"/media/") {
-		t.Errorf("clip address %s, want it under the API's %s", clips[0].URIForExport, base)
-	}
-	resp, err := http.Get(clips[0].URIForExport)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("clip download from the API node: %d", resp.StatusCode)
-	}
+	waitComplete(t, c, p.ID, 4*time.Minute, workerLog)
+	downloadFirstClip(t, c, p.ID, base) // served by the API node
 	apiLog, _ := os.ReadFile(filepath.Join(root, "data.log"))
 	if strings.Contains(string(apiLog), `msg="project stage"`) {
 		t.Errorf("the API-only node ran a pipeline stage:\n%s", apiLog)
@@ -97,5 +61,26 @@ func TestAPIOnlyServeAndWorker(t *testing.T) {
 	}
 	if err := apiNode.Wait(); err != nil {
 		t.Errorf("API node after SIGTERM: %v, want status 0", err)
+	}
+}
+
+// A worker without --public-url, or with no workers, is a usage error
+// naming the flag; so is serve with a negative --workers.
+func TestWorkerFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"worker", "--data", dir}, "--public-url"},
+		{[]string{"worker", "--data", dir, "--public-url", "http://127.0.0.1:8787", "--workers", "0"}, "--workers"},
+		{[]string{"serve", "--data", dir, "--workers", "-1"}, "--workers"},
+		{[]string{"worker", "--data", dir, "--public-url", "http://127.0.0.1:8787", "--pipeline-lease", "10ms"}, "--pipeline-lease"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), c.args, &out, &errOut)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%v: %v, want a usage error naming %s", c.args, err, c.flag)
+		}
 	}
 }

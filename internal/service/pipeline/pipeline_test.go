@@ -81,7 +81,8 @@ func verifySignature(t *testing.T, r hookReq, key string) {
 }
 
 // startDispatcher runs the real outbound dispatcher, on a job system over
-// e's store, and wires the runner's Deliveries to it. Private webhooks are
+// e's store that works no project run, and wires the runner's Deliveries
+// to it. Private webhooks are
 // allowed: the test receivers are on loopback.
 func (e *env) startDispatcher() {
 	e.t.Helper()
@@ -92,6 +93,14 @@ func (e *env) startDispatcher() {
 	}
 	d, err := outbound.New(outbound.Config{Store: e.st, Jobs: js, DataDir: e.dir, RetryBase: 30 * time.Millisecond, AllowPrivateWebhooks: true})
 	if err != nil {
+		e.t.Fatal(err)
+	}
+	// Every kind is registered with every client that works, as in a
+	// server: the leader's rescuer discards running jobs of kinds it does
+	// not know, project runs included.
+	cfg := e.cfg
+	cfg.Jobs = js
+	if _, err := New(cfg); err != nil {
 		e.t.Fatal(err)
 	}
 	if err := js.Start(e.t.Context()); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
@@ -134,10 +135,7 @@ type Runner struct {
 	log    *slog.Logger
 	client *http.Client
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	closed bool
+	loop repeat.Loop // retries due and the watchdog, every PollInterval
 
 	// held counts this process's runs per organization (OrgShare).
 	heldMu sync.Mutex
@@ -245,37 +243,22 @@ func (r *Runner) Adopt(ctx context.Context) error {
 // Start requeues the projects whose run's lease ended (a dead process's,
 // or one a release before leases left in flight) and those due for a
 // retry, before it returns, then keeps looking every PollInterval until
-// Stop. ctx bounds the first look only.
+// Stop (on the failure curve of package repeat while the store fails).
+// ctx bounds the first look only.
 func (r *Runner) Start(ctx context.Context) error {
-	r.mu.Lock()
-	if r.cancel != nil || r.closed {
-		r.mu.Unlock()
-		return errors.New("pipeline: Start called twice or after Stop; make a new Runner")
-	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r.cancel = cancel
-	r.mu.Unlock()
-
 	if err := r.scan(ctx); err != nil {
-		cancel()
 		return fmt.Errorf("pipeline: requeue projects: %w", err)
 	}
-	r.wg.Add(1)
-	go r.scanLoop(runCtx)
+	r.loop.Start(context.WithoutCancel(ctx), func(ctx context.Context) (time.Duration, error) {
+		return r.cfg.PollInterval, r.scan(ctx)
+	})
 	return nil
 }
 
 // Stop ends the loop. The runs are the job system's: its Stop lets them
 // finish within its grace and hands back the ones it cuts short.
 func (r *Runner) Stop(context.Context) error {
-	r.mu.Lock()
-	r.closed = true
-	cancel := r.cancel
-	r.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		r.wg.Wait()
-	}
+	r.loop.Stop()
 	return nil
 }
 
@@ -332,24 +315,8 @@ func (r *Runner) takeShare(ctx context.Context, id string, run int64) (release f
 	}, true, nil
 }
 
-// scanLoop requeues, every PollInterval, stalled projects whose retry is
-// due and projects whose run's lease ended.
-func (r *Runner) scanLoop(ctx context.Context) {
-	defer r.wg.Done()
-	t := time.NewTicker(r.cfg.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if err := r.scan(ctx); err != nil && ctx.Err() == nil {
-			r.log.Error("pipeline scan", "err", err)
-		}
-	}
-}
-
+// scan requeues stalled projects whose retry is due and projects whose
+// run's lease ended.
 func (r *Runner) scan(ctx context.Context) error {
 	due, err := r.cfg.Store.DueRetries(ctx)
 	if err != nil {
