@@ -136,6 +136,7 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out, the API's address (serve: default http://<listen>; worker: required)")
 	fs.IntVar(&cfg.Workers, "workers", server.DefaultWorkers, workersUsage)
 	fs.DurationVar(&cfg.Lease, "pipeline-lease", pipeline.DefaultLease, "how long a project run holds its project without renewing; a process killed mid-run has its projects resumed by another within about this long")
+	fs.IntVar(&cfg.ImportWorkers, "import-workers", server.DefaultImportWorkers, "imports of sources from the network (links, video pages) this process runs at once, apart from its --workers, so a slow source holds no render slot")
 	fs.IntVar(&cfg.OrgWorkers, "org-workers", 0, "pipeline workers of this process one organization's projects may hold at once (default: --workers minus 1, at least 1, so another organization's project starts at once); a single-organization installation sets it to --workers")
 	fs.DurationVar(&cfg.ImportTimeout, "import-timeout", pipeline.DefaultImportTimeout, "longest import of a source from the network (a link or a video page), first request to last byte; past it the project fails")
 	minRate := fs.String("import-min-rate", quota.FormatSize(pipeline.DefaultImportMinRate), "bytes per second a download from a link must average over every 30 s, e.g. 64KiB; below it the project fails; 0 = no floor")
@@ -164,6 +165,9 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 	}
 	if cfg.Workers < 0 {
 		return fmt.Errorf("%w: --workers must be 0 or more, not %d", errUsage, cfg.Workers)
+	}
+	if cfg.ImportWorkers < 1 {
+		return fmt.Errorf("%w: --import-workers must be at least 1, not %d", errUsage, cfg.ImportWorkers)
 	}
 	if cfg.OrgWorkers < 0 {
 		return fmt.Errorf("%w: --org-workers must be 0 (the default share) or more, not %d", errUsage, cfg.OrgWorkers)

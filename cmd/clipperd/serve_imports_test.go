@@ -22,6 +22,7 @@ func TestImportAndShareFlags(t *testing.T) {
 			{[]string{"--import-timeout", "0s"}, "--import-timeout must be at least 1s"},
 			{[]string{"--import-min-rate", "fast"}, "--import-min-rate"},
 			{[]string{"--org-workers", "-1"}, "--org-workers must be 0"},
+			{[]string{"--import-workers", "0"}, "--import-workers must be at least 1"},
 		} {
 			var out, errOut bytes.Buffer
 			args := append([]string{cmd, "--data", t.TempDir(), "--public-url", "http://127.0.0.1:1"}, tc.args...)

@@ -59,6 +59,11 @@ const (
 	// project's whole pipeline, ffmpeg included, so a process runs as many
 	// at once as it has cores to give (clipperd's --workers).
 	QueuePipeline = "pipeline"
+	// QueueImport holds the imports of projects' sources from the network
+	// (package pipeline): network-bound, so more at once than the pipeline
+	// queue's CPU-bound runs, which a slow source then does not hold
+	// (clipperd's --import-workers).
+	QueueImport = "import"
 )
 
 // queueWorkers are the queues and how many jobs of each a process works at
@@ -69,6 +74,7 @@ var queueWorkers = map[string]int{
 	QueueDelivery: 4,
 	QueuePublish:  1,
 	QueuePipeline: 4,
+	QueueImport:   8,
 }
 
 // Defaults of Config.
@@ -186,10 +192,10 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 	return j, nil
 }
 
-// pipelinePoll is how often an idle process looks for project runs: River
-// wakes a process's workers at once for the jobs it inserts outside a
-// transaction only, and a run is inserted in the project's. A quarter of a
-// second is under 1% of the shortest run, for a light read.
+// pipelinePoll is how often an idle process looks for project runs and
+// imports: River wakes a process's workers at once for the jobs it inserts
+// outside a transaction only, and a run is inserted in the project's. A
+// quarter of a second is under 1% of the shortest run, for a light read.
 const pipelinePoll = 250 * time.Millisecond
 
 // queuesOf is River's queue configuration for the per-process worker
@@ -215,7 +221,7 @@ func queuesOf(workers map[string]int, poll time.Duration) (map[string]river.Queu
 			continue
 		}
 		q := river.QueueConfig{MaxWorkers: n}
-		if name == QueuePipeline && (poll == 0 || poll > pipelinePoll) {
+		if (name == QueuePipeline || name == QueueImport) && (poll == 0 || poll > pipelinePoll) {
 			q.FetchPollInterval = pipelinePoll
 		}
 		queues[name] = q

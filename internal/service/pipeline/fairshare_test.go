@@ -1,71 +1,133 @@
 package pipeline
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
-// One organization whose sources trickle, running its maximum of projects
-// (4, as --max-concurrent's default) on a process of 4 workers, holds 3 of
-// them: another organization's project starts within seconds and
-// completes (real ffmpeg), while the first organization's fourth waits.
-func TestOneOrgCannotHoldEveryWorker(t *testing.T) {
+// startDelay creates a project of org from req and returns how long it
+// stayed QUEUED: bounded at 30 s, well past the 10 s the tests allow, so
+// a project that never starts fails here, not at finishWait.
+func (e *env) startDelay(org string, req apitypes.CreateProjectRequest) (string, time.Duration) {
+	e.t.Helper()
+	created := time.Now()
+	id := e.createFor(org, req)
+	for e.project(id).Stage == apitypes.StageQueued && time.Since(created) < 30*time.Second {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return id, time.Since(created)
+}
+
+// inStage counts the projects of ids in stage.
+func (e *env) inStage(stage apitypes.Stage, ids []string) (n int) {
+	e.t.Helper()
+	for _, id := range ids {
+		if e.project(id).Stage == stage {
+			n++
+		}
+	}
+	return n
+}
+
+// waitInStage waits until n projects of ids are in stage.
+func (e *env) waitInStage(stage apitypes.Stage, ids []string, n int) {
+	e.t.Helper()
+	deadline := time.Now().Add(finishWait)
+	for e.inStage(stage, ids) < n && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := e.inStage(stage, ids); got != n {
+		e.t.Fatalf("%d projects in %s, want %d", got, stage, n)
+	}
+}
+
+// The case: one organization runs its maximum of projects (4, as
+// --max-concurrent's default) whose sources trickle 10 bytes a second, on
+// a process of 4 workers. Their imports hold import workers, not render
+// slots, even with the organization allowed every worker (OrgShare 4):
+// another organization's project starts at once and completes (real
+// ffmpeg) while the four still import.
+func TestSlowImportsHoldNoRenderSlot(t *testing.T) {
 	requireFFmpeg(t)
 	slow := trickle(t, time.Second)
 	fast := serveFile(t, testVideo(t))
 	e := newEnv(t)
 	e.cfg.AllowPrivateImports = true
 	e.cfg.ImportMinRate = -1 // the trickles keep their workers for the whole test
+	e.cfg.OrgShare = 4
 	r, js := e.processWith(4)
 	e.start(r, js)
-	if r.cfg.OrgShare != 3 {
-		t.Fatalf("OrgShare %d, want 3 of 4 workers", r.cfg.OrgShare)
-	}
 
 	var trickling []string
 	for range 4 {
 		trickling = append(trickling, e.create(apitypes.CreateProjectRequest{VideoURL: slow.URL + "/talk.mp4"}))
 	}
-	importing := func() (n int) {
-		for _, id := range trickling {
-			if e.project(id).Stage == apitypes.StageImport {
-				n++
-			}
-		}
-		return n
-	}
-	deadline := time.Now().Add(finishWait)
-	for importing() < 3 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := importing(); n != 3 {
-		t.Fatalf("%d trickling projects importing, want 3", n)
-	}
+	e.waitInStage(apitypes.StageImport, trickling, 4)
 
-	created := time.Now()
-	other := e.createFor("org-other", apitypes.CreateProjectRequest{VideoURL: fast.URL + "/talk.mp4"})
-	// Bounded well past the 10 s asked, so the old behaviour (the other
-	// project QUEUED until a trickle ends) fails here, not at finishWait.
-	for e.project(other).Stage == apitypes.StageQueued && time.Since(created) < 30*time.Second {
-		time.Sleep(20 * time.Millisecond)
-	}
-	delay := time.Since(created)
+	other, delay := e.startDelay("org-other", apitypes.CreateProjectRequest{VideoURL: fast.URL + "/talk.mp4"})
 	t.Logf("the other organization's project left QUEUED %s after it was created", delay.Round(time.Millisecond))
 	if delay > 10*time.Second {
 		t.Errorf("the other organization's project waited %s, want under 10 s", delay)
 	}
-	if n := importing(); n > 3 {
-		t.Errorf("%d trickling projects importing beside the other organization's, want at most 3", n)
-	}
-
-	p := e.waitDone(other)
-	if p.Stage != apitypes.StageComplete {
+	if p := e.waitDone(other); p.Stage != apitypes.StageComplete {
 		t.Fatalf("other organization's project: %s (%v), want COMPLETE", p.Stage, deref(p.Error))
 	}
-	// The share holds with the worker free again: the fourth run waits.
-	if n := importing(); n != 3 {
-		t.Errorf("%d trickling projects importing after the other finished, want 3 (the share)", n)
+	if n := e.inStage(apitypes.StageImport, trickling); n != 4 {
+		t.Errorf("%d trickling projects importing, want all 4 still", n)
+	}
+}
+
+// One organization holding 3 of a process's 4 render workers (its share,
+// OrgShare's default) with a fourth project queued: another organization's
+// project takes the fourth worker within seconds and completes, and the
+// first organization's fourth waits for one of its own to end.
+func TestOneOrgHoldsAtMostItsShareOfWorkers(t *testing.T) {
+	requireFFmpeg(t)
+	src := testVideo(t)
+	e := newEnv(t)
+	release := make(chan struct{})
+	var held atomic.Int32
+	r, js := e.processWith(4)
+	if r.cfg.OrgShare != 3 {
+		t.Fatalf("OrgShare %d, want 3 of 4 workers", r.cfg.OrgShare)
+	}
+	// The first three runs to reach CURATE hold their workers until
+	// released, as long renders do.
+	r.hook = func(ctx context.Context, point string) {
+		if point == string(apitypes.StageCurate) && held.Add(1) <= 3 {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+	}
+	e.start(r, js)
+
+	var first []string
+	for range 4 {
+		first = append(first, e.create(apitypes.CreateProjectRequest{VideoURL: e.upload(src)}))
+	}
+	e.waitInStage(apitypes.StageCurate, first, 3)
+
+	other, delay := e.startDelay("org-other", apitypes.CreateProjectRequest{VideoURL: e.uploadFor("org-other", src)})
+	t.Logf("the other organization's project left QUEUED %s after it was created", delay.Round(time.Millisecond))
+	if delay > 10*time.Second {
+		t.Errorf("the other organization's project waited %s, want under 10 s", delay)
+	}
+	if n := e.inStage(apitypes.StageQueued, first); n != 1 {
+		t.Errorf("%d of the first organization's projects QUEUED, want 1 (its fourth, over its share)", n)
+	}
+	if p := e.waitDone(other); p.Stage != apitypes.StageComplete {
+		t.Fatalf("other organization's project: %s (%v), want COMPLETE", p.Stage, deref(p.Error))
+	}
+	close(release)
+	for _, id := range first {
+		if p := e.waitDone(id); p.Stage != apitypes.StageComplete {
+			t.Errorf("project %s: %s (%v), want COMPLETE", id, p.Stage, deref(p.Error))
+		}
 	}
 }

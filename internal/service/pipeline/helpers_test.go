@@ -175,6 +175,12 @@ func stop(r *Runner, js *jobs.Jobs) {
 // upload package stores them.
 func (e *env) upload(path string) string {
 	e.t.Helper()
+	return e.uploadFor(testOrg, path)
+}
+
+// uploadFor is upload for org.
+func (e *env) uploadFor(org, path string) string {
+	e.t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		e.t.Fatal(err)
@@ -188,7 +194,7 @@ func (e *env) upload(path string) string {
 	if err := blob.Write(context.Background(), e.media, blob.UploadKey(id), f); err != nil {
 		e.t.Fatal(err)
 	}
-	u := &store.Upload{ID: id, OrgID: testOrg, UserID: testUser, Key: blob.UploadKey(id), Total: fi.Size(), Received: fi.Size(), Complete: true}
+	u := &store.Upload{ID: id, OrgID: org, UserID: testUser, Key: blob.UploadKey(id), Total: fi.Size(), Received: fi.Size(), Complete: true}
 	if err := e.st.SaveUpload(context.Background(), u); err != nil {
 		e.t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func trickle(t *testing.T, period time.Duration) *httptest.Server {
 			if _, err := w.Write([]byte("0123456789")); err != nil {
 				return
 			}
-			w.(http.Flusher).Flush()
+			_ = http.NewResponseController(w).Flush()
 			select {
 			case <-r.Context().Done():
 				return
@@ -86,7 +86,7 @@ func TestTrickleStallsOnceWithoutRetry(t *testing.T) {
 	e.runner()
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: srv.URL + "/talk.mp4"})
 	p := e.waitDone(id)
-	if p.Stage != apitypes.StageStalled || p.FailureStalls != 1 || !p.RetryAt.IsZero() || !strings.Contains(deref(p.Error).(string), "--import-min-rate") {
+	if p.Stage != apitypes.StageStalled || p.FailureStalls != 1 || !p.RetryAt.IsZero() || p.Error == nil || !strings.Contains(*p.Error, "--import-min-rate") {
 		t.Fatalf("project %s: stage %s, failureStalls %d, retryAt %v, error %v; want STALLED once, no retry, naming --import-min-rate",
 			id, p.Stage, p.FailureStalls, p.RetryAt, deref(p.Error))
 	}

@@ -49,6 +49,24 @@ var stages = []stage{
 	{apitypes.StageUpload, (*Runner).uploadStage},
 }
 
+// leg is the part of the machine one job runs: its stages, from the claim
+// of a QUEUED project, and finish, which moves the project on after the
+// last of them (to COMPLETE, or back to QUEUED for the next leg).
+type leg struct {
+	stages []stage
+	finish func(r *Runner, ctx context.Context, j *job) (apitypes.Stage, error)
+}
+
+var (
+	// wholeRun is a project run (queue pipeline): IMPORT to COMPLETE. Its
+	// IMPORT finds the source already there when the import leg fetched it.
+	wholeRun = leg{stages, (*Runner).complete}
+	// importLeg fetches a source from the network (queue import) and hands
+	// the project to a run (handOff), so a slow source holds an import
+	// worker, not a render slot.
+	importLeg = leg{[]stage{{apitypes.StageImport, (*Runner).fetchStage}}, (*Runner).handOff}
+)
+
 // job is one run of the machine over a project.
 type job struct {
 	p       *store.Project // as last persisted
@@ -83,7 +101,7 @@ var (
 // cut short (a stop) is handed back, QUEUED again at once; a run taken over
 // (its lease ended) stops without writing. It returns an error only when
 // the claim could not be written, so the job is tried again.
-func (r *Runner) process(ctx context.Context, id string, run int64) error {
+func (r *Runner) process(ctx context.Context, id string, run int64, l leg) error {
 	// The temporary directory is the run's, so a stale and a current run
 	// on one box keep apart.
 	j := &job{run: run, runID: store.NewID("run_"), tmpName: fmt.Sprintf("%s.run%d", id, run)}
@@ -101,7 +119,7 @@ func (r *Runner) process(ctx context.Context, id string, run int64) error {
 
 	started := time.Now()
 	from := apitypes.StageQueued
-	for i, st := range stages {
+	for i, st := range l.stages {
 		var p *store.Project
 		err := r.persist(ctx, "stage "+string(st.name), id, func() (err error) {
 			p, err = r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
@@ -139,15 +157,16 @@ func (r *Runner) process(ctx context.Context, id string, run int64) error {
 			return nil
 		}
 	}
-	if err := r.complete(ctx, j); err != nil {
+	to, err := l.finish(r, ctx, j)
+	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, store.ErrStaleRun) {
-			r.ended(ctx, id, run, apitypes.StageUpload, "completion", err)
+			r.ended(ctx, id, run, from, "the end of "+string(from), err)
 			return nil
 		}
-		r.stall(ctx, id, run, apitypes.StageUpload, err, r.left(apitypes.StageUpload, started))
+		r.stall(ctx, id, run, from, err, r.left(from, started))
 		return nil
 	}
-	r.log.Info("project stage", "project", id, "from", from, "to", apitypes.StageComplete, "took", r.left(from, started).Round(time.Millisecond), "clips", len(j.clips))
+	r.log.Info("project stage", "project", id, "from", from, "to", to, "took", r.left(from, started).Round(time.Millisecond), "clips", len(j.clips))
 	return nil
 }
 
@@ -242,7 +261,7 @@ func (r *Runner) at(ctx context.Context, point string) {
 
 // complete moves the project to COMPLETE and queues its conclusion actions
 // in the same transaction.
-func (r *Runner) complete(ctx context.Context, j *job) error {
+func (r *Runner) complete(ctx context.Context, j *job) (apitypes.Stage, error) {
 	var size int64
 	for _, pl := range j.plans {
 		size += pl.exportBytes + pl.previewBytes
@@ -251,7 +270,7 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	size += r.objectSize(ctx, j.p.SourceKey)
 	mailed, err := r.signedClips(ctx, j.p, j.clips)
 	if err != nil {
-		return err
+		return "", err
 	}
 	err = r.persist(ctx, "completion", j.p.ID, func() (err error) {
 		_, _, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
@@ -266,9 +285,9 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("mark complete: %w", err)
+		return "", fmt.Errorf("mark complete: %w", err)
 	}
-	return nil
+	return apitypes.StageComplete, nil
 }
 
 // stall records a failed stage: STALLED, the error, one more stall, and a

@@ -140,6 +140,10 @@ type Config struct {
 	// (pipeline.Config.Lease): a process killed mid-run has its projects
 	// taken up by another within about this long; 0 takes the default.
 	Lease time.Duration
+	// ImportWorkers is how many imports of sources from the network this
+	// process runs at once (the job system's import queue), beside its
+	// Workers; 0 takes DefaultImportWorkers.
+	ImportWorkers int
 	// OrgWorkers is how many of this process's pipeline workers one
 	// organization may hold (pipeline.Config.OrgShare); 0 takes Workers-1,
 	// at least 1.
@@ -153,6 +157,10 @@ type Config struct {
 
 // DefaultWorkers is Config.Workers' default: projects run at once.
 const DefaultWorkers = 4
+
+// DefaultImportWorkers is Config.ImportWorkers' default: network-bound, so
+// twice the runs.
+const DefaultImportWorkers = 8
 
 // Server is a running clipperd.
 type Server struct {
@@ -262,7 +270,8 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	}
 	// The job system's schema follows the store's in the same database.
 	s.jobs, err = jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine(), Logger: logger.With("component", "jobs"),
-		Workers: map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers)}, InsertOnly: cfg.APIOnly})
+		Workers:    map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers), jobs.QueueImport: cmp.Or(cfg.ImportWorkers, DefaultImportWorkers)},
+		InsertOnly: cfg.APIOnly})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
