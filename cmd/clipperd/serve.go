@@ -34,10 +34,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	work := addWorkFlags(fs, &cfg, "projects this process runs at once (its pipeline workers); 0 makes an API-only node that runs no job of any kind, for `clipperd worker` processes to run")
 	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
 	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
+	fs.IntVar(&cfg.PostRateLimit, "post-rate-limit", quota.DefaultPostRateLimit, "requests per minute per API key on post tasks, publish schedules, social copy and censor jobs (a budget apart from --rate-limit's)")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")
 	fs.IntVar(&cfg.MaxCollections, "max-collections", quota.DefaultMaxCollections, "collections per organization")
 	fs.DurationVar(&cfg.GallerySessionTTL, "gallery-session-ttl", gallery.DefaultSessionTTL, "how long a login to the web gallery (/ui/) lasts")
-	storageQuota := fs.String("org-storage-quota", "0", "bytes of uploads and project media per organization, e.g. 20GiB or 500MB; 0 = no quota")
 	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request with its body (upload bodies: see --upload-progress-timeout)")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time to write an answer (media downloads: per write)")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
@@ -55,13 +55,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	cfg.APIOnly = cfg.Workers == 0
-	if err := storageFlags(&cfg, *storageQuota); err != nil {
-		return err
-	}
 	if err := checkClientLimits(&cfg); err != nil {
 		return err
 	}
-	limits := map[string]int{"rate-limit": cfg.RateLimit, "max-concurrent": cfg.MaxConcurrent, "max-collections": cfg.MaxCollections}
+	limits := map[string]int{
+		"rate-limit": cfg.RateLimit, "post-rate-limit": cfg.PostRateLimit, "max-concurrent": cfg.MaxConcurrent,
+		"max-collections": cfg.MaxCollections,
+	}
 	for name, v := range limits {
 		if v < 1 {
 			return fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
@@ -106,10 +106,6 @@ func worker(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.PublicURL == "" {
 		return fmt.Errorf("%w: --public-url is required: the address of the API (clipperd serve) that the media addresses of conclusion emails are made under", errUsage)
 	}
-	// The janitor's storage rules are the API's flags' defaults here.
-	if err := storageFlags(&cfg, "0"); err != nil {
-		return err
-	}
 	srv, err := server.StartWorker(ctx, cfg)
 	if err != nil {
 		return err
@@ -120,11 +116,11 @@ func worker(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // workFlags are the flags of what work needs, which serve and worker share:
-// where the state and media are, the limits a run applies, how conclusion
-// actions go out, the recogniser, the janitor, metrics and logs.
+// where the state and media are, the limits a run or a fired schedule
+// applies, how conclusion actions go out, the recogniser, the janitor,
+// metrics and logs.
 type workFlags struct {
-	level   *string
-	minRate *string
+	level, storageQuota, minRate *string
 }
 
 // addWorkFlags defines the work flags on fs, into cfg; workersUsage says
@@ -151,7 +147,11 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
 	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
-	return &workFlags{level: fs.String("log-level", "info", "log level: debug, info, warn or error"), minRate: minRate}
+	return &workFlags{
+		level:        fs.String("log-level", "info", "log level: debug, info, warn or error"),
+		storageQuota: fs.String("org-storage-quota", "0", "bytes of uploads, project media and posts' copies of clips (on a bucket; on a directory they share the clip's bytes) per organization, e.g. 20GiB or 500MB; 0 = no quota (creates, and posts of fired schedules, are held to it)"),
+		minRate:      minRate,
+	}
 }
 
 // check checks the parsed work flags and completes cfg: its logger, and
@@ -182,6 +182,9 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 	cfg.ImportMinRate = cmp.Or(rate, -1) // pipeline's "no floor"
 	if cfg.Lease < time.Second {
 		return fmt.Errorf("%w: --pipeline-lease must be at least 1s, not %s", errUsage, cfg.Lease)
+	}
+	if err := storageFlags(cfg, *w.storageQuota); err != nil {
+		return err
 	}
 	if cfg.MonthlyCredits < 1 {
 		return fmt.Errorf("%w: --monthly-credits must be at least 1, not %d", errUsage, cfg.MonthlyCredits)

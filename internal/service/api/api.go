@@ -99,15 +99,17 @@ type Config struct {
 	// requested; nil = one over Store with the default lifetimes.
 	MediaLinks *medialink.Signer
 	// OnThrottled is called with the reason of every 429 answered,
-	// ThrottledRate or ThrottledConcurrent (the server counts them); nil =
+	// ThrottledRate, ThrottledPostRate or ThrottledConcurrent (the server counts them); nil =
 	// nothing.
 	OnThrottled func(reason string)
 }
 
-// The reasons OnThrottled reports: the per-key rate limit, and the cap on
-// an organization's projects in flight (the X-Cap-Reason of its 429).
+// The reasons OnThrottled reports: the per-key rate limit, that of the
+// posting endpoints, and the cap on an organization's projects in flight
+// (the X-Cap-Reason of its 429).
 const (
 	ThrottledRate       = "rate"
+	ThrottledPostRate   = "post_rate"
 	ThrottledConcurrent = apitypes.CapReasonConcurrent
 )
 
@@ -129,6 +131,7 @@ type API struct {
 	allowPrivate bool
 	log          *slog.Logger
 	limiter      *keyLimiter
+	postLimiter  *keyLimiter // the posting endpoints'
 	asr          string
 	// uploadProgress is the longest an upload body may bring no byte.
 	uploadProgress time.Duration
@@ -151,13 +154,15 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST /api/clip-projects/{id}/update-visibility", a.authed(a.limited(a.updateVisibility)))
 	mux.Handle("GET /api/exportable-clips", a.authed(a.limited(a.exportableClips)))
 
-	// Other API endpoints: bearer auth only (the spec rate-limits the core ones).
+	// Other API endpoints: bearer auth only (the spec rate-limits the core
+	// ones); those that post clips or start jobs on them have a per-key
+	// limit of their own (postLimited).
 	mux.Handle("GET /api/brand-templates", a.authed(a.brandTemplates))
 	mux.Handle("POST /api/upload-links", a.authed(a.createUploadLink))
 	mux.Handle("GET /api/social-accounts", a.authed(a.socialAccounts))
-	mux.Handle("POST /api/social-copy-jobs", a.authed(a.createCopyJob))
+	mux.Handle("POST /api/social-copy-jobs", a.authed(a.postLimited(a.createCopyJob)))
 	mux.Handle("GET /api/social-copy-jobs/{jobId}", a.authed(a.getCopyJob))
-	mux.Handle("POST /api/censor-jobs", a.authed(a.createCensorJob))
+	mux.Handle("POST /api/censor-jobs", a.authed(a.postLimited(a.createCensorJob)))
 	mux.Handle("GET /api/censor-jobs/{jobId}", a.authed(a.getCensorJob))
 	mux.Handle("POST /api/collections", a.authed(a.createCollection))
 	mux.Handle("GET /api/collections", a.authed(a.listCollections))
@@ -165,8 +170,8 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST /api/collections/{collectionId}/export", a.authed(a.exportCollection))
 	mux.Handle("POST /api/collection-contents", a.authed(a.addCollectionContent))
 	mux.Handle("POST /api/collection-contents/delete-collection-contents", a.authed(a.deleteCollectionContent))
-	mux.Handle("POST /api/post-tasks", a.authed(a.createPostTask))
-	mux.Handle("POST /api/publish-schedules", a.authed(a.createPublishSchedule))
+	mux.Handle("POST /api/post-tasks", a.authed(a.postLimited(a.createPostTask)))
+	mux.Handle("POST /api/publish-schedules", a.authed(a.postLimited(a.createPublishSchedule)))
 	mux.Handle("DELETE /api/publish-schedules/{scheduleId}", a.authed(a.deletePublishSchedule))
 
 	// Object storage: authorised by the unguessable upload and session ids,
@@ -199,10 +204,13 @@ func newAPI(cfg Config) *API {
 		cfg.OnThrottled = func(string) {}
 	}
 	limiter := newKeyLimiter(cfg.RateLimit)
+	postLimiter := newKeyLimiter(cfg.PostRateLimit)
 	if cfg.Now != nil {
-		limiter.now = cfg.Now
+		limiter.now, postLimiter.now = cfg.Now, cfg.Now
 	}
 	limiter.saved, limiter.log = cfg.Store, logger
+	// The posting budget's windows are saved beside the core one's, under names of their own.
+	postLimiter.saved, postLimiter.log = prefixedWindows{cfg.Store, postWindowPrefix}, logger
 	links := cfg.MediaLinks
 	if links == nil {
 		links = medialink.New(cfg.Store, cfg.PublicURL, 0, 0, cfg.Now)
@@ -224,6 +232,7 @@ func newAPI(cfg Config) *API {
 		allowPrivate: cfg.AllowPrivateImports,
 		log:          logger,
 		limiter:      limiter,
+		postLimiter:  postLimiter,
 		asr:          cmp.Or(cfg.ASR, "none"),
 		links:        links,
 

@@ -76,10 +76,24 @@ func (a *API) authenticate(r *http.Request) (store.Key, error) {
 
 // limited applies the per-key rate limit; it runs after authed.
 func (a *API) limited(next http.HandlerFunc) http.HandlerFunc {
+	return a.limitedBy(a.limiter, ThrottledRate, errRateLimited, next)
+}
+
+// postLimited applies the per-key limit of the endpoints that post clips or
+// start jobs on them (--post-rate-limit), a budget apart from limited's, so
+// posting cannot use up the core endpoints' and the other way round; it
+// runs after authed.
+func (a *API) postLimited(next http.HandlerFunc) http.HandlerFunc {
+	return a.limitedBy(a.postLimiter, ThrottledPostRate, errPostRateLimited, next)
+}
+
+// limitedBy answers a request that l refuses with refused (429), counted as
+// reason.
+func (a *API) limitedBy(l *keyLimiter, reason string, refused error, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !a.limiter.admit(context.WithoutCancel(r.Context()), w, caller(r).Key, a.limiter.now()) {
-			a.throttled(ThrottledRate)
-			a.fail(w, r, errRateLimited)
+		if !l.admit(context.WithoutCancel(r.Context()), w, caller(r).Key, l.now()) {
+			a.throttled(reason)
+			a.fail(w, r, refused)
 			return
 		}
 		next(w, r)

@@ -35,6 +35,7 @@ func send(t *testing.T, h http.Handler, method, path, key, body string) *httptes
 // stay RUNNING.
 type copyFixture struct {
 	h                 http.Handler
+	store             *store.Store
 	key, otherKey     string
 	jobs              *jobs.Jobs
 	twitter, facebook apitypes.SocialAccount
@@ -69,7 +70,7 @@ func newCopyFixture(t *testing.T) *copyFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &copyFixture{key: key, otherKey: otherKey, jobs: js}
+	f := &copyFixture{key: key, otherKey: otherKey, jobs: js, store: st}
 	for _, a := range []struct {
 		org  string
 		into *apitypes.SocialAccount

@@ -79,6 +79,10 @@ func (e *methodError) Error() string {
 // set the Retry-After and X-RateLimit-* headers.
 var errRateLimited = errors.New("rate limited")
 
+// errPostRateLimited is a request over the key's limit on the posting
+// endpoints, with the same headers.
+var errPostRateLimited = errors.New("posting rate limited")
+
 // Error names of the storage answers: a full disk (507) and an org over
 // its storage quota (403).
 const (
@@ -103,7 +107,7 @@ const capRetryAfter = 15
 //	*methodError                           405 Method Not Allowed
 //	upload.ErrComplete                     409 Conflict
 //	store.ErrCollectionQuota               402 QuotaExceed
-//	errRateLimited                         429 TooManyRequests
+//	errRateLimited, errPostRateLimited     429 TooManyRequests
 //	store.ErrConcurrentCap                 429 with X-Cap-Reason: concurrent
 //	*quota.MonthlyCapError                 403 {code: API_MONTHLY_CAP_REACHED}
 //	*quota.StorageQuotaError               403 StorageQuotaExceeded naming the quota
@@ -173,6 +177,10 @@ func (a *API) refusal(err error) (status int, name, msg string, ok bool) {
 	case errors.Is(err, errRateLimited):
 		return http.StatusTooManyRequests, errTooMany, "rate limit of " + strconv.Itoa(a.limiter.perMinute) +
 			" requests per minute per API key exceeded; retry after the Retry-After seconds", true
+	case errors.Is(err, errPostRateLimited):
+		return http.StatusTooManyRequests, errTooMany, "rate limit of " + strconv.Itoa(a.postLimiter.perMinute) +
+			" requests per minute per API key on post tasks, publish schedules, social copy and censor jobs exceeded" +
+			" (--post-rate-limit); retry after the Retry-After seconds", true
 	}
 	return 0, "", "", false
 }

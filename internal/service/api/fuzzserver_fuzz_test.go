@@ -73,7 +73,7 @@ func newFuzzServer(f *testing.F) *fuzzServer {
 	}
 	srv.h = api.New(api.Config{
 		Store: st, Media: media, PublicURL: "http://clipperd.test", AllowPrivateImports: true,
-		Limits: quota.Limits{RateLimit: 100_000, MaxConcurrent: 1 << 30, MonthlyCredits: 1 << 30, MaxCollections: 1 << 20},
+		Limits: quota.Limits{RateLimit: 100_000, PostRateLimit: 100_000, MaxConcurrent: 1 << 30, MonthlyCredits: 1 << 30, MaxCollections: 1 << 20},
 	})
 	rec := srv.serve(f, http.MethodPost, "/api/collections", `{"collectionName": "fuzz"}`)
 	var created apitypes.Envelope[apitypes.Collection]

@@ -9,12 +9,15 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // createPostTask is POST /api/post-tasks: a post of one of the org's clips
 // to one of its connected accounts, published in the background. A TWITTER
-// post is charged a credit now (the monthly cap's 403 when spent).
+// post is charged a credit now (the monthly cap's 403 when spent); a post
+// whose copy of the clip will hold bytes of its own (the dir destination on
+// a bucket) reserves them in the org's storage now (the storage quota's 403).
 func (a *API) createPostTask(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeValid(w, r, checkPostTask)
 	if err != nil {
@@ -31,7 +34,10 @@ func (a *API) createPostTask(w http.ResponseWriter, r *http.Request) {
 	if a.posts != nil {
 		enqueue = a.posts.Enqueue
 	}
-	p, err := a.store.CreatePost(r.Context(), key.OrgID, content, int64(a.limits.MonthlyCredits), enqueue)
+	limits := store.PostLimits{
+		MonthlyCap: int64(a.limits.MonthlyCredits), StorageQuota: a.limits.StorageQuota, CopySize: publish.ClipCopySize(a.media),
+	}
+	p, err := a.store.CreatePost(r.Context(), key.OrgID, content, limits, enqueue)
 	if err != nil {
 		a.fail(w, r, about("social account", req.PostAccountID, err))
 		return

@@ -46,6 +46,24 @@ type windowStore interface {
 	SaveRateWindow(ctx context.Context, key string, times []time.Time) error
 }
 
+// postWindowPrefix names the posting endpoints' windows among the saved ones.
+const postWindowPrefix = "post:"
+
+// prefixedWindows keeps a second limiter's windows in the same store under
+// prefix+key, apart from the first's.
+type prefixedWindows struct {
+	windowStore
+	prefix string
+}
+
+func (p prefixedWindows) RateWindow(ctx context.Context, key string) ([]time.Time, error) {
+	return p.windowStore.RateWindow(ctx, p.prefix+key)
+}
+
+func (p prefixedWindows) SaveRateWindow(ctx context.Context, key string, times []time.Time) error {
+	return p.windowStore.SaveRateWindow(ctx, p.prefix+key, times)
+}
+
 func newKeyLimiter(perMinute int) *keyLimiter {
 	return &keyLimiter{perMinute: perMinute, now: time.Now, keys: map[string]*keyWindow{}, log: slog.New(slog.DiscardHandler)}
 }

@@ -237,3 +237,70 @@ func TestRateLimitSurvivesRestart(t *testing.T) {
 		t.Errorf("a minute later: %d, remaining %q; want 404 and 2", rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
 	}
 }
+
+// TestPostingEndpointsHaveTheirOwnRateLimit: post tasks, publish schedules,
+// social copy and censor jobs share one budget per key (PostRateLimit),
+// apart from the core endpoints'; past it they answer 429 with Retry-After
+// and the rate-limit headers, in the API's error shape, counted as
+// ThrottledPostRate; a minute later, or with another key, posts go again,
+// and a restart does not give the minute's budget again.
+func TestPostingEndpointsHaveTheirOwnRateLimit(t *testing.T) {
+	f := newCopyFixture(t) // org-a's project p1 with clip c01 and its accounts, in a handler of our own
+	now := t0
+	var throttled []string
+	cfg := Config{Store: f.store, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test",
+		Limits: quota.Limits{RateLimit: 2, PostRateLimit: 4}, Now: func() time.Time { return now },
+		OnThrottled: func(reason string) { throttled = append(throttled, reason) }}
+	h := New(cfg)
+	tw := f.twitter.PostAccountID
+	postTask := func(key string) *httptest.ResponseRecorder {
+		return send(t, h, http.MethodPost, "/api/post-tasks", key, `{"projectId": "p1", "clipId": "c01", "postAccountId": "`+tw+`", "postDetail": {"title": "Launch"}}`)
+	}
+	for i, rec := range []*httptest.ResponseRecorder{
+		postTask(f.key),
+		postTask(f.key),
+		send(t, h, http.MethodPost, "/api/publish-schedules", f.key,
+			`{"projectId": "p1", "clipId": "c01", "postAccountId": "`+tw+`", "postDetail": {"title": "Launch"}, "publishAt": "`+time.Now().Add(time.Hour).UTC().Format(time.RFC3339)+`"}`),
+		send(t, h, http.MethodPost, "/api/social-copy-jobs", f.key, copyBody("p1", "c01", tw, "")),
+	} {
+		if rec.Code >= 300 {
+			t.Fatalf("posting request %d within the budget: %d %s", i+1, rec.Code, rec.Body)
+		}
+	}
+	now = t0.Add(15 * time.Second)
+	for _, rec := range []*httptest.ResponseRecorder{
+		postTask(f.key),
+		send(t, h, http.MethodPost, "/api/censor-jobs", f.key, `{"projectId": "p1", "clipId": "c01"}`),
+	} {
+		wantErrorBody(t, rec, http.StatusTooManyRequests, errTooMany,
+			"rate limit of 4 requests per minute per API key on post tasks, publish schedules, social copy and censor jobs exceeded (--post-rate-limit)")
+		if got := rec.Header().Get("Retry-After"); got != "45" || rec.Header().Get("X-RateLimit-Limit") != "4" {
+			t.Errorf("Retry-After %q, X-RateLimit-Limit %q; want 45 and 4", got, rec.Header().Get("X-RateLimit-Limit"))
+		}
+	}
+	if len(throttled) != 2 || throttled[0] != ThrottledPostRate {
+		t.Errorf("throttled %v, want two %q", throttled, ThrottledPostRate)
+	}
+	// The core endpoints keep their own budget, and another key has its own.
+	if rec := send(t, h, http.MethodGet, "/api/clip-projects/p1", f.key, ""); rec.Code != http.StatusOK {
+		t.Errorf("a core endpoint past the posting budget: %d %s", rec.Code, rec.Body)
+	}
+	secondKey, err := f.store.CreateKey(t.Context(), "org-a", "user-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := postTask(secondKey); rec.Code != http.StatusCreated {
+		t.Errorf("another key's post: %d %s", rec.Code, rec.Body)
+	}
+	if rec := postTask(f.key); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("the first key, still within the minute: %d, want 429", rec.Code)
+	}
+	restarted := New(cfg)
+	if rec := send(t, restarted, http.MethodPost, "/api/post-tasks", f.key, `{"projectId": "p1", "clipId": "c01", "postAccountId": "`+tw+`", "postDetail": {"title": "Launch"}}`); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("after a restart within the minute: %d %s, want 429", rec.Code, rec.Body)
+	}
+	now = t0.Add(time.Minute)
+	if rec := postTask(f.key); rec.Code != http.StatusCreated || rec.Header().Get("X-RateLimit-Remaining") != "3" {
+		t.Errorf("a minute later: %d %s, remaining %q; want 201 and 3", rec.Code, rec.Body, rec.Header().Get("X-RateLimit-Remaining"))
+	}
+}

@@ -100,6 +100,41 @@ type FilePutter interface {
 	PutFile(ctx context.Context, key, path string) error
 }
 
+// ByteSharer is implemented by stores whose Copy may share the source's
+// bytes instead of storing them again (Dir: a hard link).
+type ByteSharer interface {
+	// SharesBytes reports whether the objects a and b are the same bytes in
+	// storage, so that keeping both costs what keeping one does.
+	SharesBytes(ctx context.Context, a, b string) (bool, error)
+}
+
+// CopiesShareBytes reports whether a Copy in s is expected to add no bytes
+// (the store is a ByteSharer). A copy may still not share (Dir copies bytes
+// where links fail): AddedBy measures one that was made.
+func CopiesShareBytes(s Store) bool {
+	_, ok := s.(ByteSharer)
+	return ok
+}
+
+// AddedBy is the bytes object dst holds beyond object src: 0 when it
+// shares src's bytes, else its size. ErrNotFound when dst is missing.
+func AddedBy(ctx context.Context, s Store, dst, src string) (int64, error) {
+	info, err := s.Stat(ctx, dst)
+	if err != nil {
+		return 0, err
+	}
+	if bs, ok := s.(ByteSharer); ok {
+		shared, err := bs.SharesBytes(ctx, dst, src)
+		if err != nil {
+			return 0, err
+		}
+		if shared {
+			return 0, nil
+		}
+	}
+	return info.Size, nil
+}
+
 // PutFile stores the local file at path as key and removes the file: by a
 // rename when the store can (FilePutter), else through Create and Commit.
 func PutFile(ctx context.Context, s Store, key, path string) error {

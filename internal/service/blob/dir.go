@@ -192,6 +192,27 @@ func (d *Dir) Copy(ctx context.Context, dst, src string) error {
 	return Write(ctx, d, dst, in)
 }
 
+// SharesBytes reports whether a's and b's files are one file (hard links
+// of each other); false when either is missing.
+func (d *Dir) SharesBytes(_ context.Context, a, b string) (bool, error) {
+	var infos [2]os.FileInfo
+	for i, key := range []string{a, b} {
+		p, err := d.LocalPath(key)
+		if err != nil {
+			return false, err
+		}
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		infos[i] = fi
+	}
+	return os.SameFile(infos[0], infos[1]), nil
+}
+
 // PutFile renames the file at path to key's, or copies it when the two are
 // on different file systems.
 func (d *Dir) PutFile(ctx context.Context, key, path string) error {

@@ -5,7 +5,8 @@ package blob
 //	media/<projectId>/source.mp4         a project's imported source
 //	media/<projectId>/<clipId>.mp4 ...   its renders and captions
 //	uploads/<uploadId>.bin               a resumable upload's bytes
-//	published/<postAccountId>/<postId>/  a post published to the "dir" destination
+//	published/<postAccountId>/<postId>/  a post published to the "dir" destination:
+//	                                     clip.mp4 (its clip) and post.json (its record)
 const (
 	mediaRoot     = "media/"
 	uploadsRoot   = "uploads/"
@@ -31,3 +32,7 @@ func PublishedKey(account, post, file string) string {
 	}
 	return k
 }
+
+// PublishedClipKey is the key of the clip of a post published to the "dir"
+// destination, which goes when the clip's project media expire.
+func PublishedClipKey(account, post string) string { return PublishedKey(account, post, "clip.mp4") }

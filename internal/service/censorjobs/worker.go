@@ -66,7 +66,7 @@ type Config struct {
 	Store   Store
 	Jobs    *jobs.Jobs
 	Media   blob.Store   // the clips' renders (blob.MediaKey)
-	Scratch scratch.Dirs // each job's temporary files, DATA/tmp/<jobId>
+	Scratch scratch.Dirs // each job's temporary files, DATA/tmp/<owner>/<jobId>
 	Logger  *slog.Logger // nil = discard
 }
 

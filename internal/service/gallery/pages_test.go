@@ -340,12 +340,12 @@ func TestSchedulesPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.advance(2 * time.Minute)
-	post, err := e.st.FireSchedule(ctx, fired.ID, 0, nil)
+	post, err := e.st.FireSchedule(ctx, fired.ID, store.PostLimits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := e.clock.now()
-	if err := e.st.MarkPostPublished(ctx, post.ID, at, "https://user:pw@hooks.example.com/posts?token=s3cret", nil); err != nil {
+	if err := e.st.MarkPostPublished(ctx, post.ID, at, "https://user:pw@hooks.example.com/posts?token=s3cret", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 

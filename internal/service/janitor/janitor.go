@@ -2,8 +2,10 @@
 // stores' lifecycle rules do: uploads never completed, or completed but
 // never used by a project, once they are older than the upload expiry; and a
 // project's media (its imported source, renders and captions, and the
-// upload it was made from) once its storageExpireAt has passed. The project
-// itself stays readable and reports storageStatus EXPIRED.
+// upload it was made from, and the clips its posts published to the "dir"
+// destination) once its storageExpireAt has passed. The project itself
+// stays readable and reports storageStatus EXPIRED; its posts keep their
+// post.json, the record of each publication.
 package janitor
 
 import (
@@ -38,6 +40,7 @@ type Store interface {
 	DeleteUpload(ctx context.Context, id string, cutoff time.Time) (deleted bool, err error)
 	ExpiredProjects(ctx context.Context, now time.Time, limit int) ([]string, error)
 	ExpireProjectMedia(ctx context.Context, id string) (uploads []*store.Upload, err error)
+	ProjectPosts(ctx context.Context, project string) ([]store.Post, error)
 }
 
 // Config configures a Janitor.
@@ -163,8 +166,9 @@ func (j *Janitor) sweepUploads(ctx context.Context, sw *Swept) error {
 }
 
 // sweepProjects deletes the media of ended projects past storageExpireAt:
-// the files first, then the record says so (a crash in between leaves the
-// project to expire again), then the uploads it was made from.
+// the files first (with its posts' copies of its clips), then the record
+// says so (a crash in between leaves the project to expire again), then the
+// uploads it was made from.
 func (j *Janitor) sweepProjects(ctx context.Context, sw *Swept) error {
 	for ctx.Err() == nil {
 		ids, err := j.cfg.Store.ExpiredProjects(ctx, j.cfg.Now(), batch)
@@ -191,16 +195,43 @@ func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error
 	if err != nil {
 		return fmt.Errorf("remove media: %w", err)
 	}
+	// After the media: a post published from now on finds no clip to copy.
+	copies, err := j.removePostCopies(ctx, id)
+	if err != nil {
+		return err
+	}
 	ups, err := j.cfg.Store.ExpireProjectMedia(ctx, id)
 	if err != nil {
 		return err
 	}
 	sw.Projects++
-	sw.Bytes += n
+	sw.Bytes += n + copies
 	for _, u := range ups {
 		sw.Bytes += j.remove(ctx, j.cfg.Media, u.Key)
 	}
 	return nil
+}
+
+// removePostCopies deletes the clips project's posts published to the
+// "dir" destination (a hard link holds the render's bytes on disk as long as
+// it lives) and returns the bytes that frees beyond the media's: what the
+// posts counted, 0 for links to the media just removed.
+func (j *Janitor) removePostCopies(ctx context.Context, project string) (int64, error) {
+	posts, err := j.cfg.Store.ProjectPosts(ctx, project)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, p := range posts {
+		key := blob.PublishedClipKey(p.PostAccountID, p.ID)
+		if !blob.ValidKey(key) {
+			continue // an id no directory was ever made of
+		}
+		if j.remove(ctx, j.cfg.Media, key) > 0 {
+			n += p.StorageSize
+		}
+	}
+	return n, nil
 }
 
 // remove deletes the object key of media and returns its size; an object

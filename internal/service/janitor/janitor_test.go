@@ -264,3 +264,52 @@ func TestExpiredUploadsLeaveBothStores(t *testing.T) {
 		t.Errorf("the complete upload stays in the media: %v", err)
 	}
 }
+
+// A project's expiry removes the clips its posts published to the "dir"
+// destination (a hard link keeps the render's bytes on disk while it
+// lives), keeps each post.json, the record of the publication, and leaves
+// another project's posts alone.
+func TestProjectExpiryRemovesItsPostsClips(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	p := e.project("", 400)
+	other := e.project("", 50)
+	acct, err := e.st.ConnectSocialAccountTo(ctx, "org", apitypes.SocialAccount{Platform: "YOUTUBE", ExtUserName: "me"}, store.PublishToDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := func(project *store.Project) (clip, doc string) {
+		t.Helper()
+		post, err := e.st.CreatePost(ctx, "org", store.PostContent{ProjectID: project.ID, ClipID: "c1", PostAccountID: acct.PostAccountID}, store.PostLimits{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(e.dir, "published", acct.PostAccountID, post.ID)
+		writeFile(t, filepath.Join(dir, "post.json"), 10)
+		clip = filepath.Join(dir, "clip.mp4")
+		if err := os.Link(filepath.Join(e.dir, "media", project.ID, "clip.mp4"), clip); err != nil {
+			t.Fatal(err)
+		}
+		return clip, filepath.Join(dir, "post.json")
+	}
+	clip, doc := published(p)
+	otherClip, _ := published(other)
+	if _, err := e.st.MutateProject(ctx, other.ID, func(p *store.Project) error {
+		p.StorageExpireAt = e.clock.now().Add(60 * 24 * time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	e.clock.advance(31 * 24 * time.Hour)
+	sw := e.pass()
+	if sw.Projects != 1 || sw.Bytes != 400 {
+		t.Errorf("swept %+v, want 1 project and 400 bytes (its media; its post's link to them frees nothing more)", sw)
+	}
+	if exists(clip) || !exists(doc) {
+		t.Errorf("after expiry: clip.mp4 there %v, post.json there %v; want only post.json", exists(clip), exists(doc))
+	}
+	if !exists(otherClip) {
+		t.Error("the clip of another project's post was removed")
+	}
+}

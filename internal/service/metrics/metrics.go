@@ -73,7 +73,7 @@ var (
 // publish's attempts and publish's destination kinds. The server's tests
 // check them against those packages' constants.
 var (
-	throttleReasons     = []string{"rate", apitypes.CapReasonConcurrent, "login"}
+	throttleReasons     = []string{"rate", "post_rate", apitypes.CapReasonConcurrent, "login"}
 	actionKinds         = []string{strings.ToLower(apitypes.ActionWebhook), strings.ToLower(apitypes.ActionEmail)}
 	attemptOutcomes     = []string{"delivered", "will_retry", "gave_up"}
 	publishDestinations = []string{store.PublishToDir, "webhook"}

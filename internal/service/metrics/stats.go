@@ -32,7 +32,7 @@ func newStatsCollector(read StatsReader) *statsCollector {
 		credits: prometheus.NewDesc(name("credits_used"),
 			"Credits used in the current credit month (UTC) by every organization; refunds lower it, and it starts again at 0 each month.", nil, nil),
 		disk: prometheus.NewDesc(name("storage_bytes"),
-			"Bytes stored, as the organizations' storage is counted: uploads no project holds (kind uploads), projects' sources and renders (kind projects).",
+			"Bytes stored, as the organizations' storage is counted: uploads no project holds (kind uploads), projects' sources and renders (kind projects), published copies of clips where they hold bytes of their own (kind posts: on a bucket, not on a directory, whose copies are hard links).",
 			[]string{"kind"}, nil),
 	}
 }
@@ -66,4 +66,5 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.credits, st.CreditsUsed)
 	gauge(c.disk, st.UploadBytes, "uploads")
 	gauge(c.disk, st.ProjectBytes, "projects")
+	gauge(c.disk, st.PostBytes, "posts")
 }

@@ -65,8 +65,15 @@ type env struct {
 // newEnv opens a store in a temp dir with one org and its first key.
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvOn(t, "")
+}
+
+// newEnvOn is newEnv with the state in database (a PostgreSQL URL), or in
+// the temp dir when "".
+func newEnvOn(t *testing.T, database string) *env {
+	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), dir)
+	st, err := store.Open(context.Background(), store.Location(database, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,8 @@ var (
 // token): a project that is not QUEUED with that token is left alone. A run
 // cut short (a stop) is handed back, QUEUED again at once; a run taken over
 // (its lease ended) stops without writing. It returns an error only when
-// the claim could not be written, so the job is tried again.
+// the claim could not be written, so the job is tried again (or, cut short
+// by a stop, handed back).
 func (r *Runner) process(ctx context.Context, id string, run int64, l leg) error {
 	// The temporary directory is the run's, so a stale and a current run
 	// on one box keep apart.
@@ -132,9 +133,9 @@ func (r *Runner) process(ctx context.Context, id string, run int64, l leg) error
 				r.log.Debug("run not started: the project moved on", "project", id, "run", run, "err", err)
 				return nil
 			}
-			if ctx.Err() != nil {
-				return nil // stopping: the project is still QUEUED with its job
-			}
+			// Failed, or cut short by a stop: the project is still QUEUED,
+			// so the job must stay too (a stop hands it back, a failure
+			// retries it).
 			return fmt.Errorf("pipeline: claim project %s: %w", id, err)
 		}
 		if i == 0 {

@@ -45,7 +45,7 @@ type Config struct {
 	// Media holds the sources, renders and captions (blob.MediaKey) and
 	// the uploads the projects import.
 	Media blob.Store
-	// Scratch holds each run's temporary files, DATA/tmp/<projectId>.run<token>.
+	// Scratch holds each run's temporary files, DATA/tmp/<owner>/<projectId>.run<token>.
 	Scratch             scratch.Dirs
 	PublicURL           string // base of media addresses, e.g. "http://127.0.0.1:8787"
 	AllowPrivateImports bool

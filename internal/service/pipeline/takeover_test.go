@@ -8,6 +8,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // A process that stops renewing its lease mid-run (paused, cut off from
@@ -17,7 +18,11 @@ import (
 // sends its conclusion once.
 func TestTakeoverAfterLeaseEndsRunsOnce(t *testing.T) {
 	src := testVideo(t)
-	e := newEnv(t)
+	t.Run("sqlite", func(t *testing.T) { takeover(t, newEnv(t), src) })
+	t.Run("postgres", func(t *testing.T) { takeover(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+}
+
+func takeover(t *testing.T, e *env, src string) {
 	hooks := newHookRecorder(t)
 	e.startDispatcher()
 

@@ -11,35 +11,40 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// Names of the objects of a post published to a directory.
-const (
-	clipFile = "clip.mp4"
-	postFile = "post.json"
-)
+// postFile names the post's document among the objects of a post published
+// to a directory; its clip is blob.PublishedClipKey.
+const postFile = "post.json"
 
 // Dir publishes each post to the blob keys published/<postAccountId>/<postId>/
-// clip.mp4 (a copy of the clip's export render) and post.json (the post's
-// document), in the data directory DATA/published/... . post.json is
-// written last and appears whole, so it says the post was published:
-// finding it means an earlier attempt published the post, and nothing is
-// written again; a clip.mp4 without it is a leftover of an attempt cut
-// short, replaced by the next.
+// clip.mp4 (a copy of the clip's export render: a hard link on the data
+// directory, so it adds no bytes; a server-side copy in a bucket, which
+// does) and post.json (the post's document), in the data directory
+// DATA/published/... . post.json is written last and appears whole, so it
+// says the post was published: finding it means an earlier attempt
+// published the post, and nothing is written again; a clip.mp4 without it
+// is a leftover of an attempt cut short, replaced by the next. The clip.mp4
+// goes when the clip's project media expire (the janitor); post.json stays,
+// the record of the publication.
 type Dir struct {
 	Media blob.Store
 }
 
 // Publish writes p's objects, or finds them written. The receipt's
-// location is the post's key prefix, relative to the store.
+// location is the post's key prefix, relative to the store, and its
+// StorageSize what the copy of the clip adds to the store (blob.AddedBy).
 func (d Dir) Publish(ctx context.Context, p Post) (Receipt, error) {
 	if !plainName(p.PostAccountID) || !plainName(p.ID) {
 		return Receipt{}, fmt.Errorf("post %q of account %q: an id is unfit for a directory name", p.ID, p.PostAccountID)
 	}
 	location := blob.PublishedKey(p.PostAccountID, p.ID, "")
 	docKey := blob.PublishedKey(p.PostAccountID, p.ID, postFile)
+	clipKey := blob.PublishedClipKey(p.PostAccountID, p.ID)
 	if at, err := d.publishedAt(ctx, docKey); err == nil {
-		return Receipt{Location: location, PublishedAt: at}, nil
+		added, err := d.added(ctx, clipKey, p.MediaKey)
+		return Receipt{Location: location, PublishedAt: at, StorageSize: added}, err
 	} else if !errors.Is(err, blob.ErrNotFound) {
 		return Receipt{}, err
 	}
@@ -52,13 +57,47 @@ func (d Dir) Publish(ctx context.Context, p Post) (Receipt, error) {
 	if err := ctx.Err(); err != nil {
 		return Receipt{}, err
 	}
-	if err := d.Media.Copy(ctx, blob.PublishedKey(p.PostAccountID, p.ID, clipFile), p.MediaKey); err != nil {
+	if err := d.Media.Copy(ctx, clipKey, p.MediaKey); err != nil {
 		return Receipt{}, fmt.Errorf("post %s: copy the clip: %w", p.ID, err)
 	}
-	if err := blob.Write(context.WithoutCancel(ctx), d.Media, docKey, bytes.NewReader(append(doc, '\n'))); err != nil {
+	ctx = context.WithoutCancel(ctx)
+	added, err := d.added(ctx, clipKey, p.MediaKey)
+	if err == nil {
+		err = blob.Write(ctx, d.Media, docKey, bytes.NewReader(append(doc, '\n')))
+	}
+	if err != nil {
+		// No copy is left uncounted: the next attempt copies again.
+		_ = d.Media.Delete(ctx, clipKey)
 		return Receipt{}, fmt.Errorf("publish post %s: %w", p.ID, err)
 	}
-	return Receipt{Location: location, PublishedAt: p.PublishedAt}, nil
+	return Receipt{Location: location, PublishedAt: p.PublishedAt, StorageSize: added}, nil
+}
+
+// added is what the post's copy at clipKey of the clip at mediaKey holds
+// apart from it; 0 when there is no copy (its project's media expired).
+func (d Dir) added(ctx context.Context, clipKey, mediaKey string) (int64, error) {
+	n, err := blob.AddedBy(ctx, d.Media, clipKey, mediaKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// ClipCopySize sizes the copy publishing a post's clip to the "dir"
+// destination adds to media (store.PostLimits.CopySize): none where media's
+// copies share bytes (a directory's hard links), else the size of the
+// clip's export render; 0 when the render is gone (the post will fail).
+func ClipCopySize(media blob.Store) func(ctx context.Context, c store.PostContent) (int64, error) {
+	return func(ctx context.Context, c store.PostContent) (int64, error) {
+		if blob.CopiesShareBytes(media) {
+			return 0, nil
+		}
+		info, err := media.Stat(ctx, blob.MediaKey(c.ProjectID, c.ClipID+".mp4"))
+		if errors.Is(err, blob.ErrNotFound) {
+			return 0, nil
+		}
+		return info.Size, err
+	}
 }
 
 // publishedAt reads the publishedAt of the post document key;

@@ -52,6 +52,10 @@ type Post struct {
 type Receipt struct {
 	Location    string    // a directory or URL where an operator finds the post
 	PublishedAt time.Time // the publication's time: an earlier attempt's if that one published it
+	// StorageSize is the bytes the publication keeps in clipperd's media
+	// store apart from the clip (a copy that shares none of its bytes); 0
+	// for destinations elsewhere.
+	StorageSize int64
 }
 
 // webhookPrefix starts a webhook destination, "webhook:URL".

@@ -101,7 +101,7 @@ func (e *env) content(account string) store.PostContent {
 
 func (e *env) post(account string) *store.Post {
 	e.t.Helper()
-	p, err := e.st.CreatePost(context.Background(), testOrg, e.content(account), 0, nil)
+	p, err := e.st.CreatePost(context.Background(), testOrg, e.content(account), store.PostLimits{}, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestStopHandsBackThenRestartPublishesOnce(t *testing.T) {
 	e := newEnv(t)
 	account := e.account("webhook:" + hook.URL)
 	first, firstJobs := e.startWorker(WorkerConfig{AllowPrivateWebhooks: true})
-	p, err := e.st.CreatePost(t.Context(), testOrg, e.content(account), 0, first.Enqueue)
+	p, err := e.st.CreatePost(t.Context(), testOrg, e.content(account), store.PostLimits{}, first.Enqueue)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -16,7 +17,7 @@ type ScheduleStore interface {
 	Now() time.Time
 	DueSchedules(ctx context.Context, limit int) ([]string, error)
 	NextScheduleAt(ctx context.Context) (next time.Time, ok bool, err error)
-	FireSchedule(ctx context.Context, id string, monthlyCap int64, enqueue func(*store.Post) store.TxHook) (*store.Post, error)
+	FireSchedule(ctx context.Context, id string, limits store.PostLimits, enqueue func(*store.Post) store.TxHook) (*store.Post, error)
 }
 
 // SchedulerConfig configures a Scheduler.
@@ -25,7 +26,13 @@ type SchedulerConfig struct {
 	// MonthlyCredits caps the credits a TWITTER post takes when its schedule
 	// fires; <= 0: no limit.
 	MonthlyCredits int64
-	Logger         *slog.Logger // nil = discard
+	// StorageQuota caps the bytes of an organization, which a post fired to
+	// the "dir" destination adds to where Media copies bytes; <= 0: no quota.
+	StorageQuota int64
+	// Media holds the clips, sized for StorageQuota (ClipCopySize); nil:
+	// posts are counted as adding nothing.
+	Media  blob.Store
+	Logger *slog.Logger // nil = discard
 	// MaxWait is the longest the scheduler sleeps between looks at the
 	// schedules; it wakes earlier when the next one is due, or on Wake.
 	// Default 1 s.
@@ -76,12 +83,21 @@ func (s *Scheduler) Wake() { s.loop.Wake() }
 // Stop cancels the scheduler and waits for it to return.
 func (s *Scheduler) Stop() { s.loop.Stop() }
 
+// limits are what a fired post is held to.
+func (s *Scheduler) limits() store.PostLimits {
+	l := store.PostLimits{MonthlyCap: s.cfg.MonthlyCredits, StorageQuota: s.cfg.StorageQuota}
+	if s.cfg.Media != nil {
+		l.CopySize = ClipCopySize(s.cfg.Media)
+	}
+	return l
+}
+
 // fireDue fires every due schedule and sleeps until the next is due, at
 // most MaxWait; after a failure (a full disk) the loop backs off instead.
 func (s *Scheduler) fireDue(ctx context.Context) (time.Duration, error) {
 	err := repeat.Drain(ctx, 32, s.cfg.Store.DueSchedules, func(ctx context.Context, ids []string) error {
 		for _, id := range ids {
-			p, err := s.cfg.Store.FireSchedule(ctx, id, s.cfg.MonthlyCredits, s.cfg.Enqueue)
+			p, err := s.cfg.Store.FireSchedule(ctx, id, s.limits(), s.cfg.Enqueue)
 			if err != nil {
 				return err
 			}

@@ -26,7 +26,7 @@ type PostStore interface {
 	PendingPosts(ctx context.Context) ([]string, error)
 	GetPost(ctx context.Context, id string) (*store.Post, error)
 	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
-	MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, then store.TxHook) error
+	MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, storageSize int64, then store.TxHook) error
 	SavePostAttempt(ctx context.Context, p *store.Post, then store.TxHook) error
 }
 
@@ -147,7 +147,7 @@ func (w *Worker) attempt(ctx context.Context, job *jobs.Job[args]) error {
 	if err == nil {
 		// Counted as the destination answered it, like the failures below.
 		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeDelivered)
-		if err := w.cfg.Store.MarkPostPublished(ctx, p.ID, receipt.PublishedAt, receipt.Location, complete); err != nil {
+		if err := w.cfg.Store.MarkPostPublished(ctx, p.ID, receipt.PublishedAt, receipt.Location, receipt.StorageSize, complete); err != nil {
 			if errors.Is(err, store.ErrNotPending) {
 				return nil
 			}

@@ -19,6 +19,11 @@ const (
 	// DefaultRateLimit is the requests per minute per API key on the
 	// project and clip endpoints.
 	DefaultRateLimit = 30
+	// DefaultPostRateLimit is the requests per minute per API key on the
+	// endpoints that post clips or start jobs on them (post tasks, publish
+	// schedules, social copy and censor jobs), a budget apart from
+	// RateLimit's.
+	DefaultPostRateLimit = 30
 	// DefaultMaxConcurrent is the projects in flight per organization.
 	DefaultMaxConcurrent = 4
 	// DefaultMonthlyCredits is the credits per organization and calendar month.
@@ -30,6 +35,7 @@ const (
 // Limits are an organization's limits. A zero field means its default.
 type Limits struct {
 	RateLimit      int // requests per minute per key on project and clip endpoints
+	PostRateLimit  int // requests per minute per key on the posting endpoints
 	MaxConcurrent  int // projects in flight per organization
 	MonthlyCredits int // credits per organization and calendar month
 	MaxCollections int // collections per organization
@@ -42,6 +48,7 @@ type Limits struct {
 func Defaults() Limits {
 	return Limits{
 		RateLimit:      DefaultRateLimit,
+		PostRateLimit:  DefaultPostRateLimit,
 		MaxConcurrent:  DefaultMaxConcurrent,
 		MonthlyCredits: DefaultMonthlyCredits,
 		MaxCollections: DefaultMaxCollections,
@@ -53,6 +60,9 @@ func (l Limits) WithDefaults() Limits {
 	d := Defaults()
 	if l.RateLimit <= 0 {
 		l.RateLimit = d.RateLimit
+	}
+	if l.PostRateLimit <= 0 {
+		l.PostRateLimit = d.PostRateLimit
 	}
 	if l.MaxConcurrent <= 0 {
 		l.MaxConcurrent = d.MaxConcurrent

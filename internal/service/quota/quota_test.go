@@ -11,7 +11,7 @@ import (
 
 func TestWithDefaultsFillsOnlyUnsetLimits(t *testing.T) {
 	got := Limits{MaxConcurrent: 2, RateLimit: -1}.WithDefaults()
-	want := Limits{RateLimit: 30, MaxConcurrent: 2, MonthlyCredits: 900, MaxCollections: 100}
+	want := Limits{RateLimit: 30, PostRateLimit: 30, MaxConcurrent: 2, MonthlyCredits: 900, MaxCollections: 100}
 	if got != want {
 		t.Fatalf("WithDefaults = %+v, want %+v", got, want)
 	}

@@ -1,9 +1,10 @@
 // Package scratch gives each job a temporary directory of its own,
-// DATA/tmp/<id>: ffmpeg's intermediates, the speech recogniser's files,
-// downloads before they become objects. A job's directory is removed when
-// the job ends; what a crash left is swept when clipperd starts, before any
-// job runs. Inside the data directory, a finished file becomes a media
-// object by a rename (blob.PutFile), not a copy.
+// DATA/tmp/<owner>/<id>: ffmpeg's intermediates, the speech recogniser's
+// files, downloads before they become objects. A job's directory is removed
+// when the job ends; what a process that is gone left is swept when a
+// process starts (Claim, owner.go), before any of its jobs runs. Inside the
+// data directory, a finished file becomes a media object by a rename
+// (blob.PutFile), not a copy.
 package scratch
 
 import (
@@ -46,23 +47,6 @@ func (d Dirs) Remove(id string) error {
 		return err
 	}
 	return os.RemoveAll(dir)
-}
-
-// Sweep removes every job's directory: at start, when no job runs, what
-// is there was left by a process that stopped without ending its jobs.
-func (d Dirs) Sweep() error {
-	entries, err := os.ReadDir(d.root)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("scratch: sweep: %w", err)
-	}
-	var errs []error
-	for _, e := range entries {
-		errs = append(errs, os.RemoveAll(filepath.Join(d.root, e.Name())))
-	}
-	return errors.Join(errs...)
 }
 
 // dir is the directory of id, which must be one plain name.

@@ -7,14 +7,11 @@ import (
 	"testing"
 )
 
-func TestMakeRemoveSweep(t *testing.T) {
+func TestMakeRemove(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "tmp")
 	d := New(root)
 	if d.Root() != root || (Dirs{}).Root() != "" {
 		t.Errorf("Root = %q, want %q", d.Root(), root)
-	}
-	if err := d.Sweep(); err != nil {
-		t.Fatalf("Sweep of a root not made yet: %v", err)
 	}
 	dir, err := d.Make("prj_1")
 	if err != nil || dir != filepath.Join(root, "prj_1") {
@@ -42,12 +39,6 @@ func TestMakeRemoveSweep(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("Remove of one job removed another's: %v", err)
-	}
-	if err := d.Sweep(); err != nil {
-		t.Fatal(err)
-	}
-	if entries, err := os.ReadDir(root); err != nil || len(entries) != 0 {
-		t.Errorf("after Sweep the root holds %d entries, %v", len(entries), err)
 	}
 }
 

@@ -514,7 +514,8 @@ func (s *Server) newPublishing(cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	s.scheduler, err = publish.NewScheduler(publish.SchedulerConfig{
-		Store: s.store, MonthlyCredits: int64(cfg.MonthlyCredits), Logger: logger.With("component", "schedule"),
+		Store: s.store, MonthlyCredits: int64(cfg.MonthlyCredits), StorageQuota: cfg.StorageQuota, Media: s.media,
+		Logger:  logger.With("component", "schedule"),
 		Enqueue: s.posts.Enqueue,
 	})
 	return err

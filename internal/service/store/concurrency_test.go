@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -31,7 +33,7 @@ func TestParallelTwitterPostsNeverPassTheCreditCap(t *testing.T) {
 		const monthlyCap = 5
 		var made, capped atomic.Int32
 		parallel(16, func(int) {
-			_, err := s.CreatePost(ctx, "org", content(twitter), monthlyCap, nil)
+			_, err := s.CreatePost(ctx, "org", content(twitter), PostLimits{MonthlyCap: monthlyCap}, nil)
 			var capErr *quota.MonthlyCapError
 			switch {
 			case err == nil:
@@ -165,13 +167,13 @@ func TestParallelPublishesRecordOne(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, _ := publishingStore(t, be)
-		p, err := s.CreatePost(ctx, "org", content(youtube), 0, nil)
+		p, err := s.CreatePost(ctx, "org", content(youtube), PostLimits{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var won atomic.Int32
 		parallel(8, func(int) {
-			err := s.MarkPostPublished(ctx, p.ID, *now, "dir", nil)
+			err := s.MarkPostPublished(ctx, p.ID, *now, "dir", 0, nil)
 			switch {
 			case err == nil:
 				won.Add(1)
@@ -197,6 +199,103 @@ func TestParallelKeysOfAnOrgNumberApart(t *testing.T) {
 		var n, distinct int
 		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT seq) FROM api_keys WHERE org_id = ?`, "org").Scan(&n, &distinct); err != nil || n != 8 || distinct != 8 {
 			t.Errorf("%d keys with %d distinct numbers (%v); want 8 and 8", n, distinct, err)
+		}
+	})
+}
+
+// copyOf is a PostLimits.CopySize that sizes every clip's copy at n bytes.
+func copyOf(n int64) func(context.Context, PostContent) (int64, error) {
+	return func(context.Context, PostContent) (int64, error) { return n, nil }
+}
+
+// Posts whose copies hold bytes reserve them when made, under the org's
+// lock: however many come at once, the storage quota is never passed. What
+// a post holds follows it: what its copy added once published (nothing
+// when it shares the clip's bytes), nothing once failed or expired; the
+// quota, StorageUsed and Stats count the same.
+func TestParallelPostsNeverPassTheStorageQuota(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, now, youtube, twitter := publishingStore(t, be) // youtube publishes to the "dir" destination, twitter to a webhook
+		limits := PostLimits{StorageQuota: 1000, CopySize: copyOf(300)}
+		var made []*Post
+		var mu sync.Mutex
+		var refused atomic.Int32
+		parallel(16, func(int) {
+			p, err := s.CreatePost(ctx, "org", content(youtube), limits, nil)
+			var sq *quota.StorageQuotaError
+			switch {
+			case err == nil:
+				mu.Lock()
+				made = append(made, p)
+				mu.Unlock()
+			case errors.As(err, &sq):
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+		if len(made) != 3 || refused.Load() != 13 {
+			t.Fatalf("made %d posts, refused %d; want 3 within 1000 bytes and 13", len(made), refused.Load())
+		}
+		wantUsed := func(what string, want int64) {
+			t.Helper()
+			used, err := s.StorageUsed(ctx, "org")
+			st, serr := s.Stats(ctx)
+			if err != nil || serr != nil || used != want || st.PostBytes != want {
+				t.Errorf("%s: StorageUsed %d, Stats.PostBytes %d (%v %v); want %d", what, used, st.PostBytes, err, serr, want)
+			}
+		}
+		wantUsed("3 pending posts", 900)
+		if err := s.MarkPostPublished(ctx, made[0].ID, *now, "published/x", 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		wantUsed("one published sharing the clip's bytes", 600)
+		failed := made[1]
+		failed.Attempts, failed.Status, failed.LastError = 1, PostFailed, "gave up"
+		if err := s.SavePostAttempt(ctx, failed, nil); err != nil {
+			t.Fatal(err)
+		}
+		wantUsed("one failed", 300)
+		if posts, err := s.ProjectPosts(ctx, "prj"); err != nil || len(posts) != 3 {
+			t.Errorf("ProjectPosts = %d, %v; want the 3", len(posts), err)
+		}
+		if _, err := s.ExpireProjectMedia(ctx, "prj"); err != nil {
+			t.Fatal(err)
+		}
+		wantUsed("the project's media expired", 0)
+		// A post to a webhook holds nothing here: made past any quota.
+		if _, err := s.CreatePost(ctx, "org", content(twitter), PostLimits{StorageQuota: 1, CopySize: copyOf(300)}, nil); err != nil {
+			t.Errorf("a webhook post under a 1-byte quota: %v", err)
+		}
+	})
+}
+
+// A schedule that fires when its copy would pass the storage quota makes a
+// failed post saying why, charged nothing.
+func TestScheduleFiredPastTheStorageQuotaMakesAFailedPost(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, now, _, _ := publishingStore(t, be)
+		tw, err := s.ConnectSocialAccountTo(ctx, "org", apitypes.SocialAccount{Platform: "TWITTER", ExtUserName: "Dir"}, PublishToDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := s.CreateSchedule(ctx, "org", content(tw.PostAccountID), now.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		*now = now.Add(time.Minute)
+		p, err := s.FireSchedule(ctx, sc.ID, PostLimits{MonthlyCap: 10, StorageQuota: 100, CopySize: copyOf(300)}, nil)
+		if err != nil || p == nil || p.Status != PostFailed || p.CreditsCharged != 0 || p.StorageSize != 0 ||
+			!strings.Contains(p.LastError, "storage quota") {
+			t.Fatalf("fired past the storage quota: %+v %v, want a failed post naming the quota", p, err)
+		}
+		if used, _ := s.CreditsUsed(ctx, "org"); used != 0 {
+			t.Errorf("credits used = %d, want 0", used)
+		}
+		if used, _ := s.StorageUsed(ctx, "org"); used != 0 {
+			t.Errorf("storage used = %d, want 0", used)
 		}
 	})
 }

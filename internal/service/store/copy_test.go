@@ -88,12 +88,12 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	must(s.CreateCensorJob(ctx, &CensorJob{OrgID: org, ProjectID: p.ID, ClipID: "c01"}, nil))
 	sch, err := s.CreateSchedule(ctx, org, content(accounts[0]), at.Add(-time.Minute))
 	must(err)
-	_, err = s.FireSchedule(ctx, sch.ID, 100, nil)
+	_, err = s.FireSchedule(ctx, sch.ID, PostLimits{MonthlyCap: 100}, nil)
 	must(err)
 	_, err = s.CreateSchedule(ctx, org, content(accounts[1]), at.Add(time.Hour))
 	must(err)
 	for _, a := range accounts {
-		_, err := s.CreatePost(ctx, org, content(a), 100, nil)
+		_, err := s.CreatePost(ctx, org, content(a), PostLimits{MonthlyCap: 100}, nil)
 		must(err)
 	}
 	for _, table := range copyTables {

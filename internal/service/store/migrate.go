@@ -262,7 +262,16 @@ var migrations = []migration{
 	// and addresses, so a data directory moved, restored or served at
 	// another address keeps its media (schema_v15.go).
 	{apply: migrateToRelativeMedia},
-	// 16: pipeline runs on the job system: the token of a project's run,
+	// 16: the bytes a post's published copy of its clip adds to its org's
+	// storage (0 where the copy shares the clip's bytes, the clip's size
+	// reserved while a copying post is pending), summed per org.
+	{sql: `ALTER TABLE posts ADD COLUMN storage_size INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX posts_org_storage ON posts(org_id, storage_size);
+	CREATE INDEX posts_project ON posts(project_id);`,
+		postgres: `ALTER TABLE posts ADD COLUMN storage_size BIGINT NOT NULL DEFAULT 0;
+	CREATE INDEX posts_org_storage ON posts(org_id, storage_size);
+	CREATE INDEX posts_project ON posts(project_id);`},
+	// 17: pipeline runs on the job system: the token of a project's run,
 	// raised by each requeue so a stale run writes nothing, and the lease
 	// of the run holding it, renewed by its heartbeat (runs.go).
 	{sql: `ALTER TABLE projects ADD COLUMN run_token INTEGER NOT NULL DEFAULT 0;

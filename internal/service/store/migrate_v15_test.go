@@ -60,20 +60,23 @@ func writeV14DataDir(t *testing.T) (dir string, ids map[string]string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := s.CreatePost(ctx, "org", PostContent{ProjectID: ids["imported"], ClipID: "c01", PostAccountID: a.PostAccountID,
-			Title: "t", Privacy: "public", MediaType: "VIDEO"}, 0, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		// The posts table of version 14, written as its CreatePost and
+		// MarkPostPublished did (today's write columns it did not have).
+		id := NewID("post_")
 		loc := "https://hooks.example.com/posts"
 		if dest == PublishToDir {
-			loc = "/old/data/published/" + a.PostAccountID + "/" + p.ID
+			loc = "/old/data/published/" + a.PostAccountID + "/" + id
 			ids["account"] = a.PostAccountID
 		}
-		if err := s.MarkPostPublished(ctx, p.ID, time.Now(), loc, nil); err != nil {
+		now := Timestamp(time.Now())
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO posts(id, org_id, project_id, clip_id, post_account_id, sub_account_id,
+			title, description, privacy, media_type, platform, publish_to, schedule_id, credits_charged,
+			status, attempts, next_at, last_error, published_at, location, created_at)
+			VALUES (?, 'org', ?, 'c01', ?, '', 't', '', 'public', 'VIDEO', 'YOUTUBE', ?, NULL, 0, ?, 0, ?, '', ?, ?, ?)`,
+			id, ids["imported"], a.PostAccountID, dest, PostPublished, now, now, loc, now); err != nil {
 			t.Fatal(err)
 		}
-		ids[dest] = p.ID
+		ids[dest] = id
 	}
 	return dir, ids
 }

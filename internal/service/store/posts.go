@@ -79,6 +79,12 @@ type Post struct {
 	PublishedAt time.Time
 	Location    string
 	CreatedAt   time.Time
+	// StorageSize is the bytes the post's published copy of its clip adds
+	// to its org's storage: the clip's size reserved when the post is made
+	// to a media store that copies bytes, what the copy added once
+	// published (0 when it shares the clip's bytes), 0 once the post failed
+	// or its project's media expired.
+	StorageSize int64
 }
 
 // Document is the record of the post as its destination receives it
@@ -93,14 +99,14 @@ func (p *Post) Document(mediaURL string) apitypes.PublishedPost {
 }
 
 const postColumns = `id, org_id, ` + postContentColumns + `, platform, publish_to, schedule_id, credits_charged,
-	status, attempts, next_at, last_error, published_at, location, created_at`
+	status, attempts, next_at, last_error, published_at, location, created_at, storage_size`
 
 func scanPost(row scanner) (Post, error) {
 	var p Post
 	var schedule, published sql.NullString
 	var next, created string
 	dest := append(append([]any{&p.ID, &p.OrgID}, p.fields()...), &p.Platform, &p.PublishTo, &schedule,
-		&p.CreditsCharged, &p.Status, &p.Attempts, &next, &p.LastError, &published, &p.Location, &created)
+		&p.CreditsCharged, &p.Status, &p.Attempts, &next, &p.LastError, &published, &p.Location, &created, &p.StorageSize)
 	if err := row.Scan(dest...); err != nil {
 		return p, err
 	}
@@ -109,22 +115,54 @@ func scanPost(row scanner) (Post, error) {
 	return p, nil
 }
 
+// PostLimits hold a post to its org's limits when it is made.
+type PostLimits struct {
+	MonthlyCap   int64 // credits per org and month; <= 0: no limit
+	StorageQuota int64 // bytes per org; <= 0: no quota
+	// CopySize is the bytes publishing content's clip to the "dir"
+	// destination will add to the media store: 0 where copies share the
+	// clip's bytes (publish.ClipCopySize). Called before the transaction,
+	// so no storage call holds it; nil: 0.
+	CopySize func(ctx context.Context, content PostContent) (int64, error)
+}
+
+// copySize is what l.CopySize says of content.
+func (l PostLimits) copySize(ctx context.Context, content PostContent) (int64, error) {
+	if l.CopySize == nil {
+		return 0, nil
+	}
+	n, err := l.CopySize(ctx, content)
+	if err != nil {
+		return 0, fmt.Errorf("size of the copy of clip %s: %w", content.ContentID(), err)
+	}
+	return n, nil
+}
+
 // CreatePost makes a pending post of content for one of the org's accounts,
 // due now. Its price (quota.PostCredits of the account's platform) is taken
 // from the org's month in the same transaction, or a *quota.MonthlyCapError
-// is returned when it would pass monthlyCap (<= 0: no limit) and nothing is
-// made. ErrNotFound: the account is not the org's.
+// is returned when it would pass limits.MonthlyCap and nothing is made. A
+// post to the "dir" destination reserves limits.CopySize in the org's
+// storage, or a *quota.StorageQuotaError is returned when that would pass
+// limits.StorageQuota. ErrNotFound: the account is not the org's.
 //
 // enqueue (the publish worker's job, nil: none) runs for the post in the
 // same transaction.
-func (s *Store) CreatePost(ctx context.Context, orgID string, content PostContent, monthlyCap int64, enqueue func(*Post) TxHook) (*Post, error) {
+func (s *Store) CreatePost(ctx context.Context, orgID string, content PostContent, limits PostLimits, enqueue func(*Post) TxHook) (*Post, error) {
+	size, err := limits.copySize(ctx, content)
+	if err != nil {
+		return nil, err
+	}
 	var p *Post
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if p, err = newPost(ctx, tx, orgID, content, s.Now()); err != nil {
 			return err
 		}
-		if err := s.chargePost(ctx, tx, p, monthlyCap); err != nil {
+		if err := s.reservePostStorage(ctx, tx, p, size, limits.StorageQuota); err != nil {
+			return err
+		}
+		if err := s.chargePost(ctx, tx, p, limits.MonthlyCap); err != nil {
 			return err
 		}
 		if err := insertPost(ctx, tx, p); err != nil {
@@ -169,9 +207,29 @@ func (s *Store) chargePost(ctx context.Context, tx *sql.Tx, p *Post, monthlyCap 
 	return nil
 }
 
+// reservePostStorage reserves size bytes of p's org's storage for p's
+// published copy when p goes to the "dir" destination, under the org's
+// lock so parallel posts cannot pass the quota together; a
+// *quota.StorageQuotaError when they would pass quota.
+func (s *Store) reservePostStorage(ctx context.Context, tx *sql.Tx, p *Post, size, quota int64) error {
+	if p.PublishTo != PublishToDir || size <= 0 {
+		return nil
+	}
+	if quota > 0 {
+		if err := s.lockOrg(ctx, tx, p.OrgID); err != nil {
+			return err
+		}
+		if err := checkStorage(ctx, tx, p.OrgID, size, quota); err != nil {
+			return err
+		}
+	}
+	p.StorageSize = size
+	return nil
+}
+
 func insertPost(ctx context.Context, q execer, p *Post) error {
 	vals := append(append([]any{p.ID, p.OrgID}, p.values()...), p.Platform, p.PublishTo, nullString(p.ScheduleID),
-		p.CreditsCharged, p.Status, p.Attempts, Timestamp(p.NextAt), p.LastError, nil, p.Location, Timestamp(p.CreatedAt))
+		p.CreditsCharged, p.Status, p.Attempts, Timestamp(p.NextAt), p.LastError, nil, p.Location, Timestamp(p.CreatedAt), p.StorageSize)
 	if _, err := q.ExecContext(ctx, `INSERT INTO posts(`+postColumns+`) VALUES (`+placeholders(len(vals))+`)`, vals...); err != nil {
 		return fmt.Errorf("insert post %s: %w", p.ID, err)
 	}
@@ -187,6 +245,16 @@ func (s *Store) GetPost(ctx context.Context, id string) (*Post, error) {
 	return &p, nil
 }
 
+// ProjectPosts lists the posts of project's clips, any status, oldest
+// first: the janitor removes their published copies with the project's media.
+func (s *Store) ProjectPosts(ctx context.Context, project string) ([]Post, error) {
+	posts, err := queryAll(ctx, s.db, scanPost, `SELECT `+postColumns+` FROM posts WHERE project_id = ? ORDER BY created_at, id`, project)
+	if err != nil {
+		return nil, fmt.Errorf("posts of project %s: %w", project, err)
+	}
+	return posts, nil
+}
+
 // PendingPosts lists the ids of the pending posts, oldest first.
 func (s *Store) PendingPosts(ctx context.Context) ([]string, error) {
 	ids, err := queryAll(ctx, s.db, scanString, `SELECT id FROM posts WHERE status = ? ORDER BY created_at, rowid`, PostPending)
@@ -200,13 +268,15 @@ func (s *Store) PendingPosts(ctx context.Context) ([]string, error) {
 // but has moved on.
 var ErrNotPending = errors.New("no longer pending")
 
-// MarkPostPublished records that post id went to location at publishedAt
-// and marks it published, in one statement, so a post is recorded published
-// exactly when it is done; then (completing the worker's job) runs in the
-// same transaction. ErrNotPending: it was not pending.
-func (s *Store) MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, then TxHook) error {
-	err := s.execThen(ctx, then, ErrNotPending, `UPDATE posts SET status = ?, published_at = ?, location = ?, last_error = ''
-		WHERE id = ? AND status = ?`, PostPublished, Timestamp(publishedAt), location, id, PostPending)
+// MarkPostPublished records that post id went to location at publishedAt,
+// adding storageSize bytes to its org's storage (what its copy of the clip
+// holds apart from the clip), and marks it published, in one statement, so
+// a post is recorded published exactly when it is done; then (completing
+// the worker's job) runs in the same transaction. ErrNotPending: it was not
+// pending.
+func (s *Store) MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, storageSize int64, then TxHook) error {
+	err := s.execThen(ctx, then, ErrNotPending, `UPDATE posts SET status = ?, published_at = ?, location = ?, last_error = '', storage_size = ?
+		WHERE id = ? AND status = ?`, PostPublished, Timestamp(publishedAt), location, max(storageSize, 0), id, PostPending)
 	if err != nil {
 		return fmt.Errorf("mark post %s published: %w", id, err)
 	}
@@ -214,12 +284,15 @@ func (s *Store) MarkPostPublished(ctx context.Context, id string, publishedAt ti
 }
 
 // SavePostAttempt records a failed attempt at p: its attempts, last error,
-// next time and status (pending to try again, or failed); then (completing
-// the worker's job once p failed) runs in the same transaction.
-// ErrNotPending: it was not pending.
+// next time and status (pending to try again, or failed, which gives back
+// its reserved storage); then (completing the worker's job once p failed)
+// runs in the same transaction. ErrNotPending: it was not pending.
 func (s *Store) SavePostAttempt(ctx context.Context, p *Post, then TxHook) error {
-	err := s.execThen(ctx, then, ErrNotPending, `UPDATE posts SET attempts = ?, next_at = ?, status = ?, last_error = ?
-		WHERE id = ? AND status = ?`, p.Attempts, Timestamp(p.NextAt), p.Status, p.LastError, p.ID, PostPending)
+	if p.Status == PostFailed {
+		p.StorageSize = 0
+	}
+	err := s.execThen(ctx, then, ErrNotPending, `UPDATE posts SET attempts = ?, next_at = ?, status = ?, last_error = ?, storage_size = ?
+		WHERE id = ? AND status = ?`, p.Attempts, Timestamp(p.NextAt), p.Status, p.LastError, p.StorageSize, p.ID, PostPending)
 	if err != nil {
 		return fmt.Errorf("save attempt at post %s: %w", p.ID, err)
 	}

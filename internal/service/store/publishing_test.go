@@ -63,20 +63,20 @@ func TestCreatePostChargesTwitterWithinTheCap(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, twitter := publishingStore(t, be)
-		yt, err := s.CreatePost(ctx, "org", content(youtube), 1, nil)
+		yt, err := s.CreatePost(ctx, "org", content(youtube), PostLimits{MonthlyCap: 1}, nil)
 		if err != nil || yt.CreditsCharged != 0 || yt.Platform != "YOUTUBE" || yt.PublishTo != PublishToDir || yt.Status != PostPending {
 			t.Fatalf("youtube post: %+v %v", yt, err)
 		}
-		tw, err := s.CreatePost(ctx, "org", content(twitter), 1, nil)
+		tw, err := s.CreatePost(ctx, "org", content(twitter), PostLimits{MonthlyCap: 1}, nil)
 		if err != nil || tw.CreditsCharged != 1 || tw.PublishTo != "webhook:http://hooks.example/p" {
 			t.Fatalf("twitter post: %+v %v", tw, err)
 		}
-		_, err = s.CreatePost(ctx, "org", content(twitter), 1, nil)
+		_, err = s.CreatePost(ctx, "org", content(twitter), PostLimits{MonthlyCap: 1}, nil)
 		var capErr *quota.MonthlyCapError
 		if !errors.As(err, &capErr) || capErr.Used != 1 || capErr.Cap != 1 {
 			t.Fatalf("a twitter post past the cap: %v, want a MonthlyCapError at 1/1", err)
 		}
-		if _, err := s.CreatePost(ctx, "other", content(youtube), 0, nil); !errors.Is(err, ErrNotFound) {
+		if _, err := s.CreatePost(ctx, "other", content(youtube), PostLimits{}, nil); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("a post to another org's account: %v, want ErrNotFound", err)
 		}
 		if used, _ := s.CreditsUsed(ctx, "org"); used != 1 {
@@ -87,7 +87,7 @@ func TestCreatePostChargesTwitterWithinTheCap(t *testing.T) {
 			t.Fatalf("pending posts = %v %v, want the two made, oldest first", pending, err)
 		}
 		*now = now.AddDate(0, 1, 0) // a new month
-		if _, err := s.CreatePost(ctx, "org", content(twitter), 1, nil); err != nil {
+		if _, err := s.CreatePost(ctx, "org", content(twitter), PostLimits{MonthlyCap: 1}, nil); err != nil {
 			t.Fatalf("next month: %v", err)
 		}
 	})
@@ -97,7 +97,7 @@ func TestPostIsMarkedPublishedOnce(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, _ := publishingStore(t, be)
-		p, err := s.CreatePost(ctx, "org", content(youtube), 0, nil)
+		p, err := s.CreatePost(ctx, "org", content(youtube), PostLimits{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,10 +109,10 @@ func TestPostIsMarkedPublishedOnce(t *testing.T) {
 			t.Fatalf("after a failed attempt: %+v %v, want pending with the attempt", got, err)
 		}
 		*now = now.Add(time.Minute)
-		if err := s.MarkPostPublished(ctx, p.ID, *now, "/data/published/x", nil); err != nil {
+		if err := s.MarkPostPublished(ctx, p.ID, *now, "/data/published/x", 0, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.MarkPostPublished(ctx, p.ID, *now, "/elsewhere", nil); !errors.Is(err, ErrNotPending) {
+		if err := s.MarkPostPublished(ctx, p.ID, *now, "/elsewhere", 0, nil); !errors.Is(err, ErrNotPending) {
 			t.Fatalf("marked published twice: %v", err)
 		}
 		if err := s.SavePostAttempt(ctx, p, nil); !errors.Is(err, ErrNotPending) {
@@ -154,7 +154,7 @@ func TestScheduleFiresOnceEvenWhenFiredConcurrently(t *testing.T) {
 		posts := make(chan *Post, 8)
 		for range 8 {
 			wg.Go(func() {
-				p, err := s.FireSchedule(ctx, sc.ID, 0, nil)
+				p, err := s.FireSchedule(ctx, sc.ID, PostLimits{}, nil)
 				if err != nil {
 					t.Error(err)
 				}
@@ -209,7 +209,7 @@ func TestCancelledScheduleNeverFires(t *testing.T) {
 		if ids, _ := s.DueSchedules(ctx, 10); len(ids) != 0 {
 			t.Fatalf("a cancelled schedule is due: %v", ids)
 		}
-		if p, err := s.FireSchedule(ctx, sc.ID, 0, nil); p != nil || err != nil {
+		if p, err := s.FireSchedule(ctx, sc.ID, PostLimits{}, nil); p != nil || err != nil {
 			t.Fatalf("firing a cancelled schedule made %+v, %v", p, err)
 		}
 		if got, _ := s.GetSchedule(ctx, sc.ID); got.Status != ScheduleCancelled || got.PostID != "" {
@@ -228,11 +228,11 @@ func TestScheduleFiredPastTheCapMakesAFailedPost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreatePost(ctx, "org", content(twitter), 1, nil); err != nil {
+		if _, err := s.CreatePost(ctx, "org", content(twitter), PostLimits{MonthlyCap: 1}, nil); err != nil {
 			t.Fatal(err)
 		}
 		*now = now.Add(time.Minute)
-		p, err := s.FireSchedule(ctx, sc.ID, 1, nil)
+		p, err := s.FireSchedule(ctx, sc.ID, PostLimits{MonthlyCap: 1}, nil)
 		if err != nil || p == nil || p.Status != PostFailed || p.CreditsCharged != 0 || p.LastError == "" {
 			t.Fatalf("fired past the cap: %+v %v, want a failed post", p, err)
 		}

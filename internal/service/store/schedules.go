@@ -103,13 +103,27 @@ func (s *Store) NextScheduleAt(ctx context.Context) (next time.Time, ok bool, er
 // fired, in one transaction, so a schedule makes its post exactly once
 // however often, by however many processes, and after however many crashes,
 // it is fired: the mark is a conditional update that only a pending
-// schedule passes. The post is charged then (monthlyCap <= 0: no limit), and
+// schedule passes. The post is charged and its storage reserved then, as
+// CreatePost does (a post over a limit is made failed, saying why), and
 // enqueue (the publish worker's job, nil: none) runs for a pending post in
 // the same transaction. A schedule that is no longer pending is left alone:
 // the answer is nil, nil.
-func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64, enqueue func(*Post) TxHook) (*Post, error) {
+func (s *Store) FireSchedule(ctx context.Context, id string, limits PostLimits, enqueue func(*Post) TxHook) (*Post, error) {
+	// A schedule's content never changes: the copy is sized before the
+	// transaction, from the schedule as it is now.
+	pre, err := getSchedule(ctx, s.db, id)
+	if err != nil {
+		return nil, err
+	}
+	if pre.Status != SchedulePending {
+		return nil, nil
+	}
+	size, err := limits.copySize(ctx, pre.PostContent)
+	if err != nil {
+		return nil, err
+	}
 	var out *Post
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
 		// Locked, a second firing waits for this one and finds it fired.
 		sc, err := queryOne(ctx, tx, scanSchedule, `SELECT `+scheduleColumns+` FROM publish_schedules WHERE id = ?`+s.forUpdate(), id)
 		if errors.Is(err, ErrNotFound) {
@@ -118,7 +132,7 @@ func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64, e
 		if err != nil || sc.Status != SchedulePending {
 			return err
 		}
-		p, err := s.scheduledPost(ctx, tx, &sc, s.Now(), monthlyCap)
+		p, err := s.scheduledPost(ctx, tx, &sc, s.Now(), limits, size)
 		if err != nil {
 			return err
 		}
@@ -145,11 +159,11 @@ func (s *Store) FireSchedule(ctx context.Context, id string, monthlyCap int64, e
 	return out, err
 }
 
-// scheduledPost is the post sc makes at now: pending and charged, or, when
-// it cannot be made (the month's credits are spent, the account is gone),
-// failed and saying why, so the schedule still fires once and the reason
-// stays on record.
-func (s *Store) scheduledPost(ctx context.Context, tx *sql.Tx, sc *Schedule, now time.Time, monthlyCap int64) (*Post, error) {
+// scheduledPost is the post sc makes at now: pending, charged and its copy
+// of size bytes reserved, or, when it cannot be made (the month's credits
+// are spent, the storage quota is, the account is gone), failed and saying
+// why, so the schedule still fires once and the reason stays on record.
+func (s *Store) scheduledPost(ctx context.Context, tx *sql.Tx, sc *Schedule, now time.Time, limits PostLimits, size int64) (*Post, error) {
 	p, err := newPost(ctx, tx, sc.OrgID, sc.PostContent, now)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -158,9 +172,15 @@ func (s *Store) scheduledPost(ctx context.Context, tx *sql.Tx, sc *Schedule, now
 	case err != nil:
 		return nil, err
 	default:
+		// Storage first: a post refused there is charged nothing.
+		err := s.reservePostStorage(ctx, tx, p, size, limits.StorageQuota)
+		if err == nil {
+			err = s.chargePost(ctx, tx, p, limits.MonthlyCap)
+		}
 		var capErr *quota.MonthlyCapError
-		if err := s.chargePost(ctx, tx, p, monthlyCap); errors.As(err, &capErr) {
-			p.Status, p.LastError = PostFailed, err.Error()
+		var storageErr *quota.StorageQuotaError
+		if errors.As(err, &capErr) || errors.As(err, &storageErr) {
+			p.Status, p.LastError, p.StorageSize = PostFailed, err.Error(), 0
 		} else if err != nil {
 			return nil, err
 		}

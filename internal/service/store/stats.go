@@ -17,9 +17,10 @@ type Stats struct {
 	// lower it).
 	CreditsUsed int64
 	// UploadBytes is what uploads hold that no project counts; ProjectBytes
-	// is what projects keep (their sources and renders). Together they are
-	// StorageUsed of every org.
-	UploadBytes, ProjectBytes int64
+	// is what projects keep (their sources and renders); PostBytes is what
+	// published copies of clips hold apart from the clips. Together they
+	// are StorageUsed of every org.
+	UploadBytes, ProjectBytes, PostBytes int64
 }
 
 // statsTotalsSQL reads the sums of Stats in one statement: the credits of
@@ -27,7 +28,8 @@ type Stats struct {
 const statsTotalsSQL = `SELECT
 	(SELECT COALESCE(SUM(used), 0) FROM credits WHERE month = ?1),
 	(SELECT COALESCE(SUM(u.received), 0) FROM uploads u WHERE ` + uploadNotInProjectSQL + `),
-	(SELECT COALESCE(SUM(storage_size), 0) FROM projects)`
+	(SELECT COALESCE(SUM(storage_size), 0) FROM projects),
+	(SELECT COALESCE(SUM(storage_size), 0) FROM posts)`
 
 // Stats reads the server's Stats: two short reads, for a metrics scrape.
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
@@ -46,7 +48,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	for _, c := range counts {
 		st.ProjectsByStage[c.stage] = c.n
 	}
-	err = s.db.QueryRowContext(ctx, statsTotalsSQL, quota.MonthOf(s.Now())).Scan(&st.CreditsUsed, &st.UploadBytes, &st.ProjectBytes)
+	err = s.db.QueryRowContext(ctx, statsTotalsSQL, quota.MonthOf(s.Now())).Scan(&st.CreditsUsed, &st.UploadBytes, &st.ProjectBytes, &st.PostBytes)
 	if err != nil {
 		return Stats{}, fmt.Errorf("sum credits and storage: %w", err)
 	}

@@ -15,19 +15,23 @@ import (
 // files and their addresses are gone.
 const StorageExpired = "EXPIRED"
 
-// storageUsedSQL sums an org's bytes: what its uploads hold, and each
-// project's storageSize (its source and renders). An upload that a project
-// with a storageSize imported is counted in that project, not twice.
+// storageUsedSQL sums an org's bytes: what its uploads hold, each
+// project's storageSize (its source and renders), and each post's
+// storage_size (its published copy, where that holds bytes of its own). An
+// upload that a project with a storageSize imported is counted in that
+// project, not twice.
 const storageUsedSQL = `SELECT
 	(SELECT COALESCE(SUM(u.received), 0) FROM uploads u WHERE u.org_id = ?1 AND ` + uploadNotInProjectSQL + `)
-	+ (SELECT COALESCE(SUM(storage_size), 0) FROM projects WHERE org_id = ?1)`
+	+ (SELECT COALESCE(SUM(storage_size), 0) FROM projects WHERE org_id = ?1)
+	+ (SELECT COALESCE(SUM(storage_size), 0) FROM posts WHERE org_id = ?1)`
 
 // uploadNotInProjectSQL holds for an upload u whose bytes no project of its
 // org counts: the one rule of the quota and of the metrics.
 const uploadNotInProjectSQL = `NOT EXISTS (
 		SELECT 1 FROM projects p WHERE p.source_id = u.id AND p.org_id = u.org_id AND p.storage_size > 0)`
 
-// StorageUsed is the bytes the org keeps in uploads and project media.
+// StorageUsed is the bytes the org keeps in uploads, project media and
+// published copies of its clips.
 func (s *Store) StorageUsed(ctx context.Context, orgID string) (int64, error) {
 	return storageUsed(ctx, s.db, orgID)
 }
@@ -110,7 +114,8 @@ func (s *Store) ExpiredProjects(ctx context.Context, now time.Time, limit int) (
 
 // ExpireProjectMedia records that project id's media are deleted: its
 // storageStatus becomes EXPIRED and its storageSize 0, its clips keep their
-// metadata but no longer hand out addresses, and the uploads it was made
+// metadata but no longer hand out addresses, its posts' published copies
+// (which the caller deleted with the media) count nothing, and the uploads it was made
 // from, which no other project with kept media uses, are returned for the
 // caller to delete (their records are gone when this returns). The caller
 // deletes the files first, so a crash in between leaves the project to be
@@ -125,6 +130,9 @@ func (s *Store) ExpireProjectMedia(ctx context.Context, id string) (uploads []*U
 		if _, err := tx.ExecContext(ctx, `UPDATE clips SET uri_for_preview = '', uri_for_export = '', storage_used = 0, updated_at = ?
 			WHERE project_id = ?`, now, id); err != nil {
 			return fmt.Errorf("expire clips of project %s: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE posts SET storage_size = 0 WHERE project_id = ? AND storage_size != 0`, id); err != nil {
+			return fmt.Errorf("expire published copies of project %s: %w", id, err)
 		}
 		uploads, err = queryAll(ctx, tx, scanUpload, `SELECT `+uploadColumns+` FROM uploads u
 			WHERE u.id = (SELECT source_id FROM projects WHERE id = ?1)

@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 		{"Missing", missing},
 		{"InvalidKeys", invalidKeys},
 		{"Copy", copyObject},
+		{"CopyAddsBytesOnlyWhenItDoesNotShare", copyAddsBytes},
 		{"Delete", deleteObject},
 		{"ListAndDeletePrefix", listAndDeletePrefix},
 		{"PutFile", putFile},
@@ -251,6 +252,38 @@ func copyObject(t *testing.T, s blob.Store) {
 	}
 	if err := s.Copy(ctx, "media/p1/x.mp4", "uploads/gone.bin"); !errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("Copy of a missing key = %v; want ErrNotFound", err)
+	}
+}
+
+// copyAddsBytes: AddedBy says what a copy costs, 0 on a store whose copies
+// share bytes (CopiesShareBytes), the object's size elsewhere, and the size
+// of an object written over the copy on every store.
+func copyAddsBytes(t *testing.T, s blob.Store) {
+	ctx := t.Context()
+	const body = "twelve bytes"
+	Put(t, s, "media/p1/c01.mp4", body)
+	if err := s.Copy(ctx, "published/a1/post1/clip.mp4", "media/p1/c01.mp4"); err != nil {
+		t.Fatal(err)
+	}
+	want := int64(len(body))
+	if blob.CopiesShareBytes(s) {
+		want = 0
+	}
+	if n, err := blob.AddedBy(ctx, s, "published/a1/post1/clip.mp4", "media/p1/c01.mp4"); err != nil || n != want {
+		t.Errorf("AddedBy a copy = %d, %v; want %d (CopiesShareBytes %v)", n, err, want, blob.CopiesShareBytes(s))
+	}
+	Put(t, s, "published/a1/post2/clip.mp4", "other bytes")
+	if n, err := blob.AddedBy(ctx, s, "published/a1/post2/clip.mp4", "media/p1/c01.mp4"); err != nil || n != 11 {
+		t.Errorf("AddedBy an object of its own = %d, %v; want 11", n, err)
+	}
+	if err := s.Delete(ctx, "media/p1/c01.mp4"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := blob.AddedBy(ctx, s, "published/a1/post1/clip.mp4", "media/p1/c01.mp4"); err != nil || n != int64(len(body)) {
+		t.Errorf("AddedBy a copy whose source is gone = %d, %v; want %d: it holds the bytes alone", n, err, len(body))
+	}
+	if _, err := blob.AddedBy(ctx, s, "published/a1/gone/clip.mp4", "media/p1/c01.mp4"); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("AddedBy a missing object = %v; want ErrNotFound", err)
 	}
 }
 
