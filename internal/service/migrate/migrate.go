@@ -117,11 +117,39 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err != nil {
 		return r, fmt.Errorf("media: %w", err)
 	}
+	sizes, err := postCopySizes(ctx, src, cfg.ToMedia)
+	if err != nil {
+		return r, err
+	}
 	start = time.Now()
-	r.Rows, err = src.CopyTo(ctx, dst)
+	r.Rows, err = src.CopyToThen(ctx, dst, store.SetPostStorage(sizes))
 	r.DatabaseTime = time.Since(start)
 	if err != nil {
 		return r, fmt.Errorf("database: %w", err)
 	}
 	return r, nil
+}
+
+// postCopySizes is what each published dir post's copy of its clip holds in
+// the target media store apart from the clip: 0 where the store shares the
+// bytes (a directory's hard link, as on the source), the copy's size in a
+// bucket, which has none to share. The posts count it in their org's storage
+// there as they would had they been published there.
+func postCopySizes(ctx context.Context, src *store.Store, media blob.Store) (map[string]int64, error) {
+	posts, err := src.PublishedDirPosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sizes := make(map[string]int64, len(posts))
+	for _, p := range posts {
+		size, err := blob.AddedBy(ctx, media, blob.PublishedClipKey(p.PostAccountID, p.ID), blob.MediaKey(p.ProjectID, p.ClipID+".mp4"))
+		if errors.Is(err, blob.ErrNotFound) {
+			size, err = 0, nil // the copy went with its project's expired media
+		}
+		if err != nil {
+			return nil, fmt.Errorf("post %s: the size of its copy: %w", p.ID, err)
+		}
+		sizes[p.ID] = size
+	}
+	return sizes, nil
 }

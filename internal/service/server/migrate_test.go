@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/migrate"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -169,8 +170,19 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 	if resp, data := newClient(t, srv2, key).do(http.MethodGet, "/api/clip-projects/"+done.ID, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("the single box's other API key after the move: %d %s", resp.StatusCode, data)
 	}
-	if got, err := srv2.store.GetPost(t.Context(), postID); err != nil || *got != *post {
-		t.Errorf("post after the move: %+v %v\nbefore: %+v", got, err, post)
+	// The post's copy of its clip shared the clip's bytes in the directory;
+	// in the bucket it is an object of its own, counted in its org's storage.
+	clipInfo, err := bucket.Stat(t.Context(), blob.MediaKey(post.ProjectID, post.ClipID+".mp4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if post.StorageSize != 0 {
+		t.Errorf("the single box's post counts %d bytes, want 0 (a hard link)", post.StorageSize)
+	}
+	moved := *post
+	moved.StorageSize = clipInfo.Size
+	if got, err := srv2.store.GetPost(t.Context(), postID); err != nil || *got != moved {
+		t.Errorf("post after the move: %+v %v\nwant: %+v", got, err, moved)
 	}
 	if got, err := srv2.store.GetSchedule(t.Context(), scheduleID); err != nil || *got != *schedule {
 		t.Errorf("schedule after the move: %+v %v\nbefore: %+v", got, err, schedule)

@@ -80,6 +80,12 @@ func (r CopyReport) Total() int64 {
 // queries order by, fills the PostgreSQL schema's rowid column (and back),
 // and PostgreSQL's identity sequences are moved past the copied values.
 func (s *Store) CopyTo(ctx context.Context, dst *Store) (CopyReport, error) {
+	return s.CopyToThen(ctx, dst, nil)
+}
+
+// CopyToThen is CopyTo running then in the target's transaction after the
+// rows are copied: a change to the copy commits with it or not at all.
+func (s *Store) CopyToThen(ctx context.Context, dst *Store, then TxHook) (CopyReport, error) {
 	var report CopyReport
 	src, err := s.db.BeginTx(ctx, s.snapshotOptions())
 	if err != nil {
@@ -97,7 +103,10 @@ func (s *Store) CopyTo(ctx context.Context, dst *Store) (CopyReport, error) {
 			}
 			report.Tables = append(report.Tables, TableRows{table, n})
 		}
-		return dst.resetIdentities(ctx, out)
+		if err := dst.resetIdentities(ctx, out); err != nil {
+			return err
+		}
+		return then.run(ctx, out)
 	})
 	if err != nil {
 		return CopyReport{}, err

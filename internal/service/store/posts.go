@@ -255,6 +255,32 @@ func (s *Store) ProjectPosts(ctx context.Context, project string) ([]Post, error
 	return posts, nil
 }
 
+// PublishedDirPosts lists the posts published to the dir destination,
+// oldest first: each holds a copy of its clip (unless its project's media
+// expired), which clipperd migrate counts again in the target's store.
+func (s *Store) PublishedDirPosts(ctx context.Context) ([]Post, error) {
+	posts, err := queryAll(ctx, s.db, scanPost, `SELECT `+postColumns+` FROM posts WHERE publish_to = ? AND status = ? ORDER BY created_at, id`,
+		PublishToDir, PostPublished)
+	if err != nil {
+		return nil, fmt.Errorf("published dir posts: %w", err)
+	}
+	return posts, nil
+}
+
+// SetPostStorage sets the storage size of each post named in sizes, in the
+// transaction it runs in: a move into another media store (a bucket copies
+// bytes a directory shared) records what each copy holds there.
+func SetPostStorage(sizes map[string]int64) TxHook {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		for id, size := range sizes {
+			if _, err := tx.ExecContext(ctx, `UPDATE posts SET storage_size = ? WHERE id = ?`, size, id); err != nil {
+				return fmt.Errorf("post %s storage: %w", id, err)
+			}
+		}
+		return nil
+	}
+}
+
 // PendingPosts lists the ids of the pending posts, oldest first.
 func (s *Store) PendingPosts(ctx context.Context) ([]string, error) {
 	ids, err := queryAll(ctx, s.db, scanString, `SELECT id FROM posts WHERE status = ? ORDER BY created_at, rowid`, PostPending)
