@@ -39,40 +39,33 @@ func trickle(t *testing.T, period time.Duration) *httptest.Server {
 // which it averaged less, permanently, naming the rule and its flag; one
 // under no floor ends at the import deadline, naming that.
 func TestImportLimitsEndATrickle(t *testing.T) {
-	srv := trickle(t, 50*time.Millisecond)
+	slow := trickle(t, 50*time.Millisecond).URL + "/talk.mp4"
+	fast := serveFile(t, testVideo(t)).URL + "/talk.mp4"
 	e := newEnv(t)
 	e.cfg.AllowPrivateImports = true
-	e.cfg.ImportMinRate, e.cfg.ImportRateWindow = 1000, 300*time.Millisecond
-	slow, err := e.newRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := e.importJob(srv.URL+"/talk.mp4", nil)
-	err = slow.importStage(context.Background(), j)
-	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "below the import minimum of 1000 B/s averaged over 300ms (--import-min-rate)") {
-		t.Errorf("trickle under a floor: %v (permanent %v), want a permanent failure naming --import-min-rate", err, isPermanent(err))
-	}
-
-	e.cfg.ImportMinRate, e.cfg.ImportTimeout = -1, 400*time.Millisecond
-	late, err := e.newRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	j = e.importJob(srv.URL+"/talk.mp4", nil)
-	err = late.importStage(context.Background(), j)
-	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "took longer than 400ms, the import deadline (--import-timeout)") {
-		t.Errorf("trickle past the deadline: %v (permanent %v), want a permanent failure naming --import-timeout", err, isPermanent(err))
-	}
-
-	// A source that keeps the pace imports under both limits.
-	e.cfg.ImportMinRate, e.cfg.ImportTimeout = 1000, time.Minute
-	fine, err := e.newRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	j = e.importJob(serveFile(t, testVideo(t)).URL+"/talk.mp4", nil)
-	if err := fine.importStage(context.Background(), j); err != nil {
-		t.Errorf("a source at full speed: %v", err)
+	e.cfg.ImportRateWindow = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name, url string
+		minRate   int64
+		timeout   time.Duration
+		want      string // "": imported
+	}{
+		{"trickle under a floor", slow, 1000, time.Minute, "below the import minimum of 1000 B/s averaged over 300ms (--import-min-rate)"},
+		{"trickle past the deadline", slow, -1, 400 * time.Millisecond, "took longer than 400ms, the import deadline (--import-timeout)"},
+		{"a source at full speed", fast, 1000, time.Minute, ""},
+	} {
+		e.cfg.ImportMinRate, e.cfg.ImportTimeout = tc.minRate, tc.timeout
+		r, err := e.newRunner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.importStage(context.Background(), e.importJob(tc.url, nil))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !isPermanent(err) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v (permanent %v), want a permanent failure with %q", tc.name, err, isPermanent(err), tc.want)
+		}
 	}
 }
 
