@@ -2,11 +2,15 @@ package pipeline
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // startDelay creates a project of org from req and returns how long it
@@ -129,5 +133,48 @@ func TestOneOrgHoldsAtMostItsShareOfWorkers(t *testing.T) {
 		if p := e.waitDone(id); p.Stage != apitypes.StageComplete {
 			t.Errorf("project %s: %s (%v), want COMPLETE", id, p.Stage, deref(p.Error))
 		}
+	}
+}
+
+// A project from a link runs in two legs on both engines: its import on
+// the import queue, which hands it (source recorded, token raised) to its
+// run on the pipeline queue in one transaction; it completes, charged once.
+func TestImportLegHandsOffToRun(t *testing.T) {
+	requireFFmpeg(t)
+	src := testVideo(t)
+	t.Run("sqlite", func(t *testing.T) { handOffRun(t, newEnv(t), src) })
+	t.Run("postgres", func(t *testing.T) { handOffRun(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+}
+
+func handOffRun(t *testing.T, e *env, src string) {
+	link := serveFile(t, src).URL + "/talk.mp4"
+	e.cfg.AllowPrivateImports = true
+	r, js := e.process()
+	e.start(r, js)
+	id := e.create(apitypes.CreateProjectRequest{VideoURL: link, CurationPref: &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(5), EndSec: f64(20)}}})
+	p := e.waitDone(id)
+	if p.Stage != apitypes.StageComplete || p.RunToken != 1 || p.SourceKey == "" || deref(p.StallCount) != nil {
+		t.Fatalf("project: %s (%v), run token %d, source %q, stallCount %v; want COMPLETE after one hand-off (token 1), no stall",
+			p.Stage, deref(p.Error), p.RunToken, p.SourceKey, deref(p.StallCount))
+	}
+	for queue, kind := range map[string]string{jobs.QueueImport: "project_import", jobs.QueuePipeline: "project_run"} {
+		// A job is marked completed just after its work returns.
+		var recent []jobs.Info
+		for deadline := time.Now().Add(finishWait); ; time.Sleep(20 * time.Millisecond) {
+			var err error
+			if recent, err = js.Recent(t.Context(), queue, 10); err != nil {
+				t.Fatal(err)
+			}
+			if len(recent) != 1 || recent[0].State != "running" || time.Now().After(deadline) {
+				break
+			}
+		}
+		if len(recent) != 1 || recent[0].Kind != kind || recent[0].State != "completed" || !strings.Contains(recent[0].Args, id) {
+			t.Errorf("%s queue: %+v, want one completed %s of %s", queue, recent, kind, id)
+		}
+	}
+	used, err := e.st.CreditsUsed(t.Context(), testOrg)
+	if err != nil || used != quota.ProjectCredits(15) {
+		t.Errorf("credits used %d (%v), want %d, once", used, err, quota.ProjectCredits(15))
 	}
 }
