@@ -27,6 +27,8 @@ import (
 //	a tool not on PATH (ffmpeg, ffprobe) → STALLED with retryAt (stallCount+1 only)
 //	failureStalls > MaxRetries, or a permanent failure → STALLED for good;
 //	  at IMPORT (nothing processed yet) its credits are refunded
+//	a source from the network: QUEUED → IMPORT (the import leg, queue
+//	  import, fetches it) → QUEUED (handOff) → IMPORT (the run) → ...
 //
 // Every move to QUEUED raises the project's run token and inserts the job
 // of the new token in the same transaction; a run writes only while the
@@ -96,8 +98,9 @@ var (
 	errLeaseLost = errors.New("the run's lease was taken over")
 )
 
-// process runs project id from QUEUED to COMPLETE or STALLED as run (a
-// token): a project that is not QUEUED with that token is left alone. A run
+// process runs leg l of project id, from QUEUED to the leg's end (COMPLETE,
+// or QUEUED for the run after an import) or STALLED, as run (a token): a
+// project that is not QUEUED with that token is left alone. A run
 // cut short (a stop) is handed back, QUEUED again at once; a run taken over
 // (its lease ended) stops without writing. It returns an error only when
 // the claim could not be written, so the job is tried again (or, cut short
