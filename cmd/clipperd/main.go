@@ -8,6 +8,9 @@
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd media-key rotate --data DIR
+//	clipperd repair --data DIR
+//	clipperd backup --data DIR --to BACKUP
+//	clipperd restore --from BACKUP --to DIR
 //	clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
 //	clipperd migrate --from DATA --to-database postgres://... --to-media s3://...|DIR
 //
@@ -44,6 +47,12 @@ const usage = `usage:
                                                        store a brand template of the org (prints its templateId last)
   clipperd media-key rotate --data DIR                 replace the key that signs media addresses: every
                                                        address handed out so far stops working (revocation)
+  clipperd repair --data DIR                           recover a damaged database (clipperd refuses to start on one):
+                                                       keeps it aside as clipperd.db.damaged-TIME, copies every readable
+                                                       row into a new one; stop clipperd first
+  clipperd backup --data DIR --to BACKUP               copy the state (a snapshot of the database, then the media and key
+                                                       files) into a new or empty directory, while clipperd runs
+  clipperd restore --from BACKUP --to DIR              put a backup in place in a new or empty data directory to serve
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
   clipperd migrate --from DATA --to-database postgres://... --to-media s3://BUCKET/PREFIX?endpoint=...|DIR
@@ -111,6 +120,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: media-key takes the subcommand rotate", errUsage)
 		}
 		return mediaKeyRotate(ctx, args[2:], stdout, stderr)
+	case "repair":
+		return repair(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, args[1:], stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, args[1:], stdout, stderr)
 	case "sample":
 		return sample(ctx, args[1:], stdout, stderr)
 	case "migrate":

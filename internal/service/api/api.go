@@ -9,10 +9,12 @@ package api
 
 import (
 	"cmp"
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -120,7 +122,11 @@ var RequiredTools = []string{"ffmpeg", "ffprobe"}
 
 // API holds the handlers' shared state.
 type API struct {
-	store        *store.Store
+	store *store.Store
+	// damage is the first answer that failed on a damaged database
+	// (store.IsDamage): it stays until a restart, which refuses to start on
+	// it, and /healthz reports it.
+	damage       atomic.Pointer[string]
 	uploads      *upload.Sessions
 	runner       ProjectEnqueuer
 	copyJobs     CopyEnqueuer
@@ -282,12 +288,38 @@ func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, errUnavailable, notReady(missing))
 		return
 	}
+	if msg := a.databaseProblem(r.Context()); msg != "" {
+		writeError(w, http.StatusServiceUnavailable, errUnavailable, msg)
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	body := "ok"
 	if r.URL.Query().Get("detail") != "" {
 		body += "\nasr: " + a.asr + "\n"
 	}
 	_, _ = w.Write([]byte(body))
+}
+
+// databaseProblem is why the database cannot serve, "" while it can: a
+// read of a table every request reads (the connection alone proves
+// nothing), and any damage a request met since the start.
+func (a *API) databaseProblem(ctx context.Context) string {
+	err := a.store.Ping(ctx)
+	if err == nil {
+		if seen := a.damage.Load(); seen != nil {
+			return damaged(*seen)
+		}
+		return ""
+	}
+	if store.IsDamage(err) {
+		return damaged(err.Error())
+	}
+	return "not ready: the database cannot be read: " + err.Error()
+}
+
+func damaged(err string) string {
+	return "not ready: the database is damaged (" + err + "); stop clipperd and run `clipperd repair --data DIR`, " +
+		"or restore the last backup (`clipperd restore`)"
 }
 
 // notReady says which required tools are missing and what to do.

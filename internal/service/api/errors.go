@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
@@ -111,8 +112,10 @@ const capRetryAfter = 15
 //	store.ErrConcurrentCap                 429 with X-Cap-Reason: concurrent
 //	*quota.MonthlyCapError                 403 {code: API_MONTHLY_CAP_REACHED}
 //	*quota.StorageQuotaError               403 StorageQuotaExceeded naming the quota
+//	blob.ErrDamaged (a render cut or altered) 500 naming the file and what to do
 //	store.IsFull (SQLITE_FULL, ENOSPC)     507 Insufficient Storage with Retry-After
 //	anything else                          500; the details go to the log, not to the caller
+//	                                       (a damaged database's also make /healthz a 503)
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if status, name, msg, ok := a.refusal(err); ok {
 		writeError(w, status, name, msg)
@@ -128,12 +131,20 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 			"concurrent project limit of "+strconv.Itoa(a.limits.MaxConcurrent)+" projects in flight reached; retry when one finishes")
 	case errors.As(err, &capErr):
 		a.monthlyCapReached(w, capErr)
+	case errors.Is(err, blob.ErrDamaged):
+		a.log.Error("damaged media refused", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, errInternal, err.Error()+
+			"; it is not served: restore it from a backup (clipperd restore) or run the project again")
 	case store.IsFull(err):
 		a.log.Error("storage full", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", strconv.Itoa(fullRetryAfter))
 		writeError(w, http.StatusInsufficientStorage, errFull,
 			"the server's storage is full; retry after the Retry-After seconds")
 	default:
+		if store.IsDamage(err) {
+			msg := err.Error()
+			a.damage.CompareAndSwap(nil, &msg)
+		}
 		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, errInternal, "internal error; see the server log")
 	}

@@ -59,6 +59,7 @@ type mediaFixture struct {
 	key string
 	now time.Time
 	col string
+	dir string // the data directory of the media
 }
 
 func newMediaFixture(t *testing.T) *mediaFixture {
@@ -92,7 +93,7 @@ func newMediaFixture(t *testing.T) *mediaFixture {
 	if err := st.AddCollectionContent(t.Context(), "org-a", c.CollectionID, "p1.c1"); err != nil {
 		t.Fatal(err)
 	}
-	f.col = c.CollectionID
+	f.col, f.dir = c.CollectionID, dir
 	return f
 }
 

@@ -59,6 +59,7 @@ type Store interface {
 	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
 	Transcript(ctx context.Context, projectID string) ([]store.TranscriptWord, error)
 	FinishCensorJob(ctx context.Context, j *store.CensorJob, then store.TxHook) error
+	RecordMediaSum(ctx context.Context, key string, sum store.MediaSum) error
 }
 
 // Config configures a Worker.
@@ -249,7 +250,13 @@ func (w *Worker) censorFile(ctx context.Context, project, name, version, tmp str
 	if err := media.CensorAudio(ctx, src, out, spans, beep); err != nil {
 		return err
 	}
-	return blob.PutFile(ctx, w.media, served, out)
+	// Its new size and SHA-256, by which it is checked before it is served
+	// whole or published.
+	sum, err := blob.PutFileSum(ctx, w.media, served, out)
+	if err != nil {
+		return err
+	}
+	return w.store.RecordMediaSum(ctx, served, store.MediaSum(sum))
 }
 
 // removeStaleOriginals deletes the originals of earlier renders of name.

@@ -3,6 +3,8 @@ package censorjobs
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,6 +153,11 @@ func TestRestartCensorsOnce(t *testing.T) {
 		if err := blob.Write(t.Context(), f.media, blob.MediaKey("p1", name), bytes.NewReader(orig)); err != nil {
 			t.Fatal(err)
 		}
+		// The render's sum, as the pipeline records it.
+		sum := sha256.Sum256(orig)
+		if err := f.st.RecordMediaSum(t.Context(), blob.MediaKey("p1", name), store.MediaSum{Size: int64(len(orig)), SHA256: hex.EncodeToString(sum[:])}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	first := f.newWorker(t)
@@ -213,5 +220,16 @@ func TestRestartCensorsOnce(t *testing.T) {
 	served, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(blob.MediaKey("p1", "c01.mp4"))))
 	if err != nil || bytes.Equal(served, orig) {
 		t.Errorf("served file: %d bytes, %v; want the censored render", len(served), err)
+	}
+	// The censored files replaced the renders' sums: they verify.
+	for _, name := range []string{"c01.mp4", "c01.preview.mp4"} {
+		key := blob.MediaKey("p1", name)
+		sum, err := f.st.MediaSumOf(t.Context(), key)
+		if err == nil {
+			err = blob.Verify(t.Context(), f.media, key, blob.Sum(sum))
+		}
+		if err != nil {
+			t.Errorf("%s after censoring: %v; want its recorded sum to be the censored file's", key, err)
+		}
 	}
 }

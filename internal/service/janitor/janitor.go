@@ -41,6 +41,7 @@ type Store interface {
 	ExpiredProjects(ctx context.Context, now time.Time, limit int) ([]string, error)
 	ExpireProjectMedia(ctx context.Context, id string) (uploads []*store.Upload, err error)
 	ProjectPosts(ctx context.Context, project string) ([]store.Post, error)
+	DeleteMediaSums(ctx context.Context, prefix string) error
 }
 
 // Config configures a Janitor.
@@ -194,6 +195,9 @@ func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error
 	n, err := j.cfg.Media.DeletePrefix(ctx, blob.MediaPrefix(id))
 	if err != nil {
 		return fmt.Errorf("remove media: %w", err)
+	}
+	if err := j.cfg.Store.DeleteMediaSums(ctx, blob.MediaPrefix(id)); err != nil {
+		return err
 	}
 	// After the media: a post published from now on finds no clip to copy.
 	copies, err := j.removePostCopies(ctx, id)

@@ -11,11 +11,13 @@
 // No job of the job system is copied: the target's processes give every
 // unfinished row (a pending delivery or post, a RUNNING copy job, a
 // QUEUED or PROCESSING censor job) a job at start, as they do after an
-// upgrade, and its pipeline resumes the projects in flight.
+// upgrade, and its pipeline resumes the projects in flight at once: the
+// copied leases are ended (the source is stopped; nobody renews them).
 package migrate
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -122,7 +124,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return r, err
 	}
 	start = time.Now()
-	r.Rows, err = src.CopyToThen(ctx, dst, store.SetPostStorage(sizes))
+	r.Rows, err = src.CopyToThen(ctx, dst, func(ctx context.Context, tx *sql.Tx) error {
+		if err := store.SetPostStorage(sizes)(ctx, tx); err != nil {
+			return err
+		}
+		return store.EndLeases()(ctx, tx)
+	})
 	r.DatabaseTime = time.Since(start)
 	if err != nil {
 		return r, fmt.Errorf("database: %w", err)

@@ -51,7 +51,7 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 		pl.exportBytes, pl.previewBytes = res.ExportBytes, res.PreviewBytes
 		// Rendered in the run's directory, stored by a rename on the single box.
 		for key, file := range map[string]string{pl.curationID + ".mp4": pl.export, pl.curationID + ".preview.mp4": pl.preview} {
-			if err := blob.PutFile(ctx, r.cfg.Media, blob.MediaKey(j.p.ID, key), file); err != nil {
+			if err := r.storeRender(ctx, blob.MediaKey(j.p.ID, key), file); err != nil {
 				return fmt.Errorf("store clip %s: %w", key, err)
 			}
 		}
@@ -60,6 +60,16 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 		}
 	}
 	return nil
+}
+
+// storeRender stores a rendered file as key with its size and SHA-256, by
+// which it is checked before it is served whole or published.
+func (r *Runner) storeRender(ctx context.Context, key, file string) error {
+	sum, err := blob.PutFileSum(ctx, r.cfg.Media, key, file)
+	if err != nil {
+		return err
+	}
+	return r.cfg.Store.RecordMediaSum(ctx, key, store.MediaSum(sum))
 }
 
 // renderOptions resolves the layout and captions from the brand template's preferences,

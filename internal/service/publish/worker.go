@@ -28,6 +28,7 @@ type PostStore interface {
 	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
 	MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, storageSize int64, then store.TxHook) error
 	SavePostAttempt(ctx context.Context, p *store.Post, then store.TxHook) error
+	MediaSumOf(ctx context.Context, key string) (store.MediaSum, error)
 }
 
 // WorkerConfig configures a Worker.
@@ -161,8 +162,9 @@ func (w *Worker) attempt(ctx context.Context, job *jobs.Job[args]) error {
 	p.Attempts++
 	p.LastError = err.Error()
 	wait, _ := w.cfg.Retry.After(p.Attempts)
-	// A refused address is refused again on every attempt.
-	if job.LastAttempt() || errors.As(err, new(*netguard.RefusedError)) {
+	// A refused address is refused again on every attempt, a damaged clip
+	// stays damaged.
+	if job.LastAttempt() || errors.As(err, new(*netguard.RefusedError)) || errors.Is(err, blob.ErrDamaged) {
 		p.Status = store.PostFailed
 		w.log.Warn("post failed, giving up", "post", p.ID, "attempts", p.Attempts, "err", err)
 		w.cfg.OnAttempt(Destination(p.PublishTo), outbound.OutcomeGaveUp)
@@ -206,8 +208,26 @@ func (w *Worker) publish(ctx context.Context, p *store.Post) (Receipt, error) {
 	}
 	post := Post{Post: *p, MediaURL: mediaURL,
 		MediaKey: blob.MediaKey(p.ProjectID, p.ClipID+".mp4")}
+	if err := w.checkClip(ctx, post.MediaKey); err != nil {
+		return Receipt{}, fmt.Errorf("clip %s of post %s: %w", p.ContentID(), p.ID, err)
+	}
 	post.PublishedAt = w.cfg.Store.Now()
 	return pub.Publish(ctx, post)
+}
+
+// checkClip reads the clip's render whole and refuses it (blob.ErrDamaged)
+// when its size or SHA-256 is not the one recorded when it was rendered: a
+// destination never gets a cut or altered clip. A render made before sums
+// were recorded is published unchecked.
+func (w *Worker) checkClip(ctx context.Context, key string) error {
+	sum, err := w.cfg.Store.MediaSumOf(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return blob.Verify(ctx, w.cfg.Media, key, blob.Sum(sum))
 }
 
 // publisher is the Publisher of destination dest.

@@ -304,6 +304,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if s.media, err = openMedia(ctx, cfg.Media, s.uploads, s.links); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	lostRows(ctx, st, s.media, logger)
 	// A process that works keeps its jobs' temporary files in a directory
 	// of its own, DATA/tmp/<owner>, and sweeps only what processes that are
 	// gone left: several may share one data directory. An API-only node

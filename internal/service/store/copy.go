@@ -32,6 +32,7 @@ var copyTables = []string{
 	"censor_jobs",
 	"publish_schedules",
 	"posts",
+	"media_sums",
 }
 
 // notCopied says which tables of the database CopyTo leaves alone: the

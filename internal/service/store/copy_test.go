@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -75,6 +76,7 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	must(s.CreateProject(ctx, p, Admission{Reserve: 10}))
 	clips := saveClips(t, s, org, "c02", "c01", "c03")
 	must(s.ReplaceTranscript(ctx, p.ID, []TranscriptWord{{Word: "hello", StartMs: 10, EndMs: 500, Confidence: 0.5}}))
+	must(s.RecordMediaSum(ctx, "media/"+p.ID+"/c01.mp4", MediaSum{Size: 10, SHA256: "ab"}))
 	for range 3 {
 		must(s.EnqueueDelivery(ctx, &Delivery{ProjectID: p.ID, Kind: "WEBHOOK", Target: "http://hooks.example/", Body: "{}"}, nil))
 	}
@@ -338,6 +340,43 @@ func TestCopyToTakesNewColumns(t *testing.T) {
 		var added string
 		if err := dst.db.QueryRowContext(ctx, `SELECT added_later FROM projects WHERE id = ?`, p.ID).Scan(&added); err != nil || added != "2026-05-04T12:00:00.000Z" {
 			t.Errorf("the new column after the copy: %q %v", added, err)
+		}
+	})
+}
+
+// A copy run with EndLeases leaves no project holding the lease of a run
+// of the stopped source, so the target's watchdog requeues it at once; a
+// hook that fails rolls the whole copy back.
+func TestCopyToThenEndsLeases(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := t.Context()
+		src, _ := openTest(t)
+		dst, _ := be.open(t)
+		p := newProject("org")
+		p.Stage, p.RunToken = apitypes.StageRender, 1
+		if err := src.CreateProject(ctx, p, Admission{}); err != nil {
+			t.Fatal(err)
+		}
+		if held, err := src.RenewLease(ctx, p.ID, 1, src.Now().Add(time.Hour)); err != nil || !held {
+			t.Fatalf("lease the source's run: %v %v", held, err)
+		}
+		failing := func(context.Context, *sql.Tx) error { return errors.New("boom") }
+		if _, err := src.CopyToThen(ctx, dst, failing); err == nil {
+			t.Fatal("a failing hook: the copy succeeded")
+		}
+		if err := dst.CheckEmpty(ctx); err != nil {
+			t.Fatalf("after a failing hook the target holds rows: %v", err)
+		}
+		if _, err := src.CopyToThen(ctx, dst, EndLeases()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := dst.GetProject(ctx, p.ID)
+		if err != nil || !got.LeaseUntil.IsZero() || got.RunToken != 1 {
+			t.Fatalf("the copied project: lease %v token %d %v, want no lease and token 1", got.LeaseUntil, got.RunToken, err)
+		}
+		expired, err := dst.ExpiredLeases(ctx, dst.Now())
+		if err != nil || len(expired) != 1 || expired[0] != p.ID {
+			t.Errorf("expired leases in the target: %v %v, want %s", expired, err, p.ID)
 		}
 	})
 }

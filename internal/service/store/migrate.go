@@ -280,6 +280,19 @@ var migrations = []migration{
 		postgres: `ALTER TABLE projects ADD COLUMN run_token BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE projects ADD COLUMN lease_until TEXT COLLATE "C";
 	CREATE INDEX projects_lease ON projects(stage, lease_until);`},
+	// 18: the size and SHA-256 of each render, recorded when it is stored,
+	// so a cut or altered file is refused before it is served whole or
+	// published (media_sums.go). By blob key: a censored clip replaces its
+	// files under the same keys, and captions have keys but no clip row.
+	{sql: `CREATE TABLE media_sums (
+		key TEXT PRIMARY KEY,
+		size INTEGER NOT NULL,
+		sha256 TEXT NOT NULL
+	);`, postgres: `CREATE TABLE media_sums (
+		key TEXT COLLATE "C" PRIMARY KEY,
+		size BIGINT NOT NULL,
+		sha256 TEXT COLLATE "C" NOT NULL
+	);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -75,3 +75,16 @@ func (s *Store) ReplaceRunClips(ctx context.Context, projectID, orgID string, ru
 		return replaceClips(ctx, tx, projectID, orgID, clips)
 	})
 }
+
+// EndLeases ends every project's lease, in the transaction it runs in:
+// clipperd migrate copies a stopped installation, whose runs hold no
+// lease any more, so the moved installation's watchdog requeues them at
+// its first pass instead of waiting out leases nobody renews.
+func EndLeases() TxHook {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET lease_until = NULL WHERE lease_until IS NOT NULL`); err != nil {
+			return fmt.Errorf("end the copied leases: %w", err)
+		}
+		return nil
+	}
+}

@@ -52,6 +52,10 @@ func Open(ctx context.Context, location string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
+	// Damage is found before anything writes on top of it (DamagedError).
+	if err := checkSQLite(ctx, file); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + file +
 		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	db, err := sql.Open("sqlite", dsn)

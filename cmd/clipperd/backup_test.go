@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
+)
+
+const backupKey = "ck_backup_test_key"
+
+// startServer runs clipperd on dir until the test ends, and a client of it.
+func startServer(t *testing.T, dir string) *client.Client {
+	t.Helper()
+	srv, err := server.Start(t.Context(), server.Config{Listen: "127.0.0.1:0", DataDir: dir, APIKey: backupKey,
+		Limits: quota.Limits{RateLimit: 600}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	c, err := client.New(client.Config{BaseURL: srv.URL(), APIKey: backupKey, RequestsPerMinute: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func waitInProcess(t *testing.T, c *client.Client, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	p, err := c.WaitForProject(ctx, id, client.WaitOptions{PollInterval: 200 * time.Millisecond, MaxPollInterval: time.Second})
+	if err != nil || p.Stage != apitypes.StageComplete {
+		t.Fatalf("project %s: %v", id, err)
+	}
+}
+
+// TestBackupWhileRunningThenRestoreServes: `clipperd backup` of a running
+// server, while a project renders, restores with `clipperd restore` into
+// another directory that serves every clip of the backup byte for byte,
+// and the project in flight at the backup completes there. A non-empty
+// target is refused, and so is a directory that is not a whole backup.
+func TestBackupWhileRunningThenRestoreServes(t *testing.T) {
+	toolexectest.RequireMedia(t)
+	src := filepath.Join(t.TempDir(), "src.mp4")
+	if err := testvideo.Generate(t.Context(), src, testvideo.Options{Duration: 30 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := startServer(t, dir)
+	upload, err := c.UploadFile(t.Context(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func() string {
+		p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: upload,
+			CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{5, 12}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	done := create()
+	waitInProcess(t, c, done)
+	inFlight := create()
+
+	backupDir := filepath.Join(t.TempDir(), "backup")
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"backup", "--data", dir, "--to", backupDir}, &out, &errOut); err != nil {
+		t.Fatalf("backup while serving: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	t.Logf("backup: %s", out.String())
+	if err := run(t.Context(), []string{"backup", "--data", dir, "--to", backupDir}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "is not empty") {
+		t.Errorf("a backup into a non-empty directory = %v; want it refused", err)
+	}
+	if err := run(t.Context(), []string{"restore", "--from", dir, "--to", t.TempDir()}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "not a whole backup") {
+		t.Errorf("a restore from a data directory = %v; want it refused as no backup", err)
+	}
+
+	restored := filepath.Join(t.TempDir(), "restored")
+	notEmpty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notEmpty, "x"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t.Context(), []string{"restore", "--from", backupDir, "--to", notEmpty}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "is not empty") {
+		t.Errorf("a restore into a non-empty directory = %v; want it refused", err)
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"restore", "--from", backupDir, "--to", restored}, &out, &errOut); err != nil {
+		t.Fatalf("restore: %v\n%s", err, out.String())
+	}
+	t.Logf("restore: %s", out.String())
+
+	// What the backup holds: the project in flight, and the clips of the done one.
+	st, err := store.Open(t.Context(), restored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.GetProject(t.Context(), inFlight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Stage.Terminal() {
+		t.Fatalf("project %s was %s at the backup; the test wants it in flight", inFlight, p.Stage)
+	}
+	t.Logf("in flight at the backup: %s", p.Stage)
+	clips, err := st.ListClips(t.Context(), done, 0, 100)
+	if err != nil || len(clips) == 0 {
+		t.Fatalf("clips of %s in the backup: %d, %v", done, len(clips), err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	c2 := startServer(t, restored)
+	served, err := c2.ListExportableClips(t.Context(), client.ClipFilter{ProjectID: done})
+	if err != nil || len(served) != len(clips) {
+		t.Fatalf("clips served after the restore: %d, %v; want the backup's %d", len(served), err, len(clips))
+	}
+	for _, clip := range served {
+		for _, addr := range []string{clip.URIForExport, clip.URIForPreview} {
+			name := addr[strings.LastIndex(addr, "/")+1 : strings.Index(addr, "?")]
+			want, err := os.ReadFile(filepath.Join(backupDir, "media", done, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fetch(t, addr)
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s served %d bytes, want the backup's %d byte for byte", name, len(got), len(want))
+			}
+		}
+	}
+	waitInProcess(t, c2, inFlight)
+}
+
+func fetch(t *testing.T, addr string) []byte {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("GET %s: %d %v", addr, resp.StatusCode, err)
+	}
+	return body
+}
