@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -128,7 +129,7 @@ func worker(ctx context.Context, args []string, stderr io.Writer) error {
 // applies, how conclusion actions go out, the recogniser, the janitor,
 // metrics and logs.
 type workFlags struct {
-	level, storageQuota *string
+	level, storageQuota, minRate *string
 }
 
 // addWorkFlags defines the work flags on fs, into cfg; workersUsage says
@@ -141,6 +142,10 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of the addresses handed out, the API's address (serve: default http://<listen>; worker: required)")
 	fs.IntVar(&cfg.Workers, "workers", server.DefaultWorkers, workersUsage)
 	fs.DurationVar(&cfg.Lease, "pipeline-lease", pipeline.DefaultLease, "how long a project run holds its project without renewing; a process killed mid-run has its projects resumed by another within about this long")
+	fs.IntVar(&cfg.ImportWorkers, "import-workers", server.DefaultImportWorkers, "imports of sources from the network (links, video pages) this process runs at once, apart from its --workers, so a slow source holds no render slot")
+	fs.IntVar(&cfg.OrgWorkers, "org-workers", 0, "pipeline workers of this process one organization's projects may hold at once (default: --workers minus 1, at least 1, so another organization's project starts at once); a single-organization installation sets it to --workers")
+	fs.DurationVar(&cfg.ImportTimeout, "import-timeout", pipeline.DefaultImportTimeout, "longest import of a source from the network (a link or a video page), first request to last byte; past it the project fails")
+	minRate := fs.String("import-min-rate", quota.FormatSize(pipeline.DefaultImportMinRate), "bytes per second a download from a link must average over every 30 s, e.g. 64KiB; below it the project fails; 0 = no floor")
 	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
 	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
 	fs.BoolVar(&cfg.AllowPrivateImports, "allow-private-imports", false, "allow videoUrl on loopback and private networks")
@@ -155,6 +160,7 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	return &workFlags{
 		level:        fs.String("log-level", "info", "log level: debug, info, warn or error"),
 		storageQuota: fs.String("org-storage-quota", "0", "bytes of uploads, project media and posts' copies of clips (on a bucket; on a directory they share the clip's bytes) per organization, e.g. 20GiB or 500MB; 0 = no quota (creates, and posts of fired schedules, are held to it)"),
+		minRate:      minRate,
 	}
 }
 
@@ -171,6 +177,20 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 	if cfg.Workers < 0 {
 		return fmt.Errorf("%w: --workers must be 0 or more, not %d", errUsage, cfg.Workers)
 	}
+	if cfg.ImportWorkers < 1 {
+		return fmt.Errorf("%w: --import-workers must be at least 1, not %d", errUsage, cfg.ImportWorkers)
+	}
+	if cfg.OrgWorkers < 0 {
+		return fmt.Errorf("%w: --org-workers must be 0 (the default share) or more, not %d", errUsage, cfg.OrgWorkers)
+	}
+	if cfg.ImportTimeout < time.Second {
+		return fmt.Errorf("%w: --import-timeout must be at least 1s, not %s", errUsage, cfg.ImportTimeout)
+	}
+	rate, err := quota.ParseSize(*w.minRate)
+	if err != nil {
+		return fmt.Errorf("%w: --import-min-rate: %v", errUsage, err)
+	}
+	cfg.ImportMinRate = cmp.Or(rate, -1) // pipeline's "no floor"
 	if cfg.Lease < time.Second {
 		return fmt.Errorf("%w: --pipeline-lease must be at least 1s, not %s", errUsage, cfg.Lease)
 	}

@@ -45,12 +45,12 @@ func TestCreateEnqueues(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
-	recent, err := js.Recent(t.Context(), jobs.QueuePipeline, 10)
+	recent, err := js.Recent(t.Context(), jobs.QueueImport, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recent) != 1 || recent[0].State != "available" || !strings.Contains(recent[0].Args, `"project_id":"`+p.ID+`"`) {
-		t.Errorf("pipeline jobs %+v, want one available job of the created project %s", recent, p.ID)
+		t.Errorf("import jobs %+v, want one available job of the created project %s", recent, p.ID)
 	}
 }
 

@@ -59,6 +59,11 @@ const (
 	// project's whole pipeline, ffmpeg included, so a process runs as many
 	// at once as it has cores to give (clipperd's --workers).
 	QueuePipeline = "pipeline"
+	// QueueImport holds the imports of projects' sources from the network
+	// (package pipeline): network-bound, so more at once than the pipeline
+	// queue's CPU-bound runs, which a slow source then does not hold
+	// (clipperd's --import-workers).
+	QueueImport = "import"
 )
 
 // queueWorkers are the queues and how many jobs of each a process works at
@@ -69,6 +74,7 @@ var queueWorkers = map[string]int{
 	QueueDelivery: 4,
 	QueuePublish:  1,
 	QueuePipeline: 4,
+	QueueImport:   8,
 }
 
 // Defaults of Config.
@@ -130,6 +136,8 @@ type Jobs struct {
 	stopping atomic.Bool
 	// working: this process works some queue (Config.Workers).
 	working bool
+	// queues: this process's workers per queue it works.
+	queues map[string]int
 }
 
 // Open applies River's migrations to cfg.DB and makes the client; no job
@@ -159,6 +167,10 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 		queues = nil
 	}
 	j.working = len(queues) > 0
+	j.queues = make(map[string]int, len(queues))
+	for name, q := range queues {
+		j.queues[name] = q.MaxWorkers
+	}
 	j.client, err = river.NewClient(driver, &river.Config{
 		Queues:               queues,
 		Workers:              j.workers,
@@ -180,10 +192,10 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 	return j, nil
 }
 
-// pipelinePoll is how often an idle process looks for project runs: River
-// wakes a process's workers at once for the jobs it inserts outside a
-// transaction only, and a run is inserted in the project's. A quarter of a
-// second is under 1% of the shortest run, for a light read.
+// pipelinePoll is how often an idle process looks for project runs and
+// imports: River wakes a process's workers at once for the jobs it inserts
+// outside a transaction only, and a run is inserted in the project's. A
+// quarter of a second is under 1% of the shortest run, for a light read.
 const pipelinePoll = 250 * time.Millisecond
 
 // queuesOf is River's queue configuration for the per-process worker
@@ -209,7 +221,7 @@ func queuesOf(workers map[string]int, poll time.Duration) (map[string]river.Queu
 			continue
 		}
 		q := river.QueueConfig{MaxWorkers: n}
-		if name == QueuePipeline && (poll == 0 || poll > pipelinePoll) {
+		if (name == QueuePipeline || name == QueueImport) && (poll == 0 || poll > pipelinePoll) {
 			q.FetchPollInterval = pipelinePoll
 		}
 		queues[name] = q
@@ -301,6 +313,15 @@ func (j *Jobs) Stop(ctx context.Context) {
 		j.log.Error("stop jobs", "err", err)
 	}
 }
+
+// Workers is how many jobs of queue this process works at once; 0 when it
+// works none (Config.Workers, InsertOnly).
+func (j *Jobs) Workers(queue string) int { return j.queues[queue] }
+
+// Snooze is what a work function returns to put its job back for d
+// without counting the attempt: the job waits behind the jobs that were
+// waiting before it, which lets another's job take the worker.
+func Snooze(d time.Duration) error { return river.JobSnooze(d) }
 
 // InsertTx adds a job of args' kind, which must be registered, in tx: it
 // exists exactly when tx commits. A kind registered Unique adds nothing

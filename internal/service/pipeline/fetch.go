@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
@@ -91,12 +92,77 @@ const idleTimeout = 60 * time.Second
 
 var errDownloadIdle = errors.New("no data received for 60 s")
 
+// Limits of an import from the network (Config.ImportTimeout,
+// ImportMinRate, ImportRateWindow): a source that trickles would otherwise
+// hold a worker for hours, and be retried.
+const (
+	DefaultImportTimeout    = 2 * time.Hour
+	DefaultImportMinRate    = 64 << 10 // bytes per second
+	DefaultImportRateWindow = 30 * time.Second
+)
+
+// errImportDeadline and errImportSlow end an import that broke its limits;
+// both are the source's doing, so the failure is permanent (importLimit).
+var (
+	errImportDeadline = errors.New("import deadline")
+	errImportSlow     = errors.New("import too slow")
+)
+
+// withImportDeadline bounds an import from the network by ImportTimeout.
+func (r *Runner) withImportDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, r.cfg.ImportTimeout, errImportDeadline)
+}
+
+// importLimit turns err, the end of an import under ictx (withImportDeadline)
+// from the source shown, into the permanent failure of the limit it broke;
+// any other err is returned as it is. Permanent: the source's server chose
+// its pace, and a retry would hold a worker as long again.
+func (r *Runner) importLimit(ictx context.Context, shown string, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch cause := context.Cause(ictx); {
+	case errors.Is(cause, errImportDeadline):
+		return permanentf("importing %s took longer than %s, the import deadline (--import-timeout): "+
+			"host the file on a faster server or upload it (POST /api/upload-links)", shown, r.cfg.ImportTimeout)
+	case errors.Is(cause, errImportSlow):
+		return &failure{err: cause, permanent: true}
+	}
+	return err
+}
+
+// rateFloor ends a download, through cancel, when a whole window passes in
+// which fewer than min bytes per second arrived on average; n counts the
+// bytes. It returns when done is closed.
+func rateFloor(done <-chan struct{}, cancel context.CancelCauseFunc, n *atomic.Int64, minRate int64, window time.Duration, shown string) {
+	t := time.NewTicker(window)
+	defer t.Stop()
+	var last int64
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		got := n.Load()
+		if got-last < int64(float64(minRate)*window.Seconds()) {
+			cancel(fmt.Errorf("%w: videoUrl %s sent %d bytes in %s, below the import minimum of %s/s averaged over %s (--import-min-rate): "+
+				"host the file on a faster server or upload it (POST /api/upload-links)",
+				errImportSlow, shown, got-last, window, quota.FormatSize(minRate), window))
+			return
+		}
+		last = got
+	}
+}
+
 // download streams an http(s) media file into tmp, then to the key dst,
 // refusing more than r.maxDownload bytes, and returns a local file of it
 // (blob.StoreFile).
 func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) (string, error) {
 	shown := redactURL(u)
-	dctx, cancel := context.WithCancelCause(ctx)
+	ictx, stop := r.withImportDeadline(ctx)
+	defer stop()
+	dctx, cancel := context.WithCancelCause(ictx)
 	defer cancel(nil)
 	req, err := http.NewRequestWithContext(dctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -109,7 +175,7 @@ func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) (str
 		if errors.As(err, &refused) {
 			return "", permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, refused.Addr)
 		}
-		return "", fmt.Errorf("download videoUrl %s: %w", shown, err)
+		return "", r.importLimit(ictx, "videoUrl "+shown, fmt.Errorf("download videoUrl %s: %w", shown, err))
 	}
 	defer resp.Body.Close()
 	switch {
@@ -130,12 +196,20 @@ func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) (str
 	}
 	idle := time.AfterFunc(idleTimeout, func() { cancel(errDownloadIdle) })
 	defer idle.Stop()
-	n, err := io.Copy(f, io.LimitReader(idleReader{resp.Body, idle}, limit+1))
+	var got atomic.Int64
+	if r.cfg.ImportMinRate > 0 {
+		done := make(chan struct{})
+		defer close(done)
+		go rateFloor(done, cancel, &got, r.cfg.ImportMinRate, r.cfg.ImportRateWindow, shown)
+	}
+	n, err := io.Copy(f, io.LimitReader(idleReader{resp.Body, idle, &got}, limit+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	switch {
-	case err != nil && errors.Is(context.Cause(dctx), errDownloadIdle):
+	switch cause := context.Cause(dctx); {
+	case err != nil && (errors.Is(cause, errImportSlow) || errors.Is(cause, errImportDeadline)):
+		err = r.importLimit(dctx, "videoUrl "+shown, err)
+	case err != nil && errors.Is(cause, errDownloadIdle):
 		err = fmt.Errorf("download videoUrl %s stalled: %w", shown, errDownloadIdle)
 	case err != nil:
 		err = fmt.Errorf("download videoUrl %s: %w", shown, err)
@@ -151,16 +225,19 @@ func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) (str
 	return blob.StoreFile(ctx, r.cfg.Media, dst, part)
 }
 
-// idleReader pushes back the idle timer whenever bytes arrive.
+// idleReader pushes back the idle timer whenever bytes arrive, and counts
+// them for the rate floor.
 type idleReader struct {
 	r io.Reader
 	t *time.Timer
+	n *atomic.Int64
 }
 
 func (ir idleReader) Read(p []byte) (int, error) {
 	n, err := ir.r.Read(p)
 	if n > 0 {
 		ir.t.Reset(idleTimeout)
+		ir.n.Add(int64(n))
 	}
 	return n, err
 }

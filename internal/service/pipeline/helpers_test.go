@@ -118,8 +118,14 @@ func (e *env) newRunner() (*Runner, error) {
 // workers), neither started.
 func (e *env) process() (*Runner, *jobs.Jobs) {
 	e.t.Helper()
+	return e.processWith(2)
+}
+
+// processWith is process with workers pipeline workers.
+func (e *env) processWith(workers int) (*Runner, *jobs.Jobs) {
+	e.t.Helper()
 	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond,
-		Workers: map[string]int{jobs.QueuePipeline: 2, jobs.QueueCopy: 0, jobs.QueueCensor: 0, jobs.QueueDelivery: 0, jobs.QueuePublish: 0}})
+		Workers: map[string]int{jobs.QueuePipeline: workers, jobs.QueueCopy: 0, jobs.QueueCensor: 0, jobs.QueueDelivery: 0, jobs.QueuePublish: 0}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -176,6 +182,12 @@ func stop(r *Runner, js *jobs.Jobs) {
 // upload package stores them.
 func (e *env) upload(path string) string {
 	e.t.Helper()
+	return e.uploadFor(testOrg, path)
+}
+
+// uploadFor is upload for org.
+func (e *env) uploadFor(org, path string) string {
+	e.t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		e.t.Fatal(err)
@@ -189,7 +201,7 @@ func (e *env) upload(path string) string {
 	if err := blob.Write(context.Background(), e.media, blob.UploadKey(id), f); err != nil {
 		e.t.Fatal(err)
 	}
-	u := &store.Upload{ID: id, OrgID: testOrg, UserID: testUser, Key: blob.UploadKey(id), Total: fi.Size(), Received: fi.Size(), Complete: true}
+	u := &store.Upload{ID: id, OrgID: org, UserID: testUser, Key: blob.UploadKey(id), Total: fi.Size(), Received: fi.Size(), Complete: true}
 	if err := e.st.SaveUpload(context.Background(), u); err != nil {
 		e.t.Fatal(err)
 	}
@@ -200,11 +212,17 @@ func (e *env) upload(path string) string {
 // a process's runner was made.
 func (e *env) create(req apitypes.CreateProjectRequest) string {
 	e.t.Helper()
+	return e.createFor(testOrg, req)
+}
+
+// createFor is create for a project of org.
+func (e *env) createFor(org string, req apitypes.CreateProjectRequest) string {
+	e.t.Helper()
 	now := e.st.Now()
 	p := &store.Project{}
 	p.VideoURL = req.VideoURL
 	id := store.NewID("prj_")
-	p.ID, p.OrgID, p.UserID = id, testOrg, testUser
+	p.ID, p.OrgID, p.UserID = id, org, testUser
 	p.Stage, p.CreatedAt, p.UpdatedAt = apitypes.StageQueued, now, now
 	p.ProductTier, p.Visibility = store.ProductTier, apitypes.VisibilityDefault
 	p.CurationPref, p.RenderPref, p.ImportPref = req.CurationPref, req.RenderPref, req.ImportPref

@@ -24,32 +24,13 @@ const sourceName = "source.mp4"
 // A source complete from an earlier attempt is reused: objects only appear
 // whole. The run's temporary directory is made here, at its first stage.
 func (r *Runner) importStage(ctx context.Context, j *job) error {
-	tmp, err := r.cfg.Scratch.Make(j.tmpName)
-	if err != nil {
-		return fmt.Errorf("temporary directory: %w", err)
+	if err := r.fetchStage(ctx, j); err != nil {
+		return err
 	}
-	j.tmp = tmp
 	dst := blob.MediaKey(j.p.ID, sourceName)
 	raw := videoURL(j.p)
-	src, classErr := sources.Classify(raw)
-	own := sources.OwnMedia(raw, r.cfg.PublicURL)
-	if _, err := r.cfg.Media.Stat(ctx, dst); err != nil {
-		switch {
-		case own:
-			err = r.importOwnMedia(ctx, j.p, raw, dst)
-		case classErr != nil:
-			err = &failure{err: classErr, permanent: true}
-		case src.Kind == sources.KindUpload:
-			err = r.importUpload(ctx, j.p, dst)
-		case src.Kind == sources.KindLink:
-			j.source, err = r.download(ctx, src.URL, j.tmp, dst)
-		case src.Kind == sources.KindPage:
-			j.source, err = r.ytdlp(ctx, src.URL, src.Site, j.tmp, dst)
-		}
-		if err != nil {
-			return err
-		}
-	}
+	src, _ := sources.Classify(raw)
+	var err error
 	// ffmpeg reads the source many times (probe, audio, every render), with
 	// seeks: from a local file, the object itself in a directory store, a
 	// copy in the run's temporary directory from a bucket (or the download
@@ -114,6 +95,45 @@ func (r *Runner) importStage(ctx context.Context, j *job) error {
 	}
 	j.p = p
 	return nil
+}
+
+// fetchStage puts the source at the key media/<id>/source.mp4 unless it is
+// there from an earlier attempt (objects only appear whole), in the run's
+// temporary directory, which it makes; j.source is the local file of a
+// download.
+func (r *Runner) fetchStage(ctx context.Context, j *job) error {
+	tmp, err := r.cfg.Scratch.Make(j.tmpName)
+	if err != nil {
+		return fmt.Errorf("temporary directory: %w", err)
+	}
+	j.tmp = tmp
+	dst := blob.MediaKey(j.p.ID, sourceName)
+	if _, err := r.cfg.Media.Stat(ctx, dst); err == nil {
+		return nil
+	}
+	raw := videoURL(j.p)
+	src, classErr := sources.Classify(raw)
+	switch {
+	case sources.OwnMedia(raw, r.cfg.PublicURL):
+		return r.importOwnMedia(ctx, j.p, raw, dst)
+	case classErr != nil:
+		return &failure{err: classErr, permanent: true}
+	case src.Kind == sources.KindUpload:
+		return r.importUpload(ctx, j.p, dst)
+	case src.Kind == sources.KindLink:
+		j.source, err = r.download(ctx, src.URL, j.tmp, dst)
+	case src.Kind == sources.KindPage:
+		j.source, err = r.ytdlp(ctx, src.URL, src.Site, j.tmp, dst)
+	}
+	return err
+}
+
+// fromNetwork: the source of p is fetched from the network (a link or a
+// video page), by the import leg on the import queue.
+func (r *Runner) fromNetwork(p *store.Project) bool {
+	raw := videoURL(p)
+	src, err := sources.Classify(raw)
+	return err == nil && !sources.OwnMedia(raw, r.cfg.PublicURL) && (src.Kind == sources.KindLink || src.Kind == sources.KindPage)
 }
 
 // describeSource names the source in messages without leaking link secrets.

@@ -27,6 +27,8 @@ import (
 //	a tool not on PATH (ffmpeg, ffprobe) → STALLED with retryAt (stallCount+1 only)
 //	failureStalls > MaxRetries, or a permanent failure → STALLED for good;
 //	  at IMPORT (nothing processed yet) its credits are refunded
+//	a source from the network: QUEUED → IMPORT (the import leg, queue
+//	  import, fetches it) → QUEUED (handOff) → IMPORT (the run) → ...
 //
 // Every move to QUEUED raises the project's run token and inserts the job
 // of the new token in the same transaction; a run writes only while the
@@ -48,6 +50,24 @@ var stages = []stage{
 	{apitypes.StageRender, (*Runner).renderStage},
 	{apitypes.StageUpload, (*Runner).uploadStage},
 }
+
+// leg is the part of the machine one job runs: its stages, from the claim
+// of a QUEUED project, and finish, which moves the project on after the
+// last of them (to COMPLETE, or back to QUEUED for the next leg).
+type leg struct {
+	stages []stage
+	finish func(r *Runner, ctx context.Context, j *job) (apitypes.Stage, error)
+}
+
+var (
+	// wholeRun is a project run (queue pipeline): IMPORT to COMPLETE. Its
+	// IMPORT finds the source already there when the import leg fetched it.
+	wholeRun = leg{stages, (*Runner).complete}
+	// importLeg fetches a source from the network (queue import) and hands
+	// the project to a run (handOff), so a slow source holds an import
+	// worker, not a render slot.
+	importLeg = leg{[]stage{{apitypes.StageImport, (*Runner).fetchStage}}, (*Runner).handOff}
+)
 
 // job is one run of the machine over a project.
 type job struct {
@@ -78,13 +98,14 @@ var (
 	errLeaseLost = errors.New("the run's lease was taken over")
 )
 
-// process runs project id from QUEUED to COMPLETE or STALLED as run (a
-// token): a project that is not QUEUED with that token is left alone. A run
+// process runs leg l of project id, from QUEUED to the leg's end (COMPLETE,
+// or QUEUED for the run after an import) or STALLED, as run (a token): a
+// project that is not QUEUED with that token is left alone. A run
 // cut short (a stop) is handed back, QUEUED again at once; a run taken over
 // (its lease ended) stops without writing. It returns an error only when
 // the claim could not be written, so the job is tried again (or, cut short
 // by a stop, handed back).
-func (r *Runner) process(ctx context.Context, id string, run int64) error {
+func (r *Runner) process(ctx context.Context, id string, run int64, l leg) error {
 	// The temporary directory is the run's, so a stale and a current run
 	// on one box keep apart.
 	j := &job{run: run, runID: store.NewID("run_"), tmpName: fmt.Sprintf("%s.run%d", id, run)}
@@ -102,7 +123,7 @@ func (r *Runner) process(ctx context.Context, id string, run int64) error {
 
 	started := time.Now()
 	from := apitypes.StageQueued
-	for i, st := range stages {
+	for i, st := range l.stages {
 		var p *store.Project
 		err := r.persist(ctx, "stage "+string(st.name), id, func() (err error) {
 			p, err = r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
@@ -140,15 +161,16 @@ func (r *Runner) process(ctx context.Context, id string, run int64) error {
 			return nil
 		}
 	}
-	if err := r.complete(ctx, j); err != nil {
+	to, err := l.finish(r, ctx, j)
+	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, store.ErrStaleRun) {
-			r.ended(ctx, id, run, apitypes.StageUpload, "completion", err)
+			r.ended(ctx, id, run, from, "the end of "+string(from), err)
 			return nil
 		}
-		r.stall(ctx, id, run, apitypes.StageUpload, err, r.left(apitypes.StageUpload, started))
+		r.stall(ctx, id, run, from, err, r.left(from, started))
 		return nil
 	}
-	r.log.Info("project stage", "project", id, "from", from, "to", apitypes.StageComplete, "took", r.left(from, started).Round(time.Millisecond), "clips", len(j.clips))
+	r.log.Info("project stage", "project", id, "from", from, "to", to, "took", r.left(from, started).Round(time.Millisecond), "clips", len(j.clips))
 	return nil
 }
 
@@ -243,7 +265,7 @@ func (r *Runner) at(ctx context.Context, point string) {
 
 // complete moves the project to COMPLETE and queues its conclusion actions
 // in the same transaction.
-func (r *Runner) complete(ctx context.Context, j *job) error {
+func (r *Runner) complete(ctx context.Context, j *job) (apitypes.Stage, error) {
 	var size int64
 	for _, pl := range j.plans {
 		size += pl.exportBytes + pl.previewBytes
@@ -252,7 +274,7 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 	size += r.objectSize(ctx, j.p.SourceKey)
 	mailed, err := r.signedClips(ctx, j.p, j.clips)
 	if err != nil {
-		return err
+		return "", err
 	}
 	err = r.persist(ctx, "completion", j.p.ID, func() (err error) {
 		_, _, err = r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
@@ -267,9 +289,9 @@ func (r *Runner) complete(ctx context.Context, j *job) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("mark complete: %w", err)
+		return "", fmt.Errorf("mark complete: %w", err)
 	}
-	return nil
+	return apitypes.StageComplete, nil
 }
 
 // stall records a failed stage: STALLED, the error, one more stall, and a

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -83,6 +84,22 @@ type Config struct {
 	// (its process died) is queued again by any process's loop; default
 	// DefaultLease.
 	Lease time.Duration
+	// OrgShare is how many of this process's pipeline workers one
+	// organization's runs may hold at once; 0 takes max(1, workers-1), so
+	// with two workers or more one is always left for another
+	// organization. A run of an organization at its share is put back
+	// (orgSnooze, no attempt counted) behind the runs waiting before it.
+	OrgShare int
+	// ImportTimeout bounds the import of a source from the network (a
+	// link or a video page), first request to last byte; default
+	// DefaultImportTimeout. A source past it fails the project (permanent).
+	ImportTimeout time.Duration
+	// ImportMinRate is the bytes per second a download from a link must
+	// average over every ImportRateWindow, or it fails the project
+	// (permanent); 0 takes DefaultImportMinRate, below 0 sets no floor.
+	ImportMinRate int64
+	// ImportRateWindow: see ImportMinRate; default DefaultImportRateWindow.
+	ImportRateWindow time.Duration
 	// WriteAttempts bounds the attempts at writing a project's stage, stall
 	// or completion when the store fails (a full disk); default 5.
 	WriteAttempts int
@@ -111,6 +128,12 @@ type runArgs struct {
 
 func (runArgs) Kind() string { return "project_run" }
 
+// importArgs is the job of a run's import leg (queue import): the fetch of
+// a source from the network, which then queues the project's run.
+type importArgs runArgs
+
+func (importArgs) Kind() string { return "project_import" }
+
 // Runner processes projects. Create with New; Start runs its loop (in every
 // process that works the pipeline queue).
 type Runner struct {
@@ -119,6 +142,11 @@ type Runner struct {
 	client *http.Client
 
 	loop repeat.Loop // retries due and the watchdog, every PollInterval
+
+	// held counts this process's jobs per queue and organization
+	// (OrgShare), by share key.
+	heldMu sync.Mutex
+	held   map[shareKey]int
 
 	// maxDownload caps http(s) imports; a field so tests can lower it.
 	maxDownload int64
@@ -156,6 +184,18 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
+	if cfg.OrgShare <= 0 {
+		cfg.OrgShare = max(1, cfg.Jobs.Workers(jobs.QueuePipeline)-1)
+	}
+	if cfg.ImportTimeout <= 0 {
+		cfg.ImportTimeout = DefaultImportTimeout
+	}
+	if cfg.ImportMinRate == 0 {
+		cfg.ImportMinRate = DefaultImportMinRate
+	}
+	if cfg.ImportRateWindow <= 0 {
+		cfg.ImportRateWindow = DefaultImportRateWindow
+	}
 	if cfg.WriteAttempts <= 0 {
 		cfg.WriteAttempts = defaultWriteAttempts
 	}
@@ -170,11 +210,15 @@ func New(cfg Config) (*Runner, error) {
 		log:         cfg.Logger,
 		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
 		maxDownload: quota.MaxLinkBytes,
+		held:        map[shareKey]int{},
 		sleep:       sleepCtx,
 	}
 	// Unique by its args (project and token): adopting a project twice
 	// adds one job.
 	err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueuePipeline, Timeout: runTimeout, Unique: true}, r.work)
+	if err == nil {
+		err = jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueImport, Timeout: runTimeout, Unique: true}, r.workImport)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
@@ -186,8 +230,17 @@ func New(cfg Config) (*Runner, error) {
 // QUEUED.
 func (r *Runner) Enqueue(p *store.Project) store.TxHook {
 	return func(ctx context.Context, tx *sql.Tx) error {
-		return r.cfg.Jobs.InsertTx(ctx, tx, runArgs{ProjectID: p.ID, Run: p.RunToken})
+		return r.cfg.Jobs.InsertTx(ctx, tx, r.next(p))
 	}
+}
+
+// next is the job of p's current run token: its import leg while its source
+// is still to be fetched from the network, else its run.
+func (r *Runner) next(p *store.Project) jobs.Args {
+	if p.SourceKey == "" && r.fromNetwork(p) {
+		return importArgs{ProjectID: p.ID, Run: p.RunToken}
+	}
+	return runArgs{ProjectID: p.ID, Run: p.RunToken}
 }
 
 // Adopt gives every QUEUED project without a job one: those a release
@@ -199,7 +252,7 @@ func (r *Runner) Adopt(ctx context.Context) error {
 		return fmt.Errorf("pipeline: adopt: %w", err)
 	}
 	for _, p := range ps {
-		if err := r.cfg.Jobs.Insert(ctx, runArgs{ProjectID: p.ID, Run: p.RunToken}); err != nil {
+		if err := r.cfg.Jobs.Insert(ctx, r.next(p)); err != nil {
 			return fmt.Errorf("pipeline: adopt %s: %w", p.ID, err)
 		}
 	}
@@ -232,7 +285,97 @@ func (r *Runner) Stop(context.Context) error {
 // from the token the job was queued with. Only a claim that could not be
 // written fails the job, which River retries.
 func (r *Runner) work(ctx context.Context, job *jobs.Job[runArgs]) error {
-	return r.process(ctx, job.Args.ProjectID, job.Args.Run)
+	return r.shared(ctx, jobs.QueuePipeline, job.Args, wholeRun)
+}
+
+// workImport runs one import leg, like work.
+func (r *Runner) workImport(ctx context.Context, job *jobs.Job[importArgs]) error {
+	return r.shared(ctx, jobs.QueueImport, runArgs(job.Args), importLeg)
+}
+
+// shared runs leg l of a's run within its organization's share of queue's
+// workers, or puts the job back.
+func (r *Runner) shared(ctx context.Context, queue string, a runArgs, l leg) error {
+	release, ok, err := r.takeShare(ctx, queue, a.ProjectID, a.Run)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return jobs.Snooze(orgSnooze)
+	}
+	defer release()
+	return r.process(ctx, a.ProjectID, a.Run, l)
+}
+
+// handOff ends an import leg: in one transaction fenced by the run's token,
+// the project is QUEUED again for its run, with its source recorded and the
+// run's job; the new token ends this leg's hold on it.
+func (r *Runner) handOff(ctx context.Context, j *job) (apitypes.Stage, error) {
+	err := r.persist(ctx, "hand-off", j.p.ID, func() error {
+		_, _, err := r.cfg.Store.MutateProjectWithEffects(ctx, j.p.ID, func(p *store.Project) (store.Effects, error) {
+			if err := fence(p, j.run); err != nil {
+				return store.Effects{}, err
+			}
+			p.SourceKey = blob.MediaKey(p.ID, sourceName)
+			return r.queueAgain(p), nil
+		})
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("queue the imported project: %w", err)
+	}
+	return apitypes.StageQueued, nil
+}
+
+// shareKey counts an organization's jobs on one queue.
+type shareKey struct{ queue, org string }
+
+// share is how many of queue's workers in this process one organization
+// may hold.
+func (r *Runner) share(queue string) int {
+	if queue == jobs.QueuePipeline {
+		return r.cfg.OrgShare
+	}
+	return max(1, r.cfg.Jobs.Workers(queue)-1)
+}
+
+// orgSnooze is how long a run of an organization at its share waits before
+// it is tried again: short, so the organization gets a worker back soon
+// after one of its runs ends, yet it puts the run behind every run that
+// was waiting already, another organization's among them.
+const orgSnooze = time.Second
+
+// takeShare counts the run of project id (run token run) against its
+// organization's share of this process's workers (Config.OrgShare), and
+// returns what gives it back; ok is false when the organization holds its
+// share already. A run that will not start (the project moved on) takes
+// nothing.
+func (r *Runner) takeShare(ctx context.Context, queue, id string, run int64) (release func(), ok bool, err error) {
+	p, err := r.cfg.Store.GetProject(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return func() {}, true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("pipeline: look up project %s: %w", id, err)
+	}
+	if p.RunToken != run || !p.Stage.Waiting() {
+		return func() {}, true, nil
+	}
+	k := shareKey{queue, p.OrgID}
+	r.heldMu.Lock()
+	defer r.heldMu.Unlock()
+	if r.held[k] >= r.share(queue) {
+		r.log.Debug("project job put back: its organization holds its share of the workers", "project", id, "org", p.OrgID, "queue", queue, "share", r.share(queue))
+		return nil, false, nil
+	}
+	r.held[k]++
+	return func() {
+		r.heldMu.Lock()
+		defer r.heldMu.Unlock()
+		if r.held[k]--; r.held[k] == 0 {
+			delete(r.held, k)
+		}
+	}, true, nil
 }
 
 // scan requeues stalled projects whose retry is due and projects whose

@@ -141,12 +141,17 @@ func TestStaleRunWritesNothing(t *testing.T) {
 		t.Errorf("clips of the stale run: %v, want ErrStaleRun", err)
 	}
 	r.stall(ctx, id, 0, apitypes.StageRender, errors.New("ffmpeg failed"), 0)
-	if err := r.complete(ctx, &job{p: before, run: 0}); !errors.Is(err, store.ErrStaleRun) {
+	if _, err := r.complete(ctx, &job{p: before, run: 0}); !errors.Is(err, store.ErrStaleRun) {
 		t.Errorf("completion of the stale run: %v, want ErrStaleRun", err)
 	}
+	if _, err := r.handOff(ctx, &job{p: before, run: 0}); !errors.Is(err, store.ErrStaleRun) {
+		t.Errorf("hand-off of the stale import: %v, want ErrStaleRun", err)
+	}
 	// River retrying the job of run 0 (its process died) finds it stale.
-	if err := r.process(ctx, id, 0); err != nil {
-		t.Errorf("the stale job: %v", err)
+	for _, l := range []leg{wholeRun, importLeg} {
+		if err := r.process(ctx, id, 0, l); err != nil {
+			t.Errorf("the stale job: %v", err)
+		}
 	}
 	after := e.project(id)
 	clips, err := e.st.ListClips(ctx, id, 0, 10)

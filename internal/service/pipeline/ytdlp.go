@@ -40,7 +40,9 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) (
 	}
 	defer os.RemoveAll(tmp)
 	var stderr toolexec.Tail
-	cmd := toolexec.Command(ctx, bin,
+	ictx, stop := r.withImportDeadline(ctx)
+	defer stop()
+	cmd := toolexec.Command(ictx, bin,
 		"--no-playlist", "--no-progress", "--no-warnings", "--no-mtime",
 		"--max-filesize", strconv.FormatInt(quota.MaxSourceBytes, 10), // bytes: yt-dlp reads "M" as MiB
 		"-f", "bv*[height<=1080]+ba/b[height<=1080]/bv*+ba/b",
@@ -52,6 +54,9 @@ func (r *Runner) ytdlp(ctx context.Context, u *url.URL, site, dir, dst string) (
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
+		}
+		if ictx.Err() != nil {
+			return "", r.importLimit(ictx, redactURL(u), ictx.Err())
 		}
 		msg := stderr.String()
 		low := strings.ToLower(msg)

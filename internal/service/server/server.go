@@ -145,10 +145,27 @@ type Config struct {
 	// (pipeline.Config.Lease): a process killed mid-run has its projects
 	// taken up by another within about this long; 0 takes the default.
 	Lease time.Duration
+	// ImportWorkers is how many imports of sources from the network this
+	// process runs at once (the job system's import queue), beside its
+	// Workers; 0 takes DefaultImportWorkers.
+	ImportWorkers int
+	// OrgWorkers is how many of this process's pipeline workers one
+	// organization may hold (pipeline.Config.OrgShare); 0 takes Workers-1,
+	// at least 1.
+	OrgWorkers int
+	// ImportTimeout and ImportMinRate bound an import from the network
+	// (pipeline.Config); 0 takes their defaults, an ImportMinRate below 0
+	// sets no floor.
+	ImportTimeout time.Duration
+	ImportMinRate int64
 }
 
 // DefaultWorkers is Config.Workers' default: projects run at once.
 const DefaultWorkers = 4
+
+// DefaultImportWorkers is Config.ImportWorkers' default: network-bound, so
+// twice the runs.
+const DefaultImportWorkers = 8
 
 // Server is a running clipperd.
 type Server struct {
@@ -266,7 +283,8 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	}
 	// The job system's schema follows the store's in the same database.
 	s.jobs, err = jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine(), Logger: logger.With("component", "jobs"),
-		Workers: map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers)}, InsertOnly: cfg.APIOnly})
+		Workers:    map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers), jobs.QueueImport: cmp.Or(cfg.ImportWorkers, DefaultImportWorkers)},
+		InsertOnly: cfg.APIOnly})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -326,6 +344,9 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 		Store:               st,
 		Jobs:                s.jobs,
 		Lease:               cfg.Lease,
+		OrgShare:            cfg.OrgWorkers,
+		ImportTimeout:       cfg.ImportTimeout,
+		ImportMinRate:       cfg.ImportMinRate,
 		Media:               s.media,
 		Scratch:             s.scratch,
 		PublicURL:           s.url,
