@@ -268,6 +268,9 @@ func (r *Runner) Start(ctx context.Context) error {
 	if err := r.scan(ctx); err != nil {
 		return fmt.Errorf("pipeline: requeue projects: %w", err)
 	}
+	r.loop.OnFailure = func(err error, failures int, retryIn time.Duration) {
+		r.log.Error("pipeline: requeue projects", "err", err, "failures", failures, "retryIn", retryIn)
+	}
 	r.loop.Start(context.WithoutCancel(ctx), func(ctx context.Context) (time.Duration, error) {
 		return r.cfg.PollInterval, r.scan(ctx)
 	})
