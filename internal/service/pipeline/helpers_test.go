@@ -17,6 +17,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
@@ -68,12 +69,16 @@ func newEnv(t *testing.T) *env {
 	return newEnvOn(t, "")
 }
 
+// testMasterKey seals the secrets of the tests' stores (a PostgreSQL store
+// takes no key file of a data directory).
+var testMasterKey, _ = masterkey.Generate()
+
 // newEnvOn is newEnv with the state in database (a PostgreSQL URL), or in
 // the temp dir when "".
 func newEnvOn(t *testing.T, database string) *env {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), store.Location(database, dir))
+	st, err := store.Open(context.Background(), store.Location(database, dir), store.WithMasterKey(testMasterKey))
 	if err != nil {
 		t.Fatal(err)
 	}
