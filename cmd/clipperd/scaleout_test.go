@@ -19,6 +19,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
@@ -37,18 +38,19 @@ import (
 
 // cluster is one scale-out installation for a test or benchmark.
 type cluster struct {
-	tb       testing.TB
-	bin      string
-	dir      string // the nodes' data directories and logs
-	database string // postgres://...
-	minio    *miniotest.Server
-	bucket   string
-	media    string          // s3://bucket/clipperd?...
-	key      string          // the development key of the API node
-	uploads  map[string]bool // the keys of the uploads made
-	nice     int             // the niceness of the scheduling group of each process, 0: none of its own
-	api      *node
-	client   *client.Client
+	tb        testing.TB
+	bin       string
+	dir       string // the nodes' data directories and logs
+	database  string // postgres://...
+	minio     *miniotest.Server
+	bucket    string
+	media     string          // s3://bucket/clipperd?...
+	key       string          // the development key of the API node
+	masterKey string          // CLIPPERD_MASTER_KEY of every process
+	uploads   map[string]bool // the keys of the uploads made
+	nice      int             // the niceness of the scheduling group of each process, 0: none of its own
+	api       *node
+	client    *client.Client
 }
 
 // mediaPrefix is where the cluster's media are in its bucket.
@@ -71,7 +73,8 @@ func newCluster(tb testing.TB) *cluster {
 	tb.Helper()
 	toolexectest.RequireMedia(tb)
 	toolexectest.RequireTools(tb, "minio")
-	c := &cluster{tb: tb, dir: tb.TempDir(), key: "scaleout-key", uploads: map[string]bool{}}
+	_, masterKey := masterkey.Generate()
+	c := &cluster{tb: tb, dir: tb.TempDir(), key: "scaleout-key-of-thirty-two-characters", masterKey: masterKey, uploads: map[string]bool{}}
 	c.database = storetest.PostgresURL(tb)
 	c.minio = miniotest.Start(tb)
 	c.bucket = c.minio.NewBucket(tb)
@@ -125,7 +128,10 @@ func (c *cluster) start(name string, cpu int, args ...string) *node {
 		// autogroup), whose niceness weighs it against the other sessions.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
-	cmd.Env = append(os.Environ(), apiKeyEnv+"="+c.key,
+	// Every process of an installation starts with the same master key,
+	// as the guide says: the API node seals the key a worker signs
+	// webhooks with.
+	cmd.Env = append(os.Environ(), apiKeyEnv+"="+c.key, masterkey.Env+"="+c.masterKey,
 		"AWS_ACCESS_KEY_ID="+c.minio.AccessKey, "AWS_SECRET_ACCESS_KEY="+c.minio.SecretKey, "AWS_SESSION_TOKEN=", "AWS_REGION=us-east-1")
 	n := &node{name: name, cmd: cmd, log: filepath.Join(c.dir, name+".log")}
 	logFile, err := os.OpenFile(n.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -390,7 +396,11 @@ func killWhileRendering(t *testing.T, workers []*node, limit time.Duration) (*no
 // made its clips once and had its conclusion webhook delivered once.
 func (c *cluster) checkOnce(t *testing.T, done map[string]*apitypes.Project, hooks *webhooktest.Receiver) {
 	t.Helper()
-	st, err := store.Open(t.Context(), c.database)
+	key, err := masterkey.Parse(c.masterKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), c.database, store.WithMasterKey(key))
 	if err != nil {
 		t.Fatal(err)
 	}
