@@ -145,16 +145,19 @@ func recoverTable(ctx context.Context, src, dst *sql.DB, table string) (TableRep
 	defer func() { _ = tx.Rollback() }()
 	// Rowids start at 1: every table of the store is a rowid table.
 	var last, after, step int64 = 0, 0, 1
-	for {
+	// A damaged tree can hand back rows out of order, so a scan may not get
+	// past where it started; progress is only ever forward, and the scans of
+	// one table are bounded (each ends at damage, and spans double).
+	for scans := 0; scans < maxRepairScans; scans++ {
 		n, lastRead, err := recoverRows(ctx, src, tx, quoted, after, &t)
 		t.Rows += n
-		if n > 0 {
+		if n > 0 && lastRead > last {
 			last, step = lastRead, 1
 		}
 		if err == nil {
 			break
 		}
-		if !IsDamage(err) {
+		if !IsDamage(err) && !errors.Is(err, errOutOfOrder) {
 			return t, err
 		}
 		if n > 0 || t.Skipped == 0 {
@@ -164,7 +167,7 @@ func recoverTable(ctx context.Context, src, dst *sql.DB, table string) (TableRep
 		if step > 1<<40 || last > (1<<62) {
 			break // nothing readable past the damage
 		}
-		after = last + step
+		after = max(last, after) + step
 		step *= 2
 	}
 	t.Rows -= int64(t.Refused) // read, not copied
@@ -199,8 +202,13 @@ func recoverRows(ctx context.Context, src *sql.DB, tx *sql.Tx, table string, aft
 		if err := rows.Scan(ptrs...); err != nil {
 			return n, last, err
 		}
+		rowid, _ := vals[0].(int64)
+		if rowid <= last {
+			// Out of order: the tree is damaged here. Read on from past it.
+			return n, last, errOutOfOrder
+		}
 		n++
-		last, _ = vals[0].(int64)
+		last = rowid
 		if _, err := tx.ExecContext(ctx, insert, vals...); err != nil {
 			t.Refused++
 			t.note(fmt.Sprintf("row %d refused: %v", last, err))
@@ -208,6 +216,13 @@ func recoverRows(ctx context.Context, src *sql.DB, tx *sql.Tx, table string, aft
 	}
 	return n, last, rows.Err()
 }
+
+// maxRepairScans bounds the scans of one table: a few per damaged span.
+const maxRepairScans = 10000
+
+// errOutOfOrder ends a scan that met a row whose rowid is not above the last
+// one read; it counts as damage.
+var errOutOfOrder = errors.New("rowids out of order: the table's tree is damaged")
 
 func quoteAll(names []string) string {
 	q := make([]string, len(names))
