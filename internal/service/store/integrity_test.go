@@ -2,8 +2,8 @@ package store
 
 import (
 	"bytes"
-	"database/sql"
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
