@@ -187,7 +187,7 @@ func storeFlags(fs *flag.FlagSet) stateFlags {
 // while `clipperd migrate` copies the directory (and would miss it) is
 // refused instead.
 func (f stateFlags) open(ctx context.Context) (*lockedStore, error) {
-	key, _, err := masterkey.Resolve(os.Getenv(masterkey.Env), *f.masterKeyFile, *f.dir)
+	key, _, err := masterkey.ResolveFor(store.IsPostgresURL(*f.database), os.Getenv(masterkey.Env), *f.masterKeyFile, *f.dir)
 	if err != nil {
 		return nil, err
 	}

@@ -124,6 +124,28 @@ func Load(path string) (*Key, error) {
 	return k, nil
 }
 
+// ResolveFor is ResolveShared when the database is shared by processes
+// (shared), else Resolve.
+func ResolveFor(shared bool, env, file, dataDir string) (*Key, string, error) {
+	if shared {
+		return ResolveShared(env, file)
+	}
+	return Resolve(env, file, dataDir)
+}
+
+// ResolveShared is Resolve for a database that processes share
+// (PostgreSQL): the key must be given (env or file), because a key file
+// made in each process's data directory would differ from the others', and
+// no process could open the secrets another sealed.
+func ResolveShared(env, file string) (*Key, string, error) {
+	if strings.TrimSpace(env) == "" && file == "" {
+		return nil, "", fmt.Errorf("the database is shared by processes (PostgreSQL), so every process needs the same master key: "+
+			"set %s or --master-key-file (32 random bytes in base64, e.g. `openssl rand -base64 32`); "+
+			"a key made in each data directory would differ between processes", Env)
+	}
+	return Resolve(env, file, "")
+}
+
 // Resolve finds the master key of a server: the text of CLIPPERD_MASTER_KEY
 // (env) when set, else the key file file when set, else DefaultFile in
 // dataDir. It says which it used, for the log.

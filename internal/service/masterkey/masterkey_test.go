@@ -91,3 +91,23 @@ func TestResolvePrefersEnv(t *testing.T) {
 		t.Errorf("a bad %s = %v, want an error naming it", Env, err)
 	}
 }
+
+// TestResolveSharedWantsAGivenKey: processes sharing a database are not
+// given a key file of their own data directory, which would differ.
+func TestResolveSharedWantsAGivenKey(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := ResolveFor(true, "", "", dir)
+	if err == nil || !strings.Contains(err.Error(), Env) || !strings.Contains(err.Error(), "--master-key-file") {
+		t.Fatalf("ResolveFor(shared) without a key = %v; want an error naming %s and --master-key-file", err, Env)
+	}
+	if _, err := os.Stat(filepath.Join(dir, DefaultFile)); !os.IsNotExist(err) {
+		t.Errorf("a key file was made in the data directory: %v", err)
+	}
+	_, text := Generate()
+	if _, from, err := ResolveFor(true, text, "", dir); err != nil || from != Env {
+		t.Errorf("ResolveFor(shared) with %s = %q, %v", Env, from, err)
+	}
+	if _, from, err := ResolveFor(false, "", "", dir); err != nil || from != filepath.Join(dir, DefaultFile) {
+		t.Errorf("ResolveFor(not shared) = %q, %v; want the data directory's key file", from, err)
+	}
+}

@@ -34,7 +34,33 @@ type Analysis struct {
 	Silences    []Interval // detected pauses
 	SceneCuts   []float64  // timestamps of scene changes
 	CenterX     []float64  // per window, 0..1 horizontal centre of interest (0.5 when unknown)
+	// Shots are the spans between scene cuts, in order, covering the source,
+	// each with the faces found in it (see Shot).
+	Shots []Shot
+	// Follow is the speaker-following path of the crop's centre, in source
+	// seconds: smoothed (a dead zone, a bounded pan speed), jumping only at
+	// a shot cut. Empty when no shot has a face: renders fall back to CenterX.
+	Follow []PathKey
 }
+
+// FaceBox is a face, in fractions of the source picture: X and Y its
+// centre (of the width, of the height), Size its side (of the height).
+type FaceBox struct{ X, Y, Size float64 }
+
+// Shot is a span of the source between two cuts and the faces that stay in
+// it (tracked over its sampled frames; a face seen in a few samples only is
+// not one), largest first, at most four, each at its median place.
+type Shot struct {
+	Start, End float64 // source seconds
+	Faces      []FaceBox
+	// Speaker is the index in Faces of the face that speaks, when the
+	// picture can tell (mouth movement); -1 when it cannot.
+	Speaker int
+}
+
+// PathKey is where the crop's horizontal centre is (X, 0..1 of the source
+// width) at source time T; between keys it moves linearly.
+type PathKey struct{ T, X float64 }
 
 // CurateOptions steers PickHighlights.
 type CurateOptions struct {
@@ -76,7 +102,28 @@ type RenderOptions struct {
 	// Source is the source as Probe described it, so rendering many clips of
 	// one source does not probe it for each; nil probes it.
 	Source *ProbeResult
+	// Layout is how the picture is arranged (the Layout* constants); "" is
+	// LayoutFollow when Follow has keys, else the crop around the highlight's
+	// CenterX (or the fit when Fit is set).
+	Layout string
+	// Shots and Follow are the source's (Analysis.Shots, Analysis.Follow),
+	// in source seconds: the render takes the part its clip covers.
+	Shots  []Shot
+	Follow []PathKey
 }
+
+// The layouts of a render (renderPref's layout flags resolve to one).
+const (
+	LayoutFollow = "follow" // crop following the speaker's face (the default)
+	LayoutCenter = "center" // one fixed crop around the highlight's centre of interest (skipReframe)
+	LayoutFit    = "fit"    // the whole picture over a blurred fill of itself
+	LayoutSplit  = "split"  // two faces, each cropped around itself, stacked
+	LayoutThree  = "three"  // three faces in a grid
+	LayoutFour   = "four"   // four faces in a grid
+	LayoutScreen = "screen" // the screen (source minus the face region) above, the face below
+	LayoutGame   = "game"   // the gameplay full width above, the face camera below
+	LayoutAuto   = "auto"   // per shot, the layout that fits what is in it
+)
 
 // RenderResult reports what RenderClip wrote.
 type RenderResult struct {

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
@@ -142,4 +145,26 @@ func publishedRecord(t *testing.T, srv *Server, id string) *store.Post {
 		return p.Status == store.PostPublished
 	})
 	return p
+}
+
+// TestSharedDatabaseWantsOneGivenMasterKey: a process on PostgreSQL without
+// CLIPPERD_MASTER_KEY or --master-key-file refuses to start (a key file of
+// its own would differ from the other processes'), and a second process on
+// a new database with another key is refused at its start, not when it
+// later fails to unseal a secret the first sealed.
+func TestSharedDatabaseWantsOneGivenMasterKey(t *testing.T) {
+	database := storetestURL(t)
+	_, err := Start(t.Context(), Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", APIKey: devKey, Database: database})
+	if err == nil || !strings.Contains(err.Error(), "CLIPPERD_MASTER_KEY") || !strings.Contains(err.Error(), "--master-key-file") {
+		t.Fatalf("Start on PostgreSQL without a master key = %v; want a refusal naming CLIPPERD_MASTER_KEY and --master-key-file", err)
+	}
+
+	_, first := masterkey.Generate()
+	startServer(t, Config{Database: database, MasterKey: first})
+	_, second := masterkey.Generate()
+	_, err = Start(t.Context(), Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", APIKey: devKey, Database: database, MasterKey: second})
+	if !errors.Is(err, masterkey.ErrWrongKey) {
+		t.Fatalf("a second process with another master key = %v; want ErrWrongKey", err)
+	}
+	startServer(t, Config{Database: database, MasterKey: first}) // the same key: welcome
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/videotest"
 )
@@ -37,6 +39,9 @@ func startServer(t *testing.T, cfg Config) *Server {
 	}
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = 100000
+	}
+	if store.IsPostgresURL(cfg.Database) && cfg.MasterKey == "" && cfg.MasterKeyFile == "" {
+		_, cfg.MasterKey = masterkey.Generate() // processes sharing a database are given one
 	}
 	if cfg.Logger == nil && testing.Verbose() {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))

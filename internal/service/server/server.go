@@ -250,7 +250,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if err := tightenModes(dataDir); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	master, masterFrom, err := masterkey.Resolve(cfg.MasterKey, cfg.MasterKeyFile, dataDir)
+	master, masterFrom, err := masterkey.ResolveFor(store.IsPostgresURL(cfg.Database), cfg.MasterKey, cfg.MasterKeyFile, dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -264,6 +264,13 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if err != nil {
 		_ = lock.Release()
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	// Sealed now, not at the first signed link: a second process started on
+	// the same new database with another key is refused at its start.
+	if _, err := st.MediaKey(ctx); err != nil {
+		_ = st.Close()
+		_ = lock.Release()
+		return nil, fmt.Errorf("server: the master key from %s does not open this database's secrets (%w): every process sharing a database needs the same key", masterFrom, err)
 	}
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
