@@ -113,7 +113,12 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 	if len(opts.Keep) > 0 {
 		in = "[cv]"
 	}
-	graph := reframeFilter(in, info.Width, info.Height, size, opts.Fit, centre(h.CenterX))
+	pieces := clipPieces(h, info.DurationSec, opts.Keep)
+	segs, err := layoutSegments(pieces, opts, centre(h.CenterX))
+	if err != nil {
+		return "", err
+	}
+	graph := layoutGraph(in, info.Width, info.Height, size, segs, pieces, opts.Follow)
 	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
 		subs, err := captionFilter(*opts.Captions, size, tmp)
 		if err != nil {
@@ -170,27 +175,6 @@ func centre(cx float64) float64 {
 		return 0.5
 	}
 	return min(1, max(0, cx))
-}
-
-// reframeFilter turns the source picture into exactly size: a crop of the target aspect
-// around cx scaled up or down (fill), or the whole picture scaled to fit over a blurred,
-// filled copy of itself (fit). It reads the labelled input in and leaves the chain open.
-func reframeFilter(in string, w, h int, size [2]int, fit bool, cx float64) string {
-	tw, th := size[0], size[1]
-	cw, ch, x, y := cropBox(w, h, float64(tw)/float64(th), cx)
-	crop := fmt.Sprintf("crop=%d:%d:%d:%d", cw, ch, x, y)
-	if !fit {
-		return fmt.Sprintf("%s%s,scale=%d:%d:flags=bicubic,setsar=1", in, crop, tw, th)
-	}
-	s := math.Min(float64(tw)/float64(w), float64(th)/float64(h))
-	fw, fh := min(tw, evenRound(float64(w)*s)), min(th, evenRound(float64(h)*s))
-	// Blurring a tenth-size copy is cheap and, scaled up, as soft as a wide blur at full size.
-	bw, bh := evenRound(float64(tw)/10), evenRound(float64(th)/10)
-	return fmt.Sprintf("%ssplit=2[bgsrc][fgsrc];"+
-		"[bgsrc]%s,scale=%d:%d,boxblur=6:2,scale=%d:%d,setsar=1[bg];"+
-		"[fgsrc]scale=%d:%d:flags=bicubic,setsar=1[fg];"+
-		"[bg][fg]overlay=(W-w)/2:(H-h)/2",
-		in, crop, bw, bh, tw, th, fw, fh)
 }
 
 // cropBox is the largest box of aspect ar inside w x h, centred horizontally on cx (clamped
