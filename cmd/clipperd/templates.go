@@ -27,6 +27,7 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	aspect := fs.String("aspect", "", "layoutAspectRatio the template applies: "+strings.Join(apitypes.AspectRatios, ", "))
 	fit := fs.Bool("fit", false, "fit the picture on a blurred background instead of cropping it")
 	watermark := fs.Bool("watermark", false, "add a watermark to the clips")
+	layout := fs.String("layout", "", "layout switch the template turns on: "+strings.Join(layoutSwitchNames(), ", ")+" (see the service-behaviour guide's Layouts)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,6 +44,17 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	pref := apitypes.RenderPref{LayoutAspectRatio: *aspect}
 	if *fit {
 		pref.EnableFitLayout = fit
+	}
+	if *layout != "" {
+		f := pref.LayoutSwitch(*layout)
+		if f == nil || !slices.Contains(layoutSwitchNames(), *layout) {
+			return fmt.Errorf("%w: templates create: --layout must be one of %s, not %q", errUsage, strings.Join(layoutSwitchNames(), ", "), *layout)
+		}
+		on := true
+		*f = &on
+		if c := rules.Layout(pref.LayoutValue, rules.APINames).Conflict; c != nil {
+			return fmt.Errorf("%w: templates create: --fit and --layout %s: %w", errUsage, *layout, c)
+		}
 	}
 	if *watermark {
 		pref.EnableWatermark = watermark
@@ -66,6 +78,15 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	_, err = fmt.Fprintf(stdout, "created %s %q for org %s: %s\n", what, tpl.Name, *org, tpl.TemplateID)
 	return err
+}
+
+// layoutSwitchNames are the renderPref switches --layout takes.
+func layoutSwitchNames() []string {
+	out := make([]string, len(rules.LayoutSwitches))
+	for i, s := range rules.LayoutSwitches {
+		out[i] = s.Wire
+	}
+	return out
 }
 
 // saveTemplate stores tpl; a new default first stops the org's earlier

@@ -118,6 +118,22 @@ func TestTemplatesCreateWhileServing(t *testing.T) {
 		}
 	}
 
+	// A template turns one layout on; two layouts are a usage error naming them.
+	game := create("--name", "Games", "--layout", "enableGameLayout")
+	for _, tp := range list() {
+		if tp.TemplateID == game && (tp.Preferences == nil || tp.Preferences.EnableGameLayout == nil || !*tp.Preferences.EnableGameLayout) {
+			t.Errorf("template --layout enableGameLayout: preferences %+v, want enableGameLayout true", tp.Preferences)
+		}
+	}
+	for _, args := range [][]string{{"--fit", "--layout", "enableSplitLayout"}, {"--layout", "enableCaption"}} {
+		var out, errOut bytes.Buffer
+		args = append([]string{"templates", "create", "--data", dir, "--org", server.DevOrgID, "--name", "Bad"}, args...)
+		err := run(t.Context(), args, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "--layout") {
+			t.Errorf("run %q: error %v, want a usage error naming --layout", args, err)
+		}
+	}
+
 	// A plain template leaves the default alone; a new default replaces it.
 	plain := create("--name", "Plain")
 	if got := defaults(list()); len(got) != 1 || got[0] != brand {

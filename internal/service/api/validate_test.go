@@ -14,6 +14,8 @@ import (
 // field (startSec, url, ...) under the value it checked.
 func TestNormalizeCreateNamesTheField(t *testing.T) {
 	num := func(v float64) *float64 { return &v }
+	yes := func() *bool { v := true; return &v }
+	no := func() *bool { v := false; return &v }
 	const video = "https://www.youtube.com/watch?v=abc"
 	cases := []struct {
 		name      string
@@ -39,6 +41,14 @@ func TestNormalizeCreateNamesTheField(t *testing.T) {
 			RenderPref: &apitypes.RenderPref{Font: &apitypes.Font{NumericalSize: num(48)},
 				EmojiStyle:     &apitypes.EmojiStyle{Rect: &apitypes.Rect{XPct: num(0), YPct: num(100)}},
 				ScreenOverlays: []apitypes.ScreenOverlay{{Rect: &apitypes.Rect{XPct: num(5), WPct: num(20)}}}}}, "", ""},
+		{"split and game layouts", apitypes.CreateProjectRequest{VideoURL: video,
+			RenderPref: &apitypes.RenderPref{EnableSplitLayout: yes(), EnableGameLayout: yes()}},
+			"renderPref", "enableGameLayout and enableSplitLayout are both true but pick different layouts (game, split)"},
+		{"fit enabled and disabled", apitypes.CreateProjectRequest{VideoURL: video,
+			RenderPref: &apitypes.RenderPref{EnableFitLayout: yes(), DisableFitLayout: yes()}},
+			"renderPref", "enableFitLayout and disableFitLayout are both true"},
+		{"skipReframe with fill", apitypes.CreateProjectRequest{VideoURL: video,
+			RenderPref: &apitypes.RenderPref{SkipReframe: yes(), EnableFillLayout: yes(), EnableSplitLayout: no()}}, "", ""},
 		{"negative range end", apitypes.CreateProjectRequest{VideoURL: video,
 			CurationPref: &apitypes.CurationPref{Range: &apitypes.Range{StartSec: num(0), EndSec: num(-3)}}},
 			"curationPref.range.endSec", "must be >= 0, not -3"},

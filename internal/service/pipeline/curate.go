@@ -43,7 +43,7 @@ func (r *Runner) curateStage(ctx context.Context, j *job) error {
 	if len(hs) == 0 {
 		return permanentf("no clip with a length allowed by curationPref.clipDurations %s fits in %s", durations(cp.ClipDurations), spanText(j))
 	}
-	j.highlights = hs
+	j.highlights, j.analysis = hs, a
 	return nil
 }
 

@@ -83,6 +83,7 @@ type job struct {
 	ranged bool           // curationPref.range was given
 
 	highlights []media.Highlight
+	analysis   *media.Analysis   // of the source, from CURATE: the shots and follow path RENDER lays out
 	words      []transcribe.Word // the transcript of span, in source seconds
 	plans      []*clipPlan
 	renderUsed apitypes.RenderPref // the render preferences applied, reported on clips

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -98,19 +99,16 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	if !slices.Contains(apitypes.AspectRatios, aspect) {
 		aspect = apitypes.AspectPortrait
 	}
-	fit := isTrue(base.EnableFitLayout)
-	switch {
-	case rp.EnableFitLayout != nil:
-		fit = *rp.EnableFitLayout
-	case isTrue(rp.DisableFitLayout):
-		fit = false
-	}
+	layout := pickLayout(base, rp)
 	watermark := isTrue(base.EnableWatermark)
 	if rp.EnableWatermark != nil {
 		watermark = *rp.EnableWatermark
 	}
 
-	opts := media.RenderOptions{Aspect: aspect, Fit: fit, Source: j.probe} // probed at IMPORT of this run
+	opts := media.RenderOptions{Aspect: aspect, Layout: layout, Source: j.probe} // probed at IMPORT of this run
+	if a := j.analysis; a != nil {
+		opts.Shots, opts.Follow = a.Shots, a.Follow
+	}
 	if watermark {
 		opts.Watermark = watermarkText
 	}
@@ -120,13 +118,50 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 		used.EnableCaption = &on
 	}
 	used.LayoutAspectRatio = aspect
-	used.EnableFitLayout = &fit
+	reportLayout(&used, layout)
 	used.EnableWatermark = &watermark
 	if removeFillers(base, rp) {
 		on := true
 		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
 	}
 	return opts, used, nil
+}
+
+// pickLayout resolves the layout switches of the template (base) and of renderPref (rp) to
+// one layout: a layout renderPref picks wins; else the template's, unless renderPref turns
+// that one off; else the crop following the speaker (fit when renderPref or the template
+// turns the crop off). Conflicting switches in one renderPref are refused by the API; in
+// a stored template the precedence of rules.LayoutSwitches settles them.
+func pickLayout(base, rp apitypes.RenderPref) string {
+	pr := rules.Layout(rp.LayoutValue, rules.APINames)
+	if pr.Layout != "" {
+		return pr.Layout
+	}
+	pb := rules.Layout(base.LayoutValue, rules.APINames)
+	if pb.Layout != "" && !pr.Off[pb.Layout] {
+		return pb.Layout
+	}
+	if pr.Off[media.LayoutFollow] || (pb.Layout == "" && pb.Off[media.LayoutFollow]) {
+		return media.LayoutFit
+	}
+	return media.LayoutFollow
+}
+
+// reportLayout sets every layout switch of the reported renderPref to say which layout was
+// applied: its switch true (skipReframe and enableFillLayout for center, enableFillLayout
+// for follow), the others false.
+func reportLayout(used *apitypes.RenderPref, layout string) {
+	for _, s := range rules.LayoutSwitches {
+		on := s.Layout == layout || (s.Wire == "enableFillLayout" && layout == media.LayoutCenter)
+		*used.LayoutSwitch(s.Wire) = &on
+	}
+	crop := layout == media.LayoutFollow || layout == media.LayoutCenter
+	for wire, contradicts := range map[string]bool{"disableFitLayout": layout == media.LayoutFit, "disableFillLayout": crop} {
+		if f := used.LayoutSwitch(wire); *f != nil && **f && contradicts {
+			off := false
+			*f = &off
+		}
+	}
 }
 
 // clipLength is the length of the clip as cut, before it is rendered.

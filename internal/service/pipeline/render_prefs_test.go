@@ -2,9 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -43,11 +47,96 @@ func TestRenderOptionsTemplateThenRenderPref(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if opts.Aspect != tc.aspect || opts.Fit != tc.fit || opts.Watermark != tc.watermark {
+		if opts.Aspect != tc.aspect || (opts.Layout == media.LayoutFit) != tc.fit || opts.Watermark != tc.watermark {
 			t.Errorf("%s: options %+v, want aspect %s fit %v watermark %q", tc.name, opts, tc.aspect, tc.fit, tc.watermark)
 		}
 		if used.LayoutAspectRatio != tc.aspect || *used.EnableFitLayout != tc.fit || *used.EnableWatermark != (tc.watermark != "") {
 			t.Errorf("%s: reported renderPref %+v does not match what was applied", tc.name, used)
+		}
+	}
+}
+
+// The layout switches of the template and of renderPref resolve to one layout (see
+// pickLayout), and the renderPref reported on clips says which one, switch by switch.
+func TestRenderLayoutFromTemplateAndRenderPref(t *testing.T) {
+	e := newEnv(t)
+	yes, no := true, false
+	// A template stored with two layouts (no request can send that) settles by precedence.
+	for id, pref := range map[string]apitypes.RenderPref{
+		"tpl_split":  {EnableSplitLayout: &yes},
+		"tpl_both":   {EnableSplitLayout: &yes, EnableGameLayout: &yes},
+		"tpl_nocrop": {DisableFillLayout: &yes},
+	} {
+		if err := e.st.SaveBrandTemplate(context.Background(), testOrg, apitypes.BrandTemplate{TemplateID: id, Name: id, Preferences: &pref}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := e.newRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		template string
+		pref     *apitypes.RenderPref
+		layout   string
+		on       []string // the switches reported true
+	}{
+		{"", nil, media.LayoutFollow, []string{"enableFillLayout"}},
+		{"", &apitypes.RenderPref{SkipReframe: &yes}, media.LayoutCenter, []string{"skipReframe", "enableFillLayout"}},
+		{"", &apitypes.RenderPref{EnableAutoLayout: &yes}, media.LayoutAuto, []string{"enableAutoLayout"}},
+		{"", &apitypes.RenderPref{DisableFillLayout: &yes}, media.LayoutFit, []string{"enableFitLayout"}},
+		{"tpl_split", nil, media.LayoutSplit, []string{"enableSplitLayout"}},
+		{"tpl_split", &apitypes.RenderPref{EnableSplitLayout: &no}, media.LayoutFollow, []string{"enableFillLayout"}},
+		{"tpl_split", &apitypes.RenderPref{SkipReframe: &yes}, media.LayoutCenter, []string{"skipReframe", "enableFillLayout"}},
+		{"tpl_split", &apitypes.RenderPref{EnableThreeLayout: &yes}, media.LayoutThree, []string{"enableThreeLayout"}},
+		{"tpl_split", &apitypes.RenderPref{DisableFitLayout: &yes}, media.LayoutSplit, []string{"enableSplitLayout"}},
+		{"tpl_both", nil, media.LayoutGame, []string{"enableGameLayout"}},
+		{"tpl_nocrop", nil, media.LayoutFit, []string{"enableFitLayout"}},
+		{"tpl_nocrop", &apitypes.RenderPref{EnableFillLayout: &yes}, media.LayoutFollow, []string{"enableFillLayout"}},
+		{"preset-fancy-Gameplay", nil, media.LayoutGame, []string{"enableGameLayout"}},
+		{"preset-fancy-Pod_P", nil, media.LayoutSplit, []string{"enableSplitLayout"}},
+		{"preset-fancy-Pod_P", &apitypes.RenderPref{EnableFitLayout: &yes}, media.LayoutFit, []string{"enableFitLayout"}},
+		{"preset-fancy-Deep_Diver", nil, media.LayoutFit, []string{"enableFitLayout"}},
+		{"preset-fancy-Karaoke", nil, media.LayoutFollow, []string{"enableFillLayout"}},
+	}
+	for _, tc := range cases {
+		p := &store.Project{}
+		p.OrgID, p.RenderPref = testOrg, tc.pref
+		if tc.template != "" {
+			id := tc.template
+			p.BrandTemplateID = &id
+		}
+		opts, used, err := r.renderOptions(context.Background(), &job{p: p})
+		if err != nil {
+			t.Fatalf("%s %+v: %v", tc.template, tc.pref, err)
+		}
+		if opts.Layout != tc.layout {
+			t.Errorf("template %q, renderPref %+v: layout %s, want %s", tc.template, tc.pref, opts.Layout, tc.layout)
+		}
+		for _, s := range rules.LayoutSwitches {
+			v := used.LayoutValue(s.Wire)
+			if v == nil || *v != slices.Contains(tc.on, s.Wire) {
+				t.Errorf("template %q, renderPref %+v: reported %s = %v, want %v", tc.template, tc.pref, s.Wire, ptrText(v), slices.Contains(tc.on, s.Wire))
+			}
+		}
+		if v := used.DisableFillLayout; v != nil && *v && (tc.layout == media.LayoutFollow || tc.layout == media.LayoutCenter) {
+			t.Errorf("template %q, renderPref %+v: reported disableFillLayout true for the crop %s", tc.template, tc.pref, tc.layout)
+		}
+	}
+}
+
+func ptrText(v *bool) string {
+	if v == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*v)
+}
+
+// rules names the layouts by media's names, which pickLayout passes on as they are.
+func TestLayoutSwitchesNameMediaLayouts(t *testing.T) {
+	for _, s := range rules.LayoutSwitches {
+		if !slices.Contains(media.Layouts, s.Layout) {
+			t.Errorf("%s picks %q, which is not a media layout %v", s.Wire, s.Layout, media.Layouts)
 		}
 	}
 }

@@ -14,12 +14,15 @@ import (
 // org names one.
 const DefaultPresetID = "preset-fancy-Simple"
 
-// presets gives each preset template its look; the ids are the spec's.
+// presets gives each preset template its look; the ids are the spec's. Each sets one
+// layout at most (the guide's template table lists them): Gameplay the game layout,
+// Pod_P (podcasts, two people) split, Deep_Diver and Think_Media fit; the others leave
+// the crop that follows the speaker.
 func presets() []apitypes.BrandTemplate {
 	t, f := true, false
 	look := map[string]apitypes.RenderPref{
 		"preset-fancy-Karaoke":     {EnableCaption: &t, EnableHighlight: &t, CaptionStyle: "karaoke", HighlightColor: &apitypes.HighlightColor{Primary: "#FFE600", Secondary: "#FFFFFF"}},
-		"preset-fancy-Gameplay":    {EnableCaption: &t, EnableGameLayout: &t, EnableSplitLayout: &t, CaptionStyle: "gameplay"},
+		"preset-fancy-Gameplay":    {EnableCaption: &t, EnableGameLayout: &t, CaptionStyle: "gameplay"},
 		"preset-fancy-Beasty":      {EnableCaption: &t, EnableUppercase: &t, EnableEmoji: &t, CaptionStyle: "beasty"},
 		"preset-fancy-Deep_Diver":  {EnableCaption: &t, EnableFitLayout: &t, CaptionStyle: "deep-diver"},
 		"preset-fancy-Youshaei":    {EnableCaption: &t, EnableHighlight: &t, CaptionStyle: "youshaei"},
