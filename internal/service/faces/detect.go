@@ -21,10 +21,12 @@ import (
 var facefinder []byte
 
 // Box is one detected face in pixels of the frame it was found in: X, Y its
-// centre, Size its side, Q the detector's summed confidence.
+// centre, Size its side, Q the detector's summed confidence. Mouth is its
+// mouth activity since the previous sample (see MeasureMouths), NaN unknown.
 type Box struct {
 	X, Y, Size float64
 	Q          float64
+	Mouth      float64
 }
 
 const (
@@ -89,7 +91,7 @@ func Detect(gray []byte, w, h int) []Box {
 		if float64(d.Q) < minQuality {
 			continue
 		}
-		out = append(out, Box{X: float64(d.Col), Y: float64(d.Row), Size: float64(d.Scale), Q: float64(d.Q)})
+		out = append(out, Box{X: float64(d.Col), Y: float64(d.Row), Size: float64(d.Scale), Q: float64(d.Q), Mouth: math.NaN()})
 	}
 	out = dropNested(out)
 	sort.Slice(out, func(i, j int) bool { return out[i].Q > out[j].Q })
