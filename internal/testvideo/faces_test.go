@@ -43,7 +43,7 @@ func TestFaceVideosShowTheFacesTheyReport(t *testing.T) {
 		"three":  func(p string) (*FaceLayout, error) { return GroupOfFaces(ctx, p, 3, opts) },
 		"four":   func(p string) (*FaceLayout, error) { return GroupOfFaces(ctx, p, 4, opts) },
 	}
-	const fps, w, h = 2.0, 640, 360
+	const fps, w, h = 2.0, 256, 144 // the size the analysis pass detects at
 	for name, gen := range cases {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name+".mp4")
@@ -80,10 +80,13 @@ func TestFaceVideosShowTheFacesTheyReport(t *testing.T) {
 	}
 }
 
+// found: a detected face at f's place (centre within 4% of the width and 5%
+// of the height) and of about its size: the detector's scales are 20% apart,
+// so sides come out up to a third larger or smaller.
 func found(got []faces.Box, f FacePos, w, h int) bool {
 	for _, b := range got {
 		if math.Abs(b.X/float64(w)-f.X) < 0.04 && math.Abs(b.Y/float64(h)-f.Y) < 0.05 &&
-			math.Abs(b.Size/float64(h)-f.Size) < 0.25*f.Size {
+			math.Abs(b.Size/float64(h)-f.Size) < 0.35*f.Size {
 			return true
 		}
 	}

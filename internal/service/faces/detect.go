@@ -31,15 +31,17 @@ type Box struct {
 
 const (
 	// minFaceFrac: faces under this fraction of the frame's shorter side are
-	// not looked for (at 180 px high, 18 px: about the smallest the cascade
-	// still finds reliably, and the smallest worth following in a crop).
+	// not looked for (the smallest worth following in a crop).
 	minFaceFrac = 0.1
-	// minFacePx is the floor of the smallest face searched, whatever the frame.
+	// minFacePx is the floor of the smallest face searched, whatever the
+	// frame: about the smallest the cascade still finds reliably.
 	minFacePx = 20
-	// shiftFactor / scaleFactor: the search window moves by 10% of its side
-	// and grows by 10% per scale, pigo's usual settings.
-	shiftFactor = 0.1
-	scaleFactor = 1.1
+	// shiftFactor / scaleFactor: the search window moves by 15% of its side
+	// and grows by 20% per scale. pigo's usual 10% / 10% finds the same faces
+	// (a face spans several windows either way) at 4-6 times the cost, which
+	// the analysis pass cannot afford at a few frames a second.
+	shiftFactor = 0.15
+	scaleFactor = 1.2
 	// iouThreshold merges raw hits that overlap this much into one face.
 	iouThreshold = 0.2
 	// minQuality: a merged face whose summed score is lower is a false hit

@@ -12,7 +12,7 @@ import (
 )
 
 // sampleGray is pigo's sample.jpg (a real face, 320x400) in gray.
-func sampleGray(t *testing.T) ([]byte, int, int) {
+func sampleGray(t testing.TB) ([]byte, int, int) {
 	t.Helper()
 	path, err := testvideo.SampleFace()
 	if err != nil {
