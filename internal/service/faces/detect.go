@@ -1,0 +1,122 @@
+// Package faces finds faces in small grayscale frames with pigo (pure Go, no
+// model download), links them over a shot's samples into tracks, picks the
+// face that speaks, and turns the main face of each shot into a smoothed crop
+// path.
+//
+// The detector's cascade, cascade/facefinder, is pigo's own (github.com/esimov/pigo
+// v1.4.6, MIT: cascade/LICENSE), embedded so nothing is read or fetched at run time.
+package faces
+
+import (
+	_ "embed" // the facefinder cascade
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	pigo "github.com/esimov/pigo/core"
+)
+
+//go:embed cascade/facefinder
+var facefinder []byte
+
+// Box is one detected face in pixels of the frame it was found in: X, Y its
+// centre, Size its side, Q the detector's summed confidence. Mouth is its
+// mouth activity since the previous sample (see MeasureMouths), NaN unknown.
+type Box struct {
+	X, Y, Size float64
+	Q          float64
+	Mouth      float64
+}
+
+const (
+	// minFaceFrac: faces under this fraction of the frame's shorter side are
+	// not looked for (the smallest worth following in a crop).
+	minFaceFrac = 0.1
+	// minFacePx is the floor of the smallest face searched, whatever the
+	// frame: about the smallest the cascade still finds reliably.
+	minFacePx = 20
+	// shiftFactor / scaleFactor: the search window moves by 15% of its side
+	// and grows by 20% per scale. pigo's usual 10% / 10% finds the same faces
+	// (a face spans several windows either way) at 4-6 times the cost, which
+	// the analysis pass cannot afford at a few frames a second.
+	shiftFactor = 0.15
+	scaleFactor = 1.2
+	// iouThreshold merges raw hits that overlap this much into one face.
+	iouThreshold = 0.2
+	// minQuality: a merged face whose summed score is lower is a false hit
+	// (textures of a testsrc2 pattern score 1-3; a real face tens).
+	minQuality = 5.0
+)
+
+var (
+	cascadeOnce sync.Once
+	cascade     *pigo.Pigo
+	cascadeErr  error
+)
+
+// classifier unpacks the embedded cascade once; the unpacked trees are only
+// read afterwards, so one serves every goroutine.
+func classifier() (*pigo.Pigo, error) {
+	cascadeOnce.Do(func() {
+		cascade, cascadeErr = pigo.NewPigo().Unpack(facefinder)
+		if cascadeErr != nil {
+			cascadeErr = fmt.Errorf("faces: unpack the facefinder cascade: %w", cascadeErr)
+		}
+	})
+	return cascade, cascadeErr
+}
+
+// Detect returns the faces in gray, a w x h 8-bit frame (row-major, no
+// padding), strongest first. A frame of the wrong size finds nothing.
+func Detect(gray []byte, w, h int) []Box {
+	if w < minFacePx || h < minFacePx || len(gray) < w*h {
+		return nil
+	}
+	pg, err := classifier()
+	if err != nil {
+		// The cascade is embedded and tested: failing to unpack it is a broken build.
+		panic(err)
+	}
+	short := min(w, h)
+	params := pigo.CascadeParams{
+		MinSize:     max(minFacePx, int(math.Round(minFaceFrac*float64(short)))),
+		MaxSize:     short,
+		ShiftFactor: shiftFactor,
+		ScaleFactor: scaleFactor,
+		ImageParams: pigo.ImageParams{Pixels: gray[:w*h], Rows: h, Cols: w, Dim: w},
+	}
+	raw := pg.RunCascade(params, 0)
+	clustered := pg.ClusterDetections(raw, iouThreshold)
+	var out []Box
+	for _, d := range clustered {
+		if float64(d.Q) < minQuality {
+			continue
+		}
+		out = append(out, Box{X: float64(d.Col), Y: float64(d.Row), Size: float64(d.Scale), Q: float64(d.Q), Mouth: math.NaN()})
+	}
+	out = dropNested(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Q > out[j].Q })
+	return out
+}
+
+// dropNested removes a weaker face whose centre lies inside a stronger one:
+// the cascade also fires on part of a face (an eye and a nose) at a smaller
+// scale, which IoU clustering keeps apart when the sizes differ a lot.
+func dropNested(in []Box) []Box {
+	sort.Slice(in, func(i, j int) bool { return in[i].Q > in[j].Q })
+	var out []Box
+	for _, b := range in {
+		inside := false
+		for _, k := range out {
+			if math.Abs(b.X-k.X) < k.Size/2 && math.Abs(b.Y-k.Y) < k.Size/2 {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, b)
+		}
+	}
+	return out
+}
