@@ -29,6 +29,9 @@ const (
 	// faceZoom: a face panel is this many face sides high (when the source allows), so the
 	// face takes about 40% of its panel's height.
 	faceZoom = 2.5
+	// minFaceCrop: a face panel is never tighter than this many face sides high (people
+	// sitting close together in a wide shot, on panels wider than they are high).
+	minFaceCrop = 1.05
 	// faceMargin: the region of a face camera is the face box grown this many times, so
 	// the screen or game panel keeps neither the face nor the shoulders under it.
 	faceMargin = 1.8

@@ -196,7 +196,7 @@ func even(v int) int { return v &^ 1 }
 
 // faceCrop is the box of aspect ar around face f in a w x h source: faceZoom face sides
 // high where the source allows, centred on the face and kept inside the source, and
-// shrunk (down to 1.3 face sides) until it holds none of the other faces.
+// shrunk (down to minFaceCrop face sides) until it holds none of the other faces.
 func faceCrop(f FaceBox, others []FaceBox, w, h int, ar float64) rect {
 	side := f.Size * float64(h)
 	ch := math.Min(float64(h), faceZoom*side)
@@ -210,7 +210,7 @@ func faceCrop(f FaceBox, others []FaceBox, w, h int, ar float64) rect {
 				break
 			}
 		}
-		if free || ch*0.93 < 1.3*side {
+		if free || ch*0.93 < minFaceCrop*side {
 			return r
 		}
 		ch *= 0.93
