@@ -33,8 +33,9 @@ const (
 )
 
 // Analyze decodes path once and extracts every curation signal from that single pass: per
-// window loudness (astats), pauses (silencedetect), scene cuts (select on a downscaled copy)
-// and a horizontal centre of interest (a 2 fps grayscale thumbnail stream read here).
+// window loudness (astats), pauses (silencedetect), scene cuts (select on a downscaled copy),
+// and from a 4 fps grayscale stream read here, a horizontal centre of interest (2 fps) and
+// the faces of each shot with the speaker-following path (see addFaces).
 // A source without audio gets floor loudness, no speech and one pause spanning everything.
 func Analyze(ctx context.Context, path string) (*Analysis, error) {
 	return AnalyzeProbed(ctx, path, nil, "")
@@ -56,10 +57,14 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir st
 	audioLog, sceneLog := filepath.Join(dir, "audio.txt"), filepath.Join(dir, "scenes.txt")
 
 	sw, sh := sampleSize(info.Width, info.Height)
-	graph := fmt.Sprintf("[0:%d]scale=%d:%d:flags=fast_bilinear,split[sc][cx];"+
-		"[sc]select='gt(scene,%g)',metadata=print:key=lavfi.scene_score:file=%s,nullsink;"+
-		"[cx]fps=%g,format=gray[thumbs]",
-		info.VideoStream, sw, sh, sceneThreshold, toolexec.FilterValue(sceneLog), 1/windowSec)
+	// Scene cuts see every frame at the tiny size; faces and the centre of motion
+	// see faceFPS frames a second at twice that size (every other one, halved, is
+	// the centre's), so the full-size frames are scaled only a few times a second.
+	fw, fh := 2*sw, 2*sh
+	graph := fmt.Sprintf("[0:%d]split[sv][fv];"+
+		"[sv]scale=%d:%d:flags=fast_bilinear,select='gt(scene,%g)',metadata=print:key=lavfi.scene_score:file=%s,nullsink;"+
+		"[fv]fps=%d,scale=%d:%d:flags=fast_bilinear,format=gray[thumbs]",
+		info.VideoStream, sw, sh, sceneThreshold, toolexec.FilterValue(sceneLog), faceFPS, fw, fh)
 	if info.HasAudio {
 		graph += fmt.Sprintf(";[0:%d]aformat=sample_fmts=flt:sample_rates=%d:channel_layouts=mono,"+
 			"asetnsamples=n=%d:p=1,"+
@@ -85,7 +90,9 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir st
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("analyze: start ffmpeg: %w", err)
 	}
-	centres, readErr := readCentres(stdout, sw, sh)
+	detector := newFaceSampler(fw, fh)
+	centres, readErr := readSamples(stdout, fw, fh, faceFPS*windowSec, detector.add)
+	samples := detector.finish()
 	if readErr != nil {
 		// Drain so ffmpeg is not blocked on a full pipe while we wait for it.
 		_, _ = io.Copy(io.Discard, stdout)
@@ -111,6 +118,7 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir st
 		return nil, err
 	}
 	a.CenterX = smoothCentres(centres, n, windowSec, a.SceneCuts)
+	addFaces(a, samples, fw, fh)
 	if info.HasAudio {
 		if a.Silences, err = readAudioLog(audioLog, a); err != nil {
 			return nil, err

@@ -16,11 +16,15 @@ const (
 	edgeWeight = 0.25
 )
 
-// readCentres reads w*h grayscale frames until EOF and returns, per frame, the horizontal
-// centre of interest in 0..1 or NaN when the frame gives no clue (flat and still).
-func readCentres(r io.Reader, w, h int) ([]float64, error) {
-	frame, prev := make([]byte, w*h), make([]byte, w*h)
-	col := make([]float64, w)
+// readSamples reads w*h grayscale frames until EOF, hands each to sample (which must
+// copy it) with its index, and returns, for every every-th frame halved to (w/2)x(h/2),
+// the horizontal centre of interest in 0..1 or NaN when the frame gives no clue (flat
+// and still).
+func readSamples(r io.Reader, w, h, every int, sample func(k int, frame []byte)) ([]float64, error) {
+	frame := make([]byte, w*h)
+	sw, sh := w/2, h/2
+	thumb, prev := make([]byte, sw*sh), make([]byte, sw*sh)
+	col := make([]float64, sw)
 	var out []float64
 	for k := 0; ; k++ {
 		if _, err := io.ReadFull(r, frame); err != nil {
@@ -29,8 +33,24 @@ func readCentres(r io.Reader, w, h int) ([]float64, error) {
 			}
 			return out, fmt.Errorf("frame %d: %w", k, err)
 		}
-		out = append(out, centreOf(frame, prev, k > 0, w, h, col))
-		prev, frame = frame, prev
+		sample(k, frame)
+		if k%every != 0 {
+			continue
+		}
+		halve(frame, w, thumb, sw, sh)
+		out = append(out, centreOf(thumb, prev, len(out) > 0, sw, sh, col))
+		prev, thumb = thumb, prev
+	}
+}
+
+// halve averages each 2x2 block of src (w wide) into dst (sw x sh).
+func halve(src []byte, w int, dst []byte, sw, sh int) {
+	for y := range sh {
+		a, b := src[2*y*w:], src[(2*y+1)*w:]
+		row := dst[y*sw : (y+1)*sw]
+		for x := range row {
+			row[x] = byte((int(a[2*x]) + int(a[2*x+1]) + int(b[2*x]) + int(b[2*x+1]) + 2) / 4)
+		}
 	}
 }
 

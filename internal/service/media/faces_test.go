@@ -1,0 +1,152 @@
+package media
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/faces"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
+)
+
+// faceAnalysis generates a face video with gen and analyses it.
+func faceAnalysis(t *testing.T, gen func(ctx context.Context, path string) (*testvideo.FaceLayout, error)) (*Analysis, *testvideo.FaceLayout) {
+	t.Helper()
+	toolexectest.RequireMedia(t)
+	path := filepath.Join(t.TempDir(), "faces.mp4")
+	l, err := gen(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, l
+}
+
+// followAt is the path's X at t: linear between keys, the later key at a step.
+func followAt(keys []PathKey, t float64) float64 {
+	x := keys[0].X
+	for i := 1; i < len(keys); i++ {
+		a, b := keys[i-1], keys[i]
+		if t >= b.T {
+			x = b.X
+			continue
+		}
+		if t >= a.T && b.T > a.T {
+			return a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T)
+		}
+		break
+	}
+	return x
+}
+
+// checkSmooth: between keys no faster than faces.MaxPanSpeed; a step only at a cut.
+func checkSmooth(t *testing.T, keys []PathKey, cuts []float64) {
+	t.Helper()
+	for i := 1; i < len(keys); i++ {
+		a, b := keys[i-1], keys[i]
+		dt := b.T - a.T
+		if dt < 1e-9 {
+			if nearest(cuts, b.T) > 1e-9 {
+				t.Errorf("the path steps at %.3f s, not a cut %v", b.T, cuts)
+			}
+			continue
+		}
+		if v := math.Abs(b.X-a.X) / dt; v > faces.MaxPanSpeed+1e-9 {
+			t.Errorf("%.2f-%.2f s pans at %.3f of the width a second, over %g", a.T, b.T, v, faces.MaxPanSpeed)
+		}
+	}
+}
+
+func TestAnalyzeFollowsAMovingFace(t *testing.T) {
+	a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
+		return testvideo.MovingFace(ctx, p, testvideo.FaceOptions{Duration: 8 * time.Second, Silent: true})
+	})
+	if len(a.SceneCuts) != 0 || len(a.Shots) != 1 {
+		t.Fatalf("cuts %v, %d shots: want one shot", a.SceneCuts, len(a.Shots))
+	}
+	if sh := a.Shots[0]; len(sh.Faces) != 1 || math.Abs(sh.Faces[0].X-0.5) > 0.05 || math.Abs(sh.Faces[0].Size-l.Shots[0].Faces[0].From.Size) > 0.35*l.Shots[0].Faces[0].From.Size {
+		t.Errorf("shot %+v: want one face, at the middle of its way (median place)", sh)
+	}
+	if len(a.Follow) < 2 {
+		t.Fatalf("follow %v: want a path", a.Follow)
+	}
+	checkSmooth(t, a.Follow, nil)
+	if x := followAt(a.Follow, 0); math.Abs(x-1.0/3) > 0.04 {
+		t.Errorf("the path starts at %.3f, want about 1/3", x)
+	}
+	if x := followAt(a.Follow, l.Duration); math.Abs(x-2.0/3) > faces.DeadZone+0.04 {
+		t.Errorf("the path ends at %.3f, want about 2/3", x)
+	}
+	// All along, the crop's centre is within the dead zone (and a little) of the face.
+	for tt := 0.0; tt < l.Duration; tt += 0.25 {
+		if d := math.Abs(followAt(a.Follow, tt) - l.FacesAt(tt)[0].X); d > faces.DeadZone+0.04 {
+			t.Errorf("at %.2f s the path is %.3f of the width from the face", tt, d)
+		}
+	}
+}
+
+func TestAnalyzeFollowJumpsAtTheCut(t *testing.T) {
+	a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
+		return testvideo.FaceCut(ctx, p, testvideo.FaceOptions{Duration: 6 * time.Second, Silent: true})
+	})
+	cut := l.Cuts()[0]
+	if len(a.SceneCuts) != 1 || math.Abs(a.SceneCuts[0]-cut) > 2.0/25 {
+		t.Fatalf("cuts %v, want one at %.2f", a.SceneCuts, cut)
+	}
+	if len(a.Shots) != 2 || len(a.Shots[0].Faces) != 1 || len(a.Shots[1].Faces) != 1 {
+		t.Fatalf("shots %+v: want two, one face each", a.Shots)
+	}
+	if a.Shots[0].End != a.SceneCuts[0] || math.Abs(a.Shots[0].Faces[0].X-1.0/3) > 0.04 || math.Abs(a.Shots[1].Faces[0].X-2.0/3) > 0.04 {
+		t.Errorf("shots %+v: want the face at 1/3 then 2/3, split at the cut", a.Shots)
+	}
+	checkSmooth(t, a.Follow, a.SceneCuts)
+	var at []PathKey
+	for _, k := range a.Follow {
+		if k.T == a.SceneCuts[0] {
+			at = append(at, k)
+		}
+	}
+	// Within 2 frames of the true cut (the detected cut is), from one face to the other.
+	if len(at) != 2 || math.Abs(at[0].X-1.0/3) > 0.04 || math.Abs(at[1].X-2.0/3) > 0.04 {
+		t.Errorf("keys at the cut %v (path %v): want a step from 1/3 to 2/3", at, a.Follow)
+	}
+	if x := followAt(a.Follow, cut-0.2); math.Abs(x-1.0/3) > 0.04 {
+		t.Errorf("before the cut the path is at %.3f", x)
+	}
+}
+
+func TestAnalyzeTwoFacesAndTheSpeaker(t *testing.T) {
+	for _, speaker := range []int{0, 1} {
+		a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
+			return testvideo.TwoFaces(ctx, p, speaker, testvideo.FaceOptions{Duration: 5 * time.Second, Silent: true})
+		})
+		if len(a.Shots) != 1 || len(a.Shots[0].Faces) != 2 {
+			t.Fatalf("shots %+v: want one with two faces", a.Shots)
+		}
+		sh := a.Shots[0]
+		if sh.Speaker < 0 {
+			t.Fatalf("face %d speaks: no speaker found in %+v", speaker, sh)
+		}
+		want := l.Shots[0].Faces[speaker].From.X
+		if got := sh.Faces[sh.Speaker].X; math.Abs(got-want) > 0.04 {
+			t.Errorf("face %d at %.2f speaks; the speaker found is at %.3f", speaker, want, got)
+		}
+		for _, k := range a.Follow {
+			if math.Abs(k.X-want) > 0.04 {
+				t.Errorf("the path is at %.3f at %.2f s, want on the speaker at %.2f", k.X, k.T, want)
+			}
+		}
+	}
+	a, _ := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
+		return testvideo.TwoFaces(ctx, p, -1, testvideo.FaceOptions{Duration: 5 * time.Second, Silent: true})
+	})
+	if len(a.Shots) != 1 || len(a.Shots[0].Faces) != 2 || a.Shots[0].Speaker != -1 {
+		t.Errorf("nobody speaks: shots %+v, want two faces and speaker -1", a.Shots)
+	}
+}
