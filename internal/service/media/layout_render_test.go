@@ -293,3 +293,35 @@ func TestRenderLayoutChangesAtShotBounds(t *testing.T) {
 		}
 	}
 }
+
+// The analysis pass feeds the render: Analyze's follow path keeps the moving face in the
+// middle of the portrait frame with no layout named, and its shots give LayoutAuto a
+// split of the two-face video.
+func TestAnalyzeThenRenderFollowsAndSplits(t *testing.T) {
+	src, _ := faceVideo(t, "moving")
+	a, err := Analyze(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, w, h := renderFaces(t, src, 0, a.DurationSec, RenderOptions{Aspect: "portrait", Shots: a.Shots, Follow: a.Follow}, 5)
+	in := 0
+	for _, fr := range frames {
+		if fs := faces.Detect(fr, w, h); len(fs) == 1 && math.Abs(fs[0].X/float64(w)-0.5) <= 0.3 {
+			in++
+		}
+	}
+	if share := float64(in) / float64(len(frames)); share < 0.9 {
+		t.Errorf("Analyze's path: the face is in the middle 60%% in %.0f%% of %d frames, want at least 90%%", 100*share, len(frames))
+	}
+
+	src, _ = faceVideo(t, "two")
+	if a, err = Analyze(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	frames, w, h = renderFaces(t, src, 2, 3, RenderOptions{Aspect: "portrait", Layout: LayoutAuto, Shots: a.Shots, Follow: a.Follow}, 2)
+	for i, fr := range frames {
+		if fs := faces.Detect(fr, w, h); len(fs) != 2 || (fs[0].Y < float64(h)/2) == (fs[1].Y < float64(h)/2) {
+			t.Errorf("frame %d: faces %v, want one in each half (auto: two faces split)", i, boxesText(fs, w, h))
+		}
+	}
+}

@@ -3,13 +3,18 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/faces"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
 
 // An org template's preferences are the base of a render; what renderPref
@@ -138,5 +143,44 @@ func TestLayoutSwitchesNameMediaLayouts(t *testing.T) {
 		if !slices.Contains(media.Layouts, s.Layout) {
 			t.Errorf("%s picks %q, which is not a media layout %v", s.Wire, s.Layout, media.Layouts)
 		}
+	}
+}
+
+// A project over two people side by side with enableSplitLayout gets a split clip: the
+// analysis finds both faces, and the export shows one in each half of the portrait frame
+// (found there by pigo).
+func TestSplitLayoutProjectStacksTwoFaces(t *testing.T) {
+	requireFFmpeg(t)
+	src := filepath.Join(t.TempDir(), "two.mp4")
+	if _, err := testvideo.TwoFaces(context.Background(), src, 0, testvideo.FaceOptions{Duration: 6 * time.Second, Silent: true}); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	e.runner()
+	id := e.create(apitypes.CreateProjectRequest{
+		VideoURL:     e.upload(src),
+		CurationPref: &apitypes.CurationPref{SkipCurate: yes()},
+		RenderPref:   &apitypes.RenderPref{EnableSplitLayout: yes()},
+	})
+	p := e.waitDone(id)
+	if p.Stage != apitypes.StageComplete {
+		t.Fatalf("stage = %s, error %v", p.Stage, deref(p.Error))
+	}
+	clips, err := e.st.ListClips(context.Background(), id, 0, 100)
+	if err != nil || len(clips) != 1 {
+		t.Fatalf("clips %d (%v), want 1", len(clips), err)
+	}
+	if rp := clips[0].RenderPref; rp == nil || !isTrue(rp.EnableSplitLayout) || isTrue(rp.EnableFillLayout) {
+		t.Errorf("clip renderPref %+v, want enableSplitLayout reported true and the crop false", rp)
+	}
+	const w, h = 270, 480
+	out, err := exec.Command("ffmpeg", "-v", "error", "-ss", "3", "-i", filepath.Join(e.dir, "media", id, clips[0].CurationID+".mp4"),
+		"-frames:v", "1", "-vf", fmt.Sprintf("scale=%d:%d,format=gray", w, h), "-f", "rawvideo", "pipe:1").Output()
+	if err != nil || len(out) != w*h {
+		t.Fatalf("decode the export: %v (%d bytes)", err, len(out))
+	}
+	found := faces.Detect(out, w, h)
+	if len(found) != 2 || (found[0].Y < h/2) == (found[1].Y < h/2) {
+		t.Errorf("faces at %+v, want one in the top half and one in the bottom half", found)
 	}
 }
