@@ -2,6 +2,7 @@ package media
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -84,6 +85,9 @@ func layoutSegments(pieces []Interval, opts RenderOptions, cx float64) ([]segmen
 	}
 	if !slices.Contains(Layouts, want) {
 		return nil, fmt.Errorf("render: layout %q: want one of %v", opts.Layout, Layouts)
+	}
+	if !slices.IsSortedFunc(opts.Follow, func(a, b PathKey) int { return cmp.Compare(a.T, b.T) }) {
+		return nil, errors.New("render: the Follow path's keys must be in time order")
 	}
 	var segs []segment
 	at := 0.0

@@ -112,6 +112,9 @@ func TestLayoutSegmentsPerShot(t *testing.T) {
 			t.Errorf("options %+v: segments %+v (%v), want one %s", c.opts, segs, err, c.kind)
 		}
 	}
+	if _, err := layoutSegments([]Interval{{1, 3}}, RenderOptions{Follow: []PathKey{{2, 0.5}, {1, 0.4}}}, 0.5); err == nil || !strings.Contains(err.Error(), "time order") {
+		t.Errorf("a path out of order: error %v, want it refused", err)
+	}
 	if _, err := layoutSegments([]Interval{{1, 3}}, RenderOptions{Layout: "mosaic"}, 0.5); err == nil || !strings.Contains(err.Error(), `layout "mosaic"`) {
 		t.Errorf("unknown layout: error %v, want it named", err)
 	}

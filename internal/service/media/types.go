@@ -91,7 +91,7 @@ type Highlight struct {
 // RenderOptions steers RenderClip.
 type RenderOptions struct {
 	Aspect        string // "portrait" 1080x1920, "square" 1080x1080, "landscape" 1920x1080
-	Fit           bool   // true: fit the whole frame on a blurred background; false: crop around CenterX
+	Fit           bool   // with Layout "" and no Follow: true fits the whole frame on a blurred background, false crops around CenterX
 	Watermark     string // "" = none; else drawn text
 	PreviewHeight int    // preview render height, default 480
 	// Captions, when set and holding lines, are burnt into the picture after the reframe.
