@@ -48,13 +48,14 @@ func TestDetectFindsTheSampleFace(t *testing.T) {
 	}
 }
 
-func TestDetectFindsTheSampleFaceSmall(t *testing.T) {
+// smallFace is a 320x180 frame (the analysis size) of a textured background
+// with the sample face pasted at a quarter size, its top-left at 200,40.
+func smallFace(t testing.TB) (frame []byte, cx, cy float64) {
 	g, w, h := sampleGray(t)
-	// Pasted at a quarter size into a 320x180 gray frame, as the analysis sees a wide shot.
-	const fw, fh = 320, 180
-	frame := make([]byte, fw*fh)
+	const fw = 320
+	frame = make([]byte, fw*180)
 	for i := range frame {
-		frame[i] = 90
+		frame[i] = byte(60 + i*7%90)
 	}
 	sw, sh := w/4, h/4
 	for y := range sh {
@@ -62,12 +63,44 @@ func TestDetectFindsTheSampleFaceSmall(t *testing.T) {
 			frame[(40+y)*fw+200+x] = g[(y*4)*w+x*4]
 		}
 	}
-	got := Detect(frame, fw, fh)
+	return frame, 200 + float64(sw)/2, 40 + float64(sh)/2
+}
+
+func TestDetectFindsTheSampleFaceSmall(t *testing.T) {
+	frame, cx, cy := smallFace(t)
+	got := Detect(frame, 320, 180)
 	if len(got) != 1 {
 		t.Fatalf("%d faces %v, want 1", len(got), got)
 	}
-	if cx := 200 + float64(sw)/2; math.Abs(got[0].X-cx) > 4 || math.Abs(got[0].Y-(40+float64(sh)/2)) > 6 {
-		t.Errorf("face at %.0f,%.0f, want about %.0f,%.0f", got[0].X, got[0].Y, cx, 40+float64(sh)/2)
+	if math.Abs(got[0].X-cx) > 4 || math.Abs(got[0].Y-cy) > 6 {
+		t.Errorf("face at %.0f,%.0f, want about %.0f,%.0f", got[0].X, got[0].Y, cx, cy)
+	}
+}
+
+func TestDetectNearFindsTheFaceWhereItWas(t *testing.T) {
+	frame, cx, cy := smallFace(t)
+	full := Detect(frame, 320, 180)
+	if len(full) != 1 {
+		t.Fatalf("%d faces %v, want 1", len(full), full)
+	}
+	// The previous sample had it 6 px to the left and a little smaller.
+	prev := full[0]
+	prev.X -= 6
+	prev.Size *= 0.9
+	got := DetectNear(frame, 320, 180, []Box{prev})
+	if len(got) != 1 || math.Abs(got[0].X-cx) > 4 || math.Abs(got[0].Y-cy) > 6 || sizeRatio(got[0].Size, full[0].Size) > 1.25 {
+		t.Errorf("near %+v: found %v, want the face at about %.0f,%.0f side %.0f", prev, got, cx, cy, full[0].Size)
+	}
+	// Searching where no face is finds none, and nothing to search near finds none.
+	if got := DetectNear(frame, 320, 180, []Box{{X: 60, Y: 90, Size: 40}}); len(got) != 0 {
+		t.Errorf("near an empty place: %v", got)
+	}
+	if got := DetectNear(frame, 320, 180, nil); len(got) != 0 {
+		t.Errorf("near nothing: %v", got)
+	}
+	// At the frame's edge the search window is clipped, not out of bounds.
+	if got := DetectNear(frame, 320, 180, []Box{{X: 318, Y: 178, Size: 60}}); len(got) != 0 {
+		t.Errorf("at the corner: %v", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 package media
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"path/filepath"
@@ -148,5 +149,92 @@ func TestAnalyzeTwoFacesAndTheSpeaker(t *testing.T) {
 	})
 	if len(a.Shots) != 1 || len(a.Shots[0].Faces) != 2 || a.Shots[0].Speaker != -1 {
 		t.Errorf("nobody speaks: shots %+v, want two faces and speaker -1", a.Shots)
+	}
+}
+
+func TestAnalyzeGroupsAndAScreen(t *testing.T) {
+	opts := testvideo.FaceOptions{Duration: 4 * time.Second, Silent: true}
+	for _, n := range []int{3, 4} {
+		a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
+			return testvideo.GroupOfFaces(ctx, p, n, opts)
+		})
+		if len(a.Shots) != 1 || len(a.Shots[0].Faces) != n {
+			t.Fatalf("%d faces: shots %+v", n, a.Shots)
+		}
+		for _, want := range l.Shots[0].Faces {
+			ok := false
+			for _, f := range a.Shots[0].Faces {
+				ok = ok || math.Abs(f.X-want.From.X) < 0.04 && math.Abs(f.Y-want.From.Y) < 0.05
+			}
+			if !ok {
+				t.Errorf("%d faces: the one at %.3f,%.3f is not in %+v", n, want.From.X, want.From.Y, a.Shots[0].Faces)
+			}
+		}
+	}
+	a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
+		return testvideo.ScreenWithFace(ctx, p, opts)
+	})
+	want := l.Shots[0].Faces[0].From
+	if len(a.Shots) != 1 || len(a.Shots[0].Faces) != 1 {
+		t.Fatalf("screen: shots %+v, want one with the face camera only", a.Shots)
+	}
+	if f := a.Shots[0].Faces[0]; math.Abs(f.X-want.X) > 0.04 || math.Abs(f.Y-want.Y) > 0.05 || math.Abs(f.Size-want.Size) > 0.35*want.Size {
+		t.Errorf("screen: face %+v, want about %+v", f, want)
+	}
+}
+
+func TestAnalyzeWithoutFacesHasNoPath(t *testing.T) {
+	src, _ := sourceVideo(t, 20, 320, 240)
+	a := analysisOf(t, src)
+	if len(a.Follow) != 0 {
+		t.Errorf("follow %v on a source without faces, want none (renders use CenterX)", a.Follow)
+	}
+	if len(a.Shots) != len(a.SceneCuts)+1 {
+		t.Fatalf("%d shots for %d cuts", len(a.Shots), len(a.SceneCuts))
+	}
+	for i, s := range a.Shots {
+		if len(s.Faces) != 0 || s.Speaker != -1 {
+			t.Errorf("shot %d: %+v, want no face", i, s)
+		}
+		if i > 0 && s.Start != a.SceneCuts[i-1] || i == len(a.Shots)-1 && s.End != a.DurationSec {
+			t.Errorf("shot %d %.2f-%.2f does not line up with the cuts %v", i, s.Start, s.End, a.SceneCuts)
+		}
+	}
+}
+
+func TestReadSamplesHandsEveryFrameAndHalvesEveryOther(t *testing.T) {
+	const w, h = 8, 4
+	var stream []byte
+	for k := range 5 {
+		for i := range w * h {
+			stream = append(stream, byte(k*10+i%w*20)) // columns get brighter to the right
+		}
+	}
+	var got []int
+	centres, err := readSamples(bytes.NewReader(stream), w, h, 2, func(k int, frame []byte) {
+		got = append(got, k)
+		if frame[0] != byte(k*10) {
+			t.Errorf("frame %d starts %d", k, frame[0])
+		}
+	})
+	if err != nil || len(got) != 5 || len(centres) != 3 {
+		t.Fatalf("err %v, %d frames, %d centres: want 5 frames and 3 centres (frames 0, 2, 4)", err, len(got), len(centres))
+	}
+	dst := make([]byte, 4*2)
+	halve(stream[:w*h], w, dst, 4, 2)
+	for x, v := range dst[:4] {
+		if want := byte(x*40 + 10); v != want {
+			t.Errorf("halved column %d = %d, want %d (the mean of 2x2)", x, v, want)
+		}
+	}
+}
+
+func TestMeanCentreOfAShot(t *testing.T) {
+	a := &Analysis{WindowSec: 0.5, CenterX: []float64{0.2, 0.4, 0.6, 0.8}}
+	if c := meanCentre(a, 0, 1); math.Abs(c-0.3) > 1e-9 {
+		t.Errorf("0-1 s: %.3f, want 0.3", c)
+	}
+	if c := meanCentre(a, 1.1, 1.2); c != 0.6 {
+		t.Errorf("a shot between window middles: %.3f, want the nearest window's 0.6", c)
 	}
 }
