@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
@@ -20,6 +21,8 @@ import (
 func TestServeAndKeysOnPostgres(t *testing.T) {
 	db := storetest.PostgresURL(t)
 	dir := t.TempDir()
+	_, master := masterkey.Generate()
+	t.Setenv(masterkey.Env, master) // processes sharing a database are given one
 	var out, errOut bytes.Buffer
 	if err := run(t.Context(), []string{"keys", "create", "--data", dir, "--database", db, "--org", "org-pg", "--user", "u"}, &out, &errOut); err != nil {
 		t.Fatalf("keys create: %v (stderr %s)", err, errOut.String())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
@@ -30,7 +31,13 @@ func TestAPIOnlyServeAndWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	apiNode := startProcess(t, bin, "127.0.0.1:0", dir, key, "--database", db, "--workers", "0")
+	// Processes sharing a PostgreSQL database are given one master key.
+	_, master := masterkey.Generate()
+	keyFile := filepath.Join(root, "master.key")
+	if err := os.WriteFile(keyFile, []byte(master), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	apiNode := startProcess(t, bin, "127.0.0.1:0", dir, key, "--database", db, "--workers", "0", "--master-key-file", keyFile)
 	log, _ := os.ReadFile(filepath.Join(root, "data.log"))
 	base := "http://" + listenedAt(string(log), "clipperd listening")
 	c, p := createFromFile(t, base, key, src, apitypes.CreateProjectRequest{
@@ -42,7 +49,7 @@ func TestAPIOnlyServeAndWorker(t *testing.T) {
 	}
 
 	worker, workerLog := launch(t, bin, filepath.Join(root, "worker.log"), "",
-		"worker", "--data", dir, "--database", db, "--public-url", base, "--workers", "1", "--metrics-listen", "off")
+		"worker", "--data", dir, "--database", db, "--public-url", base, "--workers", "1", "--metrics-listen", "off", "--master-key-file", keyFile)
 	waitComplete(t, c, p.ID, 4*time.Minute, workerLog)
 	downloadFirstClip(t, c, p.ID, base) // served by the API node
 	apiLog, _ := os.ReadFile(filepath.Join(root, "data.log"))
