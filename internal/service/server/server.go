@@ -491,7 +491,17 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Jobs: s.jobs, Media: s.media, Scratch: s.scratch, Logger: logger.With("component", "censorjobs")})
+	// Censor jobs spot the listed words in the audio with pocketsphinx
+	// whichever recogniser makes transcripts; without it, the transcript's
+	// words only.
+	var spotter censorjobs.Spotter
+	if transcribe.DefaultKind() == transcribe.KindPocketsphinx {
+		spotter = &transcribe.Pocketsphinx{}
+	} else {
+		logger.Warn("censor jobs find words in the transcript only: " + transcribe.PocketsphinxTool + " is not on PATH to spot them in the audio")
+	}
+	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Jobs: s.jobs, Media: s.media, Scratch: s.scratch,
+		Logger: logger.With("component", "censorjobs"), Spotter: spotter})
 	if err != nil {
 		return err
 	}
