@@ -77,19 +77,15 @@ func Spans(words []store.TranscriptWord, clipStartMs, clipEndMs int64) []media.C
 	return spans
 }
 
-// Keyword spotting times a word a little late at its start and early at its
-// end (it detects the word once its last sound is likely, and festival
-// speech showed the last consonant cut); a spotted word is censored over
-// its detection widened by these, measured on festival speech to bring the
-// censored span within 0.15 s of the word's edges.
-const (
-	padBefore = 0.05
-	padAfter  = 0.0
-)
+// padBefore widens a spotted word's span at its start: on festival speech
+// the spotter's edges fall within 0.2 s of the word's (median start +0.01
+// s, end +0.03 s: BENCHMARKS.md), and a word's onset is what a listener
+// recognises it by, so the span starts a little early. Its end is left.
+const padBefore = 0.05
 
 // Pad is the span censored for a word spotted from start to end seconds.
 func Pad(start, end float64) media.CensorSpan {
-	return media.CensorSpan{Start: max(0, start-padBefore), End: end + padAfter}
+	return media.CensorSpan{Start: max(0, start-padBefore), End: end}
 }
 
 // Merge joins overlapping or touching spans (a word both spotted and in the
