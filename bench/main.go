@@ -7,6 +7,7 @@
 //	go run ./bench refresh    # API calls of a terraform plan over 4 projects, 20 collections and 40 contents, against clipperd and a small-page server
 //	go run ./bench transcribe # the recogniser against real time and one plain pocketsphinx run
 //	go run ./bench pipeline-asr # the pipeline with transcription and captions against plain commands
+//	go run ./bench censor     # the censor's keyword spotting: profane words found, false alarms on clean speech (--tune: find the thresholds)
 //	go run ./bench load --before REV # a clipperd binary under concurrent GETs, uploads and idle connections
 package main
 
@@ -19,7 +20,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe|upload|load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe|censor|upload|load [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -36,6 +37,8 @@ func main() {
 		err = runTranscribe(ctx, os.Args[2:])
 	case "pipeline-asr":
 		err = runPipelineASR(ctx, os.Args[2:])
+	case "censor":
+		err = runCensor(ctx, os.Args[2:])
 	case "load":
 		err = runLoad(ctx, os.Args[2:])
 	case "upload":
@@ -43,7 +46,7 @@ func main() {
 	case "upload-child": // the provider's side of upload, in its own process
 		err = runUploadChild(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh, transcribe, upload or load)", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh, transcribe, censor, upload or load)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

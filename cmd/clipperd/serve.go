@@ -152,8 +152,10 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", false, "allow webhooks (conclusion actions, webhook publish destinations) to loopback and private networks")
 	fs.DurationVar(&cfg.MediaURLTTL, "media-url-ttl", medialink.DefaultTTL, "how long the signed media addresses handed out work (projects of DEFAULT visibility)")
 	fs.DurationVar(&cfg.PublicMediaURLTTL, "public-media-url-ttl", medialink.DefaultPublicTTL, "how long the signed media addresses of PUBLIC and PUBLIC_VIEW projects work")
-	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
+	fs.StringVar(&cfg.ASR, "asr", transcribe.DefaultKind(), "speech recogniser of transcripts: pocketsphinx (English, offline), openai (an OpenAI-compatible server at --asr-url: whatever languages its model hears), command (--asr-command) or none; default pocketsphinx when "+transcribe.PocketsphinxTool+" is on PATH")
 	fs.StringVar(&cfg.ASRCommand, "asr-command", "", "with --asr command: a shell command line; {input} is a 16 kHz mono WAV, {output} the JSON file of words to write, {lang} the sourceLang")
+	fs.StringVar(&cfg.ASRURL, "asr-url", "", "with --asr openai: the server's address, e.g. http://127.0.0.1:8000 (clipperd posts to /v1/audio/transcriptions under it); its API key, if it needs one, from "+transcribe.ASRKeyEnv)
+	fs.StringVar(&cfg.ASRModel, "asr-model", transcribe.DefaultOpenAIModel, "with --asr openai: the model field of each request")
 	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
 	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
@@ -171,6 +173,7 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 		return fmt.Errorf("%w: --media %v", errUsage, err)
 	}
 	cfg.MasterKey = os.Getenv(masterkey.Env)
+	cfg.ASRAPIKey = os.Getenv(transcribe.ASRKeyEnv)
 	if cfg.MetricsListen == "off" {
 		cfg.MetricsListen = "" // server.Config's "no metrics"
 	}

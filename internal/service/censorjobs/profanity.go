@@ -1,12 +1,17 @@
 package censorjobs
 
 import (
+	"cmp"
 	_ "embed"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // profanityText is the embedded profanity list (profanity.txt).
@@ -14,16 +19,34 @@ import (
 //go:embed profanity.txt
 var profanityText string
 
-// profanity is the set of words of profanityText.
-var profanity = func() map[string]bool {
+// profanity is the set of words of profanityText; keyphrases are the same
+// words with their keyword-spotting thresholds.
+var profanity, keyphrases = func() (map[string]bool, []transcribe.Keyphrase) {
 	set := map[string]bool{}
-	for _, line := range strings.Split(profanityText, "\n") {
-		if w := strings.TrimSpace(line); w != "" && !strings.HasPrefix(w, "#") {
-			set[strings.ToLower(w)] = true
+	var list []transcribe.Keyphrase
+	for i, line := range strings.Split(profanityText, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
 		}
+		if len(f) != 2 {
+			panic(fmt.Sprintf("profanity.txt line %d: want a word and its threshold, not %q", i+1, line))
+		}
+		threshold, err := strconv.ParseFloat(f[1], 64)
+		if err != nil || !(threshold > 0) {
+			panic(fmt.Sprintf("profanity.txt line %d: threshold %q is not a number above 0", i+1, f[1]))
+		}
+		w := strings.ToLower(f[0])
+		set[w] = true
+		list = append(list, transcribe.Keyphrase{Phrase: w, Threshold: threshold})
 	}
-	return set
+	return set, list
 }()
+
+// Keyphrases are the words of the profanity list with the thresholds the
+// keyword-spotting pass detects them at (tuned on festival speech: see
+// BENCHMARKS.md, "clipperd: a censor that hears the word").
+func Keyphrases() []transcribe.Keyphrase { return slices.Clone(keyphrases) }
 
 // Profane reports whether a transcript word is on the profanity list: the
 // word lower-cased, without a pronunciation suffix ("damn(2)") or the
@@ -52,4 +75,34 @@ func Spans(words []store.TranscriptWord, clipStartMs, clipEndMs int64) []media.C
 		})
 	}
 	return spans
+}
+
+// padBefore widens a spotted word's span at its start: on festival speech
+// the spotter's edges fall within 0.2 s of the word's (median start +0.01
+// s, end +0.03 s: BENCHMARKS.md), and a word's onset is what a listener
+// recognises it by, so the span starts a little early. Its end is left.
+const padBefore = 0.05
+
+// Pad is the span censored for a word spotted from start to end seconds.
+func Pad(start, end float64) media.CensorSpan {
+	return media.CensorSpan{Start: max(0, start-padBefore), End: end}
+}
+
+// Merge joins overlapping or touching spans (a word both spotted and in the
+// transcript is censored once) and sorts them by start.
+func Merge(spans []media.CensorSpan) []media.CensorSpan {
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(a, b media.CensorSpan) int { return cmp.Compare(a.Start, b.Start) })
+	var out []media.CensorSpan
+	for _, s := range sorted {
+		if s.End <= s.Start {
+			continue
+		}
+		if n := len(out); n > 0 && s.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, s.End)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -34,3 +34,24 @@ func TestSpans(t *testing.T) {
 		t.Errorf("Spans = %v, want %v", got, want)
 	}
 }
+
+func TestMerge(t *testing.T) {
+	got := Merge([]media.CensorSpan{{Start: 3, End: 4}, {Start: 1, End: 2}, {Start: 1.5, End: 2.5}, {Start: 2.5, End: 2.7}, {Start: 5, End: 5}})
+	want := []media.CensorSpan{{Start: 1, End: 2.7}, {Start: 3, End: 4}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Merge = %v, want %v (overlapping and touching spans joined, empty ones dropped)", got, want)
+	}
+}
+
+// TestKeyphrases: every listed word is spotted, at a threshold above 0.
+func TestKeyphrases(t *testing.T) {
+	list := Keyphrases()
+	if len(list) != len(profanity) {
+		t.Fatalf("%d keyphrases for %d words", len(list), len(profanity))
+	}
+	for _, k := range list {
+		if !profanity[k.Phrase] || !(k.Threshold > 0) {
+			t.Errorf("keyphrase %+v: want a listed word and a threshold above 0", k)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 // Package censorjobs runs censor jobs: the Worker finds the words of the
-// profanity list (profanity.txt) in a clip's transcript and renders the
-// clip's export and preview again with those words' spans silenced, or
-// beeped at 1 kHz. Each QUEUED job has a job in the job system (package
+// profanity list (profanity.txt) in a clip's transcript, and by spotting
+// them in the clip's audio (a Spotter: pocketsphinx's keyword spotting, which
+// hears a word the recogniser's language model turned into likelier ones),
+// and renders the clip's export and preview again with those words' spans
+// silenced, or beeped at 1 kHz. Each QUEUED job has a job in the job system (package
 // jobs), inserted in the transaction that stores the row and completed in
 // the one that records its outcome, so a job cut short by a stop or a crash
 // runs again, on this process or another.
@@ -35,6 +37,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // timeout bounds one attempt and is its lease: two ffmpeg runs over a
@@ -58,6 +61,7 @@ type Store interface {
 	CensorJob(ctx context.Context, id string) (*store.CensorJob, error)
 	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
 	Transcript(ctx context.Context, projectID string) ([]store.TranscriptWord, error)
+	GetProject(ctx context.Context, id string) (*store.Project, error)
 	FinishCensorJob(ctx context.Context, j *store.CensorJob, then store.TxHook) error
 	RecordMediaSum(ctx context.Context, key string, sum store.MediaSum) error
 }
@@ -69,6 +73,16 @@ type Config struct {
 	Media   blob.Store   // the clips' renders (blob.MediaKey)
 	Scratch scratch.Dirs // each job's temporary files, DATA/tmp/<owner>/<jobId>
 	Logger  *slog.Logger // nil = discard
+	// Spotter, when set, spots the profanity list's words in each clip's
+	// audio besides the transcript's (an English sourceLang, or auto or
+	// none, only: the list and pocketsphinx's model are English).
+	Spotter Spotter
+}
+
+// Spotter finds where keyphrases are spoken in a 16 kHz mono WAV file
+// (transcribe.Pocketsphinx).
+type Spotter interface {
+	Spot(ctx context.Context, wavPath string, phrases []transcribe.Keyphrase) ([]transcribe.Word, error)
 }
 
 // Worker censors the clips of the jobs the job system hands it, one after
@@ -79,6 +93,7 @@ type Worker struct {
 	media   blob.Store
 	scratch scratch.Dirs
 	log     *slog.Logger
+	spotter Spotter
 
 	// beforeRun, when a test sets it, is called with each job once it is
 	// PROCESSING, before its clip is censored.
@@ -97,7 +112,7 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	w := &Worker{store: cfg.Store, jobs: cfg.Jobs, media: cfg.Media, scratch: cfg.Scratch, log: cfg.Logger}
+	w := &Worker{store: cfg.Store, jobs: cfg.Jobs, media: cfg.Media, scratch: cfg.Scratch, log: cfg.Logger, spotter: cfg.Spotter}
 	if err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueCensor, Timeout: timeout, Unique: true}, w.run); err != nil {
 		return nil, fmt.Errorf("censorjobs: %w", err)
 	}
@@ -199,20 +214,72 @@ func (w *Worker) censor(ctx context.Context, j *store.CensorJob) error {
 		}
 	}()
 	version := renderVersion(clip)
-	for _, name := range []string{j.ClipID + ".mp4", j.ClipID + ".preview.mp4"} {
-		if err := w.censorFile(ctx, j.ProjectID, name, version, tmp, spans, j.Beep); err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			// ffmpeg refusing the file would refuse it again: the job's
-			// outcome, not a reason to retry.
-			w.log.Error("censor a clip file", "job", j.ID, "file", name, "err", err)
-			j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("censoring %s failed: %v", name, err)
-			return nil
+	names := []string{j.ClipID + ".mp4", j.ClipID + ".preview.mp4"}
+	srcs := make([]string, len(names))
+	for i, name := range names {
+		if srcs[i], err = w.original(ctx, j.ProjectID, name, version, tmp); err != nil {
+			return w.failed(ctx, j, name, err)
+		}
+	}
+	if w.spotter != nil && w.spotsIn(ctx, j.ProjectID) {
+		// The export's audio: the preview is the same clip, timed alike.
+		wav := filepath.Join(tmp, "audio.wav")
+		if err := transcribe.ExtractWAV(ctx, srcs[0], 0, 0, wav); err != nil {
+			return w.failed(ctx, j, names[0], err)
+		}
+		// A failing spotter (pocketsphinx crashing) is not the clip's
+		// fault: the job is retried.
+		heard, err := Spot(ctx, w.spotter, wav)
+		if err != nil {
+			return fmt.Errorf("censor job %s: spot the words: %w", j.ID, err)
+		}
+		spans = append(spans, heard...)
+	}
+	spans = Merge(spans)
+	for i, name := range names {
+		if err := w.render(ctx, j.ProjectID, name, srcs[i], tmp, spans, j.Beep); err != nil {
+			return w.failed(ctx, j, name, err)
 		}
 	}
 	j.Status, j.Words = apitypes.CensorConcluded, len(spans)
 	return nil
+}
+
+// failed makes err, from reading or censoring the clip file name, j's
+// outcome: ffmpeg refusing the file would refuse it again, not a reason to
+// retry. A stop is returned instead.
+func (w *Worker) failed(ctx context.Context, j *store.CensorJob, name string, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	w.log.Error("censor a clip file", "job", j.ID, "file", name, "err", err)
+	j.Status, j.Error = apitypes.CensorFailed, fmt.Sprintf("censoring %s failed: %v", name, err)
+	return nil
+}
+
+// spotsIn reports whether the words are spotted in project's clips: its
+// sourceLang is English, auto or unset (a project gone counts as unset:
+// its clip is gone too, which the job finds).
+func (w *Worker) spotsIn(ctx context.Context, project string) bool {
+	p, err := w.store.GetProject(ctx, project)
+	if err != nil || p.ImportPref == nil {
+		return true
+	}
+	return transcribe.English(p.ImportPref.SourceLang)
+}
+
+// Spot finds the words of the profanity list in a clip's audio, wav (16
+// kHz mono), with s: the spans to censor, each hit padded (Pad).
+func Spot(ctx context.Context, s Spotter, wav string) ([]media.CensorSpan, error) {
+	hits, err := s.Spot(ctx, wav, keyphrases)
+	if err != nil {
+		return nil, err
+	}
+	spans := make([]media.CensorSpan, 0, len(hits))
+	for _, h := range hits {
+		spans = append(spans, Pad(h.Start, h.End))
+	}
+	return spans, nil
 }
 
 // renderVersion names a clip's render: its run and creation time, which a
@@ -226,26 +293,29 @@ func renderVersion(c *apitypes.ExportableClip) string {
 // preview) is kept in once the clip is censored.
 func OriginalName(name, version string) string { return name + "." + version + ".orig" }
 
-// censorFile renders the object name of project censored from its
-// original, in the job's temporary directory tmp. The original is kept
-// first (a copy, which the directory store makes a hard link): the served
-// object is replaced only once the original exists, and only whole, so a
-// job cut short at any point runs again from the same original.
-func (w *Worker) censorFile(ctx context.Context, project, name, version, tmp string, spans []media.CensorSpan, beep bool) error {
+// original keeps the original render of the object name of project (a
+// copy, which the directory store makes a hard link) unless kept already,
+// and returns a local file of it in tmp: a job cut short at any point runs
+// again from the same original.
+func (w *Worker) original(ctx context.Context, project, name, version, tmp string) (string, error) {
 	served := blob.MediaKey(project, name)
 	orig := blob.MediaKey(project, OriginalName(name, version))
 	if _, err := w.media.Stat(ctx, orig); errors.Is(err, blob.ErrNotFound) {
 		if err := w.media.Copy(ctx, orig, served); err != nil {
-			return fmt.Errorf("keep the original: %w", err)
+			return "", fmt.Errorf("keep the original: %w", err)
 		}
 		w.removeStaleOriginals(ctx, project, name, orig)
 	} else if err != nil {
-		return err
+		return "", err
 	}
-	src, err := blob.LocalFile(ctx, w.media, orig, tmp)
-	if err != nil {
-		return err
-	}
+	return blob.LocalFile(ctx, w.media, orig, tmp)
+}
+
+// render renders the object name of project censored from its original
+// src, in the job's temporary directory tmp, and replaces the served
+// object with it, whole, only once the original is kept.
+func (w *Worker) render(ctx context.Context, project, name, src, tmp string, spans []media.CensorSpan, beep bool) error {
+	served := blob.MediaKey(project, name)
 	out := filepath.Join(tmp, name)
 	if err := media.CensorAudio(ctx, src, out, spans, beep); err != nil {
 		return err

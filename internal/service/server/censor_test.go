@@ -64,14 +64,26 @@ func censorJob(t *testing.T, data []byte, mediaSpec string) {
 	if len(spans) == 0 {
 		t.Fatalf("no profanity heard in %q", clip.Text)
 	}
-	t.Logf("censoring %v in %q", spans, clip.Text)
 
-	for _, beep := range []bool{true, false} {
+	for i, beep := range []bool{true, false} {
 		c.runCensorJob(p.ID, clip.CurationID, beep)
 		for _, f := range []struct{ name, uri string }{{".mp4", clip.URIForExport}, {".preview.mp4", clip.URIForPreview}} {
 			origs := originals(t, srv, p.ID, clip.CurationID+f.name)
 			if len(origs) != 1 {
 				t.Fatalf("originals of %s: %v, want one", f.name, origs)
+			}
+			if i == 0 && f.name == ".mp4" {
+				// The words spotted in the export's audio are censored too.
+				wav := filepath.Join(t.TempDir(), "export.wav")
+				if err := transcribe.ExtractWAV(t.Context(), origs[0], 0, 0, wav); err != nil {
+					t.Fatal(err)
+				}
+				heard, err := censorjobs.Spot(t.Context(), &transcribe.Pocketsphinx{}, wav)
+				if err != nil {
+					t.Fatal(err)
+				}
+				spans = censorjobs.Merge(append(spans, heard...))
+				t.Logf("censoring %v in %q", spans, clip.Text)
 			}
 			resp, body := newClient(t, srv, "").do(http.MethodGet, f.uri, nil)
 			if resp.StatusCode != http.StatusOK {

@@ -89,11 +89,14 @@ type Config struct {
 	quota.Limits
 	SMTP string // "host:port"; empty = write .eml files under DataDir/outbox
 	// ASR is the speech recogniser of transcripts: transcribe.KindPocketsphinx,
-	// KindCommand (with ASRCommand, a template with {input} and {output}) or
-	// KindNone; "" is none (clipperd serve picks pocketsphinx when installed).
-	ASR, ASRCommand     string
-	AllowPrivateImports bool
-	Logger              *slog.Logger // nil = discard
+	// KindCommand (with ASRCommand, a template with {input} and {output}),
+	// KindOpenAI (with ASRURL, the server; ASRModel; ASRAPIKey, from
+	// transcribe.ASRKeyEnv) or KindNone; "" is none (clipperd serve picks
+	// pocketsphinx when installed).
+	ASR, ASRCommand             string
+	ASRURL, ASRModel, ASRAPIKey string
+	AllowPrivateImports         bool
+	Logger                      *slog.Logger // nil = discard
 	// AllowPrivateWebhooks lets webhooks (conclusion actions, the webhook
 	// publish destination) reach loopback and private addresses.
 	AllowPrivateWebhooks bool
@@ -488,7 +491,17 @@ func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Jobs: s.jobs, Media: s.media, Scratch: s.scratch, Logger: logger.With("component", "censorjobs")})
+	// Censor jobs spot the listed words in the audio with pocketsphinx
+	// whichever recogniser makes transcripts; without it, the transcript's
+	// words only.
+	var spotter censorjobs.Spotter
+	if transcribe.DefaultKind() == transcribe.KindPocketsphinx {
+		spotter = &transcribe.Pocketsphinx{}
+	} else {
+		logger.Warn("censor jobs find words in the transcript only: " + transcribe.PocketsphinxTool + " is not on PATH to spot them in the audio")
+	}
+	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Jobs: s.jobs, Media: s.media, Scratch: s.scratch,
+		Logger: logger.With("component", "censorjobs"), Spotter: spotter})
 	if err != nil {
 		return err
 	}
@@ -628,7 +641,7 @@ func (s *Server) stopAll() error {
 // pocketsphinx is a warning: projects then stall at CURATE until it is
 // installed, as after any recogniser crash.
 func newTranscriber(cfg Config, logger *slog.Logger) (transcribe.Transcriber, error) {
-	asr, err := transcribe.New(cfg.ASR, cfg.ASRCommand)
+	asr, err := transcribe.New(transcribe.Options{Kind: cfg.ASR, Command: cfg.ASRCommand, URL: cfg.ASRURL, Model: cfg.ASRModel, APIKey: cfg.ASRAPIKey})
 	if err != nil {
 		return nil, fmt.Errorf("server: --asr: %w", err)
 	}

@@ -49,33 +49,85 @@ func (p *Pocketsphinx) Transcribe(ctx context.Context, wavPath, lang string) ([]
 	if !English(lang) {
 		return nil, fmt.Errorf("%w %q: pocketsphinx recognises English only", ErrUnsupportedLanguage, lang)
 	}
+	return p.decode(ctx, wavPath, "")
+}
+
+// Keyphrase is a phrase for Spot and its threshold: the ratio of the
+// phrase's likelihood to that of any other sounds (pocketsphinx's phone
+// loop) a detection must pass. Longer phrases need smaller thresholds.
+type Keyphrase struct {
+	Phrase    string
+	Threshold float64
+}
+
+// Spot finds where the keyphrases are spoken in wavPath with pocketsphinx's
+// keyword spotting (-kws): no language model, so a phrase is found by its
+// sound alone where the recogniser's language model would hear likelier
+// words. Words are the phrases found, timed as Transcribe's are; Confidence
+// is pocketsphinx's, which does not rank detections.
+func (p *Pocketsphinx) Spot(ctx context.Context, wavPath string, phrases []Keyphrase) ([]Word, error) {
+	if len(phrases) == 0 {
+		return nil, nil
+	}
+	var list strings.Builder
+	for _, k := range phrases {
+		phrase := strings.Join(strings.Fields(strings.ToLower(k.Phrase)), " ")
+		if phrase == "" || strings.ContainsAny(phrase, "/") || !(k.Threshold > 0) || math.IsInf(k.Threshold, 0) {
+			return nil, fmt.Errorf("keyphrase %q: need a phrase without '/' and a threshold above 0, not %g", k.Phrase, k.Threshold)
+		}
+		fmt.Fprintf(&list, "%s /%g/\n", phrase, k.Threshold)
+	}
+	return p.decode(ctx, wavPath, list.String())
+}
+
+// decode finds the pauses of wavPath, cuts it into chunks at pauses and
+// decodes the chunks in parallel: recognises them, or spots the keyphrases
+// of kws (a -kws list file's text) when set.
+func (p *Pocketsphinx) decode(ctx context.Context, wavPath, kws string) ([]Word, error) {
 	dir, err := os.MkdirTemp(filepath.Dir(wavPath), "clipperd-asr-") // beside the wav: the job's directory
 	if err != nil {
 		return nil, fmt.Errorf("pocketsphinx: temp dir: %w", err)
 	}
 	defer os.RemoveAll(dir)
+	var extra []string
+	if kws != "" {
+		file := filepath.Join(dir, "keyphrases.list")
+		if err := os.WriteFile(file, []byte(kws), 0o600); err != nil {
+			return nil, fmt.Errorf("pocketsphinx: keyphrase list: %w", err)
+		}
+		extra = []string{"-kws", file}
+	}
 
-	// One decode: raw PCM to cut chunks from, and the pauses on stderr.
-	raw := filepath.Join(dir, "audio.raw")
-	var log strings.Builder
-	err = run(ctx, "find pauses: ffmpeg", "ffmpeg", []string{"-nostdin", "-hide_banner", "-loglevel", "info", "-y",
-		"-i", toolexec.LocalURL(wavPath), "-af", fmt.Sprintf("silencedetect=n=%ddB:d=%g", pauseNoiseDB, pauseMinSec),
-		"-ac", "1", "-ar", "16000", "-f", "s16le", raw}, nil, &log)
+	raw, chunks, err := splitAtPauses(ctx, wavPath, dir, chunkMinSec, chunkMaxSec)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(raw)
-	if err != nil {
-		return nil, fmt.Errorf("pocketsphinx: %w", err)
-	}
-	duration := float64(st.Size()) / bytesPerSec
-	chunks := ChunkSpans(duration, ParseSilences(log.String(), duration), chunkMinSec, chunkMaxSec)
-	return p.recogniseChunks(ctx, raw, dir, chunks)
+	return p.recogniseChunks(ctx, raw, dir, chunks, extra)
 }
 
-// recogniseChunks runs pocketsphinx on each chunk of raw, at most Workers at
-// once, and joins their words in time order.
-func (p *Pocketsphinx) recogniseChunks(ctx context.Context, raw, dir string, chunks []Span) ([]Word, error) {
+// splitAtPauses decodes wavPath once into dir/audio.raw (16 kHz mono 16-bit
+// PCM to cut chunks from) while finding its pauses, and cuts it into chunks
+// of minSec to maxSec at pauses (ChunkSpans).
+func splitAtPauses(ctx context.Context, wavPath, dir string, minSec, maxSec float64) (string, []Span, error) {
+	raw := filepath.Join(dir, "audio.raw")
+	var log strings.Builder
+	err := run(ctx, "find pauses: ffmpeg", "ffmpeg", []string{"-nostdin", "-hide_banner", "-loglevel", "info", "-y",
+		"-i", toolexec.LocalURL(wavPath), "-af", fmt.Sprintf("silencedetect=n=%ddB:d=%g", pauseNoiseDB, pauseMinSec),
+		"-ac", "1", "-ar", "16000", "-f", "s16le", raw}, nil, &log)
+	if err != nil {
+		return "", nil, err
+	}
+	st, err := os.Stat(raw)
+	if err != nil {
+		return "", nil, fmt.Errorf("split at pauses: %w", err)
+	}
+	duration := float64(st.Size()) / bytesPerSec
+	return raw, ChunkSpans(duration, ParseSilences(log.String(), duration), minSec, maxSec), nil
+}
+
+// recogniseChunks runs pocketsphinx (with extra arguments) on each chunk of
+// raw, at most Workers at once, and joins their words in time order.
+func (p *Pocketsphinx) recogniseChunks(ctx context.Context, raw, dir string, chunks []Span, extra []string) ([]Word, error) {
 	workers := p.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
@@ -96,7 +148,7 @@ func (p *Pocketsphinx) recogniseChunks(ctx context.Context, raw, dir string, chu
 				errs[i] = ctx.Err()
 				return
 			}
-			results[i], errs[i] = recogniseChunk(ctx, raw, filepath.Join(dir, fmt.Sprintf("chunk%04d.wav", i)), c)
+			results[i], errs[i] = recogniseChunk(ctx, raw, filepath.Join(dir, fmt.Sprintf("chunk%04d.wav", i)), c, extra)
 			if errs[i] != nil {
 				cancel() // one failed chunk fails the transcript: stop the others
 			}
@@ -113,14 +165,15 @@ func (p *Pocketsphinx) recogniseChunks(ctx context.Context, raw, dir string, chu
 	return words, nil
 }
 
-// recogniseChunk writes span c of raw as a WAV file and recognises it.
-func recogniseChunk(ctx context.Context, raw, wav string, c Span) ([]Word, error) {
+// recogniseChunk writes span c of raw as a WAV file and decodes it.
+func recogniseChunk(ctx context.Context, raw, wav string, c Span, extra []string) ([]Word, error) {
 	if err := writeWAVChunk(raw, wav, c); err != nil {
 		return nil, fmt.Errorf("pocketsphinx: chunk %.1f–%.1f s: %w", c.Start, c.End, err)
 	}
 	var out strings.Builder
+	args := append([]string{"-infile", wav, "-time", "yes", "-logfn", os.DevNull}, extra...)
 	if err := run(ctx, fmt.Sprintf("%s (chunk %.1f–%.1f s)", PocketsphinxTool, c.Start, c.End), PocketsphinxTool,
-		[]string{"-infile", wav, "-time", "yes", "-logfn", os.DevNull}, &out, nil); err != nil {
+		args, &out, nil); err != nil {
 		return nil, err
 	}
 	words := ParsePocketsphinx(out.String())

@@ -1,5 +1,5 @@
 // Package transcribe turns speech into timed words: the Transcriber
-// interface and its recognisers (Pocketsphinx, Command, None), the audio
+// interface and its recognisers (Pocketsphinx, Command, OpenAI, None), the audio
 // they all read (ExtractWAV: 16 kHz mono 16-bit WAV), and the pure parsers
 // of their outputs.
 package transcribe
@@ -40,25 +40,37 @@ var ErrUnsupportedLanguage = errors.New("unsupported language")
 const (
 	KindPocketsphinx = "pocketsphinx"
 	KindCommand      = "command"
+	KindOpenAI       = "openai"
 	KindNone         = "none"
 )
 
 // PocketsphinxTool is the program Pocketsphinx runs.
 const PocketsphinxTool = "pocketsphinx_continuous"
 
-// New returns the recogniser kind names; command is --asr-command's
-// template, required for KindCommand only. A missing tool is not an error:
-// the recogniser fails when used, and Available tells the caller to warn.
-func New(kind, command string) (Transcriber, error) {
-	switch kind {
+// Options are the --asr flags: the recogniser Kind and what it needs.
+type Options struct {
+	Kind string
+	// Command is --asr-command's template, for KindCommand.
+	Command string
+	// URL (--asr-url), Model (--asr-model) and APIKey (ASRKeyEnv) are
+	// KindOpenAI's server.
+	URL, Model, APIKey string
+}
+
+// New returns the recogniser o.Kind names. A missing tool is not an error:
+// the recogniser fails when used, and DefaultKind tells the caller to warn.
+func New(o Options) (Transcriber, error) {
+	switch o.Kind {
 	case KindPocketsphinx:
 		return &Pocketsphinx{}, nil
 	case KindCommand:
-		return NewCommand(command)
+		return NewCommand(o.Command)
+	case KindOpenAI:
+		return NewOpenAI(o.URL, o.Model, o.APIKey)
 	case KindNone, "":
 		return None{}, nil
 	}
-	return nil, fmt.Errorf("unknown recogniser %q: use %s, %s or %s", kind, KindPocketsphinx, KindCommand, KindNone)
+	return nil, fmt.Errorf("unknown recogniser %q: use %s, %s, %s or %s", o.Kind, KindPocketsphinx, KindCommand, KindOpenAI, KindNone)
 }
 
 // DefaultKind is pocketsphinx when pocketsphinx_continuous is on PATH, else

@@ -91,13 +91,13 @@ func TestParseWordsJSON(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	if _, err := New("whisper", ""); err == nil {
+	if _, err := New(Options{Kind: "whisper"}); err == nil {
 		t.Error("unknown kind accepted")
 	}
-	if _, err := New(KindCommand, "asr {input}"); err == nil || !strings.Contains(err.Error(), "{output}") {
+	if _, err := New(Options{Kind: KindCommand, Command: "asr {input}"}); err == nil || !strings.Contains(err.Error(), "{output}") {
 		t.Errorf("template without {output}: %v", err)
 	}
-	if tr, err := New(KindNone, ""); err != nil || !strings.HasPrefix(tr.Describe(), "none") {
+	if tr, err := New(Options{Kind: KindNone}); err != nil || !strings.HasPrefix(tr.Describe(), "none") {
 		t.Errorf("none: %v %v", tr, err)
 	}
 }
@@ -207,7 +207,7 @@ func TestChunkedRecognitionKeepsTimes(t *testing.T) {
 			chunks[i].Start = chunks[i-1].End
 		}
 	}
-	words, err := (&Pocketsphinx{Workers: 2}).recogniseChunks(t.Context(), raw, dir, chunks)
+	words, err := (&Pocketsphinx{Workers: 2}).recogniseChunks(t.Context(), raw, dir, chunks, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,3 +120,52 @@ func WER(ref, heard []string) float64 {
 	}
 	return float64(prev[len(heard)]) / float64(len(ref))
 }
+
+// TimedWord is a word festival spoke and when, in seconds of its audio.
+type TimedWord struct {
+	Text       string
+	Start, End float64
+}
+
+// Timed writes sentence spoken by Voice as a 16 kHz mono WAV at
+// dir/timed.wav and returns its path and festival's own times of its words
+// (each word's first segment's start to its last's end).
+func Timed(tb testing.TB, dir, sentence string) (string, []TimedWord) {
+	tb.Helper()
+	toolexectest.RequireTools(tb, "festival", "ffmpeg")
+	raw := filepath.Join(dir, "timed.festival.wav")
+	// Utterance is a special form: (eval (list ...)) passes it the text.
+	script := fmt.Sprintf(`%s
+(set! utt (utt.synth (eval (list 'Utterance 'Text %q))))
+(utt.save.wave utt %q 'riff)
+(mapcar (lambda (w) (format t "W %%s %%s %%s\n" (item.name w) (item.feat w "word_start") (item.feat w "word_end")))
+        (utt.relation.items utt 'Word))
+`, Voice, sentence, raw)
+	scm := filepath.Join(dir, "timed.scm")
+	if err := os.WriteFile(scm, []byte(script), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	out, err := exec.Command("festival", "-b", scm).Output()
+	if err != nil {
+		tb.Fatalf("festival: %v", err)
+	}
+	var words []TimedWord
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[0] != "W" {
+			continue
+		}
+		start, err1 := strconv.ParseFloat(f[2], 64)
+		end, err2 := strconv.ParseFloat(f[3], 64)
+		if err1 != nil || err2 != nil {
+			tb.Fatalf("festival word times: %q", line)
+		}
+		words = append(words, TimedWord{f[1], start, end})
+	}
+	if len(words) == 0 {
+		tb.Fatalf("festival gave no word times: %s", out)
+	}
+	wav := filepath.Join(dir, "timed.wav")
+	ffmpeg(tb, "-i", raw, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", wav)
+	return wav, words
+}
