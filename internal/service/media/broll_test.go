@@ -99,7 +99,6 @@ func TestPlanBrollCutsAwayAtMatchingWordsWithinTheShare(t *testing.T) {
 	}
 }
 
-
 // A cut-away shows its picture over its span only, the overlay is at its box
 // all along, and the audio is the source's.
 func TestRenderDrawsBrollAndOverlays(t *testing.T) {
