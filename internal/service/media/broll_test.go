@@ -43,9 +43,9 @@ func rgbAt(t *testing.T, path string, sec float64, w, h int) []byte {
 	return b
 }
 
-// near: the pixel (x, y) of an RGB frame w wide is within 40 of each channel of c.
-func near(frame []byte, w, x, y int, c [3]int) bool {
-	p := frame[(y*w+x)*3:]
+// near: the pixel (x, y) of an RGB frame 100 pixels wide is within 40 of each channel of c.
+func near(frame []byte, x, y int, c [3]int) bool {
+	p := frame[(y*100+x)*3:]
 	for i := range 3 {
 		if d := int(p[i]) - c[i]; d < -40 || d > 40 {
 			return false
@@ -120,10 +120,10 @@ func TestRenderDrawsBrollAndOverlays(t *testing.T) {
 	for _, sec := range []float64{0.5, 1.8, 2.2, 3, 3.8, 4.3, 5.5} {
 		f := rgbAt(t, exp, sec, w, h)
 		in := sec > 2 && sec < 4
-		if got := near(f, w, 30, 60, magenta) && near(f, w, 50, 90, magenta); got != in {
+		if got := near(f, 30, 60, magenta) && near(f, 50, 90, magenta); got != in {
 			t.Errorf("at %.1f s: b-roll picture shown %v, want %v", sec, got, in)
 		}
-		if !near(f, w, 80, 15, green) || near(f, w, 60, 15, green) {
+		if !near(f, 80, 15, green) || near(f, 60, 15, green) {
 			t.Errorf("at %.1f s: the overlay is not (only) at its box 70-90%% x 5-25%%", sec)
 		}
 	}
