@@ -41,6 +41,7 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 			pl.keep = fillerKeep(pl.h, pl.words)
 			clipOpts.Keep = pl.keep
 		}
+		clipOpts.Broll = brollCuts(j.broll, pl)
 		if opts.Captions != nil {
 			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))}
 		}
@@ -123,6 +124,9 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	if removeFillers(base, rp) {
 		on := true
 		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
+	}
+	if err := r.extrasOptions(ctx, j, base, rp, &opts, &used); err != nil {
+		return opts, used, err
 	}
 	return opts, used, nil
 }
