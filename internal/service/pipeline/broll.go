@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
@@ -11,12 +12,20 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// brollLibrary is an org's b-roll library during a render: the items, and
+// the local files of those a clip used so far, by key (fetched once, and
+// only when a clip cuts away to them: the library may sit in a bucket).
+type brollLibrary struct {
+	items []*store.BrollItem
+	files map[string]string
+}
+
 // extrasOptions resolves the b-roll and the screen overlays of a render
-// from the template (base) and renderPref (rp), fetching the pictures they
-// need into the run's directory: j.broll is the org's b-roll library when
-// enableBroll is on (each clip's cut-aways are planned at its render), and
-// opts.Overlays the screenOverlays, unless disableScreenOverlay is true.
-// used reports what was applied.
+// from the template (base) and renderPref (rp): j.broll is the org's b-roll
+// library when enableBroll is on (each clip's cut-aways are planned at its
+// render), and opts.Overlays the screenOverlays, fetched into the run's
+// directory, unless disableScreenOverlay is true. used reports what was
+// applied.
 func (r *Runner) extrasOptions(ctx context.Context, j *job, base, rp apitypes.RenderPref, opts *media.RenderOptions, used *apitypes.RenderPref) error {
 	broll := isTrue(base.EnableBroll)
 	if rp.EnableBroll != nil {
@@ -29,17 +38,7 @@ func (r *Runner) extrasOptions(ctx context.Context, j *job, base, rp apitypes.Re
 		if err != nil {
 			return err
 		}
-		for _, it := range items {
-			path, err := blob.LocalFile(ctx, r.cfg.Media, it.Key, j.tmp)
-			if errors.Is(err, blob.ErrNotFound) {
-				r.log.Warn("b-roll picture missing, skipped", "project", j.p.ID, "item", it.ID, "key", it.Key)
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("read b-roll item %s: %w", it.ID, err)
-			}
-			j.broll = append(j.broll, media.BrollItem{Path: path, Keywords: it.Keywords})
-		}
+		j.broll = &brollLibrary{items: items, files: map[string]string{}}
 	}
 
 	overlays := rp.ScreenOverlays
@@ -110,16 +109,47 @@ func overlayPlace(path string, r *apitypes.Rect) media.Overlay {
 	return o
 }
 
-// brollCuts are the cut-aways of a clip from the library: at its words
-// matching an item's keywords (media.PlanBroll).
-func brollCuts(lib []media.BrollItem, pl *clipPlan) []media.BrollCut {
-	if len(lib) == 0 {
-		return nil
+// brollCuts are the cut-aways of a clip from the library, at its words
+// matching an item's keywords (media.PlanBroll), with the pictures they show
+// fetched into the run's directory. An item whose file is gone is left out
+// of the library for the rest of the render.
+func (r *Runner) brollCuts(ctx context.Context, j *job, pl *clipPlan) ([]media.BrollCut, error) {
+	lib := j.broll
+	if lib == nil || len(lib.items) == 0 {
+		return nil, nil
 	}
 	words := clipWords(pl.words, pl.h, pl.keep)
 	mw := make([]media.Word, len(words))
 	for i, w := range words {
 		mw[i] = media.Word{Text: w.Text, Start: w.Start, End: w.End}
 	}
-	return media.PlanBroll(mw, lib, clipLength(pl))
+	for {
+		items := make([]media.BrollItem, len(lib.items))
+		for i, it := range lib.items {
+			items[i] = media.BrollItem{Path: it.Key, Keywords: it.Keywords} // the key until fetched
+		}
+		cuts := media.PlanBroll(mw, items, clipLength(pl))
+		gone := ""
+		for i, c := range cuts {
+			path, ok := lib.files[c.Path]
+			if !ok {
+				var err error
+				path, err = blob.LocalFile(ctx, r.cfg.Media, c.Path, j.tmp)
+				if errors.Is(err, blob.ErrNotFound) {
+					gone = c.Path
+					break
+				}
+				if err != nil {
+					return nil, fmt.Errorf("read b-roll %s: %w", c.Path, err)
+				}
+				lib.files[c.Path] = path
+			}
+			cuts[i].Path = path
+		}
+		if gone == "" {
+			return cuts, nil
+		}
+		r.log.Warn("b-roll picture missing, skipped", "project", j.p.ID, "key", gone)
+		lib.items = slices.DeleteFunc(lib.items, func(it *store.BrollItem) bool { return it.Key == gone })
+	}
 }

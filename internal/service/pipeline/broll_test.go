@@ -88,6 +88,10 @@ func TestBrollAndOverlayInARender(t *testing.T) {
 	png, logo := filepath.Join(dir, "magenta.png"), filepath.Join(dir, "logo.png")
 	ffmpegRun(t, "-f", "lavfi", "-i", "color=c=0xFF00FF:s=320x240", "-frames:v", "1", png)
 	ffmpegRun(t, "-f", "lavfi", "-i", "color=c=0x00FF00:s=100x100", "-frames:v", "1", logo)
+	// An item whose picture is gone from the store is skipped.
+	if err := e.st.AddBrollItem(ctx, &store.BrollItem{OrgID: testOrg, Name: "lost.png", Key: blob.BrollKey(testOrg, "b0", ".png"), Keywords: []string{"walk"}, Still: true, Width: 2, Height: 2}); err != nil {
+		t.Fatal(err)
+	}
 	item := &store.BrollItem{OrgID: testOrg, Name: "magenta.png", Key: blob.BrollKey(testOrg, "b1", ".png"), Keywords: []string{"ovens"}, Still: true, Width: 320, Height: 240}
 	f, err := os.Open(png)
 	if err != nil {

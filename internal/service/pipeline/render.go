@@ -41,7 +41,9 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 			pl.keep = fillerKeep(pl.h, pl.words)
 			clipOpts.Keep = pl.keep
 		}
-		clipOpts.Broll = brollCuts(j.broll, pl)
+		if clipOpts.Broll, err = r.brollCuts(ctx, j, pl); err != nil {
+			return err
+		}
 		if opts.Captions != nil {
 			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))}
 		}
