@@ -77,3 +77,21 @@ func TestBrollAddListRemove(t *testing.T) {
 		t.Errorf("list after the removal: %q, %v", out, err)
 	}
 }
+
+func TestBrollUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"broll"},
+		{"broll", "show", "--data", dir},
+		{"broll", "list", "--data", dir},
+		{"broll", "remove", "--data", dir, "--org", "o"},
+		{"broll", "add", "--data", dir, "--org", "o", "--file", "x.png", "--keywords", " , ,"},
+		{"broll", "add", "--data", dir, "--org", "o", "--file", "x.png", "--keywords", strings.Repeat("x", 101)},
+		{"broll", "list", "--data", dir, "--org", "o", "extra"},
+	} {
+		var out, errOut bytes.Buffer
+		if err := run(t.Context(), args, &out, &errOut); !errors.Is(err, errUsage) {
+			t.Errorf("run %q: error %v, want a usage error", args, err)
+		}
+	}
+}
