@@ -108,15 +108,17 @@ func TestRenderDrawsBrollAndOverlays(t *testing.T) {
 	broll, ov := filepath.Join(dir, "broll.mp4"), filepath.Join(dir, "logo.png")
 	colourPicture(t, broll, "0xFF00FF", 320, 240, 1) // shorter than the cut: its last frame holds
 	colourPicture(t, ov, "0x00FF00", 100, 100, 0)
+	clipOv := filepath.Join(dir, "blue.mp4")
+	colourPicture(t, clipOv, "0x0000FF", 100, 100, 1) // a 1 s video overlay: held after its end
 	exp, prev := filepath.Join(dir, "c.mp4"), filepath.Join(dir, "c.preview.mp4")
 	opts := RenderOptions{Aspect: "square", Layout: LayoutCenter,
 		Broll:    []BrollCut{{Path: broll, Start: 2, End: 4}},
-		Overlays: []Overlay{{Path: ov, X: 0.7, Y: 0.05, W: 0.2, H: 0.2}}}
+		Overlays: []Overlay{{Path: ov, X: 0.7, Y: 0.05, W: 0.2, H: 0.2}, {Path: clipOv, X: 0.05, Y: 0.05, W: 0.2, H: 0.2}}}
 	if _, err := RenderClip(context.Background(), src, Highlight{Start: 0, End: 6, CenterX: 0.5}, exp, prev, opts); err != nil {
 		t.Fatal(err)
 	}
 	const w, h = 100, 100
-	magenta, green := [3]int{255, 0, 255}, [3]int{0, 255, 0}
+	magenta, green, blue := [3]int{255, 0, 255}, [3]int{0, 255, 0}, [3]int{0, 0, 255}
 	for _, sec := range []float64{0.5, 1.8, 2.2, 3, 3.8, 4.3, 5.5} {
 		f := rgbAt(t, exp, sec, w, h)
 		in := sec > 2 && sec < 4
@@ -125,6 +127,9 @@ func TestRenderDrawsBrollAndOverlays(t *testing.T) {
 		}
 		if !near(f, 80, 15, green) || near(f, 60, 15, green) {
 			t.Errorf("at %.1f s: the overlay is not (only) at its box 70-90%% x 5-25%%", sec)
+		}
+		if !near(f, 15, 15, blue) || near(f, 15, 35, blue) {
+			t.Errorf("at %.1f s: the video overlay is not (only) at its box 5-25%% x 5-25%%", sec)
 		}
 	}
 	if !sameAudio(t, src, exp, 0, 6) {
