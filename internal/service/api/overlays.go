@@ -8,6 +8,10 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// maxScreenOverlays bounds renderPref.screenOverlays: each is one more
+// picture decoded through the whole of every clip.
+const maxScreenOverlays = 10
+
 // checkOverlays holds each renderPref.screenOverlays item to a complete
 // upload of the caller's org: its object.id is the uploadId of the picture
 // (the provider's file_id). Another org's upload is told like a missing
@@ -15,6 +19,9 @@ import (
 func (a *API) checkOverlays(ctx context.Context, key store.Key, p *apitypes.RenderPref) error {
 	if p == nil {
 		return nil
+	}
+	if n := len(p.ScreenOverlays); n > maxScreenOverlays {
+		return badField("renderPref.screenOverlays", "must have at most %d items, not %d", maxScreenOverlays, n)
 	}
 	for i, o := range p.ScreenOverlays {
 		field := fmt.Sprintf("renderPref.screenOverlays[%d].object.id", i)
