@@ -70,7 +70,9 @@ func fitFilter(in, id string, w, h int, size [2]int, cx float64) string {
 
 // followExpr is crop's x over the segment's time t: linear between the keys (centres,
 // 0..1 of the source width w, for a crop cw wide), each key's place clamped so the
-// window stays inside the source; two keys at one time are a step.
+// window stays inside the source; two keys at one time are a step. The pieces are the
+// leaves of a balanced tree of if(lt(t,T),...,...): ffmpeg refuses a flat sum of a hundred
+// terms, and a tree keeps the depth (and the work per frame) at log2 of the keys.
 func followExpr(keys []PathKey, w, cw int) string {
 	px := func(x float64) float64 {
 		return min(float64(w-cw), max(0, math.Round(x*float64(w)-float64(cw)/2)))
@@ -78,24 +80,34 @@ func followExpr(keys []PathKey, w, cw int) string {
 	if len(keys) == 0 || cw >= w {
 		return fmt.Sprint(px(0.5))
 	}
-	var terms []string
+	type leaf struct {
+		t0   float64 // the leaf holds from t0 to the next leaf's t0
+		expr string
+	}
 	first, last := keys[0], keys[len(keys)-1]
-	terms = append(terms, fmt.Sprintf("lt(t,%.4f)*%g", first.T, px(first.X)))
+	leaves := []leaf{{math.Inf(-1), fmt.Sprint(px(first.X))}}
 	for i := 0; i+1 < len(keys); i++ {
 		a, b := keys[i], keys[i+1]
 		if b.T-a.T < 1e-4 {
 			continue // a step: the next interval starts from b
 		}
 		xa, xb := px(a.X), px(b.X)
-		span := fmt.Sprintf("gte(t,%.4f)*lt(t,%.4f)", a.T, b.T)
-		if xa == xb {
-			terms = append(terms, fmt.Sprintf("%s*%g", span, xa))
-			continue
+		e := fmt.Sprint(xa)
+		if xa != xb {
+			e = fmt.Sprintf("%g+(t-%.4f)*%.3f", xa, a.T, (xb-xa)/(b.T-a.T))
 		}
-		terms = append(terms, fmt.Sprintf("%s*(%g+(t-%.4f)*%.3f)", span, xa, a.T, (xb-xa)/(b.T-a.T)))
+		leaves = append(leaves, leaf{a.T, e})
 	}
-	terms = append(terms, fmt.Sprintf("gte(t,%.4f)*%g", last.T, px(last.X)))
-	return strings.Join(terms, "+")
+	leaves = append(leaves, leaf{last.T, fmt.Sprint(px(last.X))})
+	var tree func(lo, hi int) string
+	tree = func(lo, hi int) string {
+		if lo == hi {
+			return leaves[lo].expr
+		}
+		mid := (lo + hi + 1) / 2
+		return fmt.Sprintf("if(lt(t,%.4f),%s,%s)", leaves[mid].t0, tree(lo, mid-1), tree(mid, hi))
+	}
+	return tree(0, len(leaves)-1)
 }
 
 // panelFilter draws the panel layouts: each panel a crop of the source scaled to its

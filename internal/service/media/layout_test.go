@@ -141,17 +141,34 @@ func TestFollowKeysMapSourceToClipTime(t *testing.T) {
 	}
 }
 
-// The crop expression steps at a step of the path and keeps the window in the source.
+// The crop expression steps at a step of the path and keeps the window in the source;
+// its pieces are the leaves of a balanced tree, so a long path nests only log2(keys) deep.
 func TestFollowExprClampsAndSteps(t *testing.T) {
 	keys := []PathKey{{0, 0}, {1, 0.5}, {1, 1}, {2, 1}}
 	e := followExpr(keys, 1280, 404)
-	for _, want := range []string{"lt(t,0.0000)*0", "gte(t,0.0000)*lt(t,1.0000)*(0+(t-0.0000)*438.000)", "gte(t,1.0000)*lt(t,2.0000)*876", "gte(t,2.0000)*876"} {
-		if !strings.Contains(e, want) {
-			t.Errorf("expression %s: want the term %s", e, want)
-		}
+	if want := "if(lt(t,1.0000),if(lt(t,0.0000),0,0+(t-0.0000)*438.000),if(lt(t,2.0000),876,876))"; e != want {
+		t.Errorf("expression %s, want %s", e, want)
 	}
 	if e := followExpr(keys, 404, 404); e != "0" {
 		t.Errorf("a crop as wide as the source: x %s, want 0", e)
+	}
+	var long []PathKey
+	for i := range 1200 {
+		long = append(long, PathKey{float64(i) / 10, 0.3 + 0.4*float64(i%7)/7})
+	}
+	depth, most := 0, 0
+	for _, c := range followExpr(long, 1280, 404) {
+		switch c {
+		case '(':
+			depth++
+			most = max(most, depth)
+		case ')':
+			depth--
+		}
+	}
+	// if( and lt( per level, and the leaf's (t-...).
+	if most > 2*12+1 {
+		t.Errorf("1200 keys nest %d parentheses deep, want at most %d", most, 2*12+1)
 	}
 }
 

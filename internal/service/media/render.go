@@ -76,7 +76,13 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		audio = [2]string{"[ae]", "[ap]"}
 	}
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
-	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex", graph)
+	// The graph goes through a file: a long follow path would pass Linux's 128 KiB limit
+	// on one argument.
+	script := filepath.Join(tmp, "graph.txt")
+	if err := os.WriteFile(script, []byte(graph), 0o600); err != nil {
+		return nil, fmt.Errorf("render: filtergraph: %w", err)
+	}
+	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex_script", toolexec.LocalURL(script))
 	args = append(args, outputArgs(info, "[export]", audio[0], t, "20", "128k", exportPath)...)
 	args = append(args, outputArgs(info, "[preview]", audio[1], t, "27", "64k", previewPath)...)
 	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
