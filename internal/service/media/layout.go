@@ -238,7 +238,7 @@ func followKeys(path []PathKey, pieces []Interval, c0, c1 float64) []PathKey {
 				out = append(out, PathKey{k.T - sa + a - c0, clamp01(k.X)})
 			}
 		}
-		out = append(out, PathKey{b - c0, pathAt(path, sb)})
+		out = append(out, PathKey{b - c0, pathBefore(path, sb)})
 	}
 	return out
 }
@@ -266,6 +266,30 @@ func pathAt(path []PathKey, t float64) float64 {
 	if b.T-a.T <= 1e-9 {
 		return clamp01(b.X)
 	}
+	return clamp01(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
+}
+
+// pathBefore is the path's X just before source time t (its left limit): as pathAt, but a
+// path that steps at t takes the earlier key, so a part of the clip that ends at a shot
+// cut ends where its own shot's path is.
+func pathBefore(path []PathKey, t float64) float64 {
+	if len(path) == 0 {
+		return 0.5
+	}
+	i, _ := slices.BinarySearchFunc(path, t, func(k PathKey, t float64) int {
+		if k.T < t-1e-9 {
+			return -1
+		}
+		return 1
+	})
+	// path[i-1].T < t <= path[i].T
+	switch {
+	case i == 0:
+		return clamp01(path[0].X)
+	case i == len(path):
+		return clamp01(path[len(path)-1].X)
+	}
+	a, b := path[i-1], path[i]
 	return clamp01(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
 }
 

@@ -141,6 +141,37 @@ func TestFollowKeysMapSourceToClipTime(t *testing.T) {
 	}
 }
 
+// A follow run that ends at a shot cut holds the place its own shot's path has there,
+// not the next shot's: the path steps at the cut, and the run takes the key before it.
+func TestFollowRunEndingAtACutKeepsItsShotsPlace(t *testing.T) {
+	shots := []Shot{
+		{Start: 0, End: 5, Faces: []FaceBox{{X: 0.3, Y: 0.4, Size: 0.3}}, Speaker: -1},
+		{Start: 5, End: 10, Faces: twoFaces, Speaker: -1},
+	}
+	path := []PathKey{{0, 0.3}, {5, 0.3}, {5, 0.7}, {10, 0.7}}
+	pieces := []Interval{{1, 9}}
+	segs, err := layoutSegments(pieces, RenderOptions{Layout: LayoutAuto, Shots: shots, Follow: path}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(segs) != 2 || segs[0].lay.kind != LayoutFollow {
+		t.Fatalf("segments %+v, want follow then split", segs)
+	}
+	keys := followKeys(path, pieces, segs[0].c0, segs[0].c1)
+	for _, k := range keys {
+		if math.Abs(k.X-0.3) > 1e-9 {
+			t.Errorf("follow keys %v: want the window at 0.3 over the whole first shot", keys)
+			break
+		}
+	}
+	if got := pathBefore(path, 5); got != 0.3 {
+		t.Errorf("pathBefore at the step: %v, want the earlier key's 0.3", got)
+	}
+	if got := pathAt(path, 5); got != 0.7 {
+		t.Errorf("pathAt at the step: %v, want the later key's 0.7", got)
+	}
+}
+
 // The crop expression steps at a step of the path and keeps the window in the source;
 // its pieces are the leaves of a balanced tree, so a long path nests only log2(keys) deep.
 func TestFollowExprClampsAndSteps(t *testing.T) {
