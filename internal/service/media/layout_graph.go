@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// stepSlack: a time the follow crop changes piece at (a key, a step at a cut or a join)
+// is compared this much early, so a frame on it is not taken for the one before.
+const stepSlack = 0.0005
+
 // rect is a box in pixels.
 type rect struct{ x, y, w, h int }
 
@@ -105,7 +109,9 @@ func followExpr(keys []PathKey, w, cw int) string {
 			return leaves[lo].expr
 		}
 		mid := (lo + hi + 1) / 2
-		return fmt.Sprintf("if(lt(t,%.4f),%s,%s)", leaves[mid].t0, tree(lo, mid-1), tree(mid, hi))
+		// Half a millisecond early: ffmpeg's t is pts times a rounded time base, and a
+		// frame on a step may come out a hair before it (no frame is that close before).
+		return fmt.Sprintf("if(lt(t,%.4f),%s,%s)", leaves[mid].t0-stepSlack, tree(lo, mid-1), tree(mid, hi))
 	}
 	return tree(0, len(leaves)-1)
 }

@@ -63,3 +63,48 @@ func TestRenderFollowWithManyKeys(t *testing.T) {
 		t.Fatalf("checked %d frames, want at least 8", checked)
 	}
 }
+
+// windowCentre is where in the source (pixels) the crop window of a rendered frame is
+// centred: its middle column's luma matched against the gradient's row.
+func windowCentre(frame []byte, fw, fh int, row []byte) int {
+	var sum float64
+	for y := range fh {
+		sum += float64(frame[y*fw+fw/2])
+	}
+	luma := sum / float64(fh)
+	best := 0
+	for x := range row {
+		if math.Abs(float64(row[x])-luma) < math.Abs(float64(row[best])-luma) {
+			best = x
+		}
+	}
+	return best
+}
+
+// A clip of several Keep pieces whose lengths are not whole frames: concat plays each
+// piece's whole frames, and the layout's clip times follow the same frames, so the
+// window steps at every piece join on the join's first frame, however many came before.
+func TestRenderKeepPiecesStepOnTheirFrames(t *testing.T) {
+	const w, h, fps = 640, 360, 25
+	src := gradientVideo(t, 10, w, h)
+	// Six pieces of 0.41 s, each starting on a frame: 11 frames (0.44 s) each.
+	var keep []Interval
+	var path []PathKey
+	xs := []float64{0.3, 0.7}
+	for k := range 6 {
+		s := 1.6 * float64(k)
+		keep = append(keep, Interval{s, s + 0.41})
+		path = append(path, PathKey{s, xs[k%2]}, PathKey{s + 1, xs[k%2]})
+	}
+	frames, fw, fh := renderFaces(t, src, 0, keep[len(keep)-1].End, RenderOptions{Aspect: "portrait", Layout: LayoutFollow, Follow: path, Keep: keep}, 0)
+	if len(frames) != 66 {
+		t.Errorf("%d frames, want 6 pieces of 11", len(frames))
+	}
+	row := grayFrames(t, src, 0, w, h)[0][h/2*w : h/2*w+w]
+	for n, fr := range frames {
+		want := xs[(n/11)%2] * w
+		if got := windowCentre(fr, fw, fh, row); math.Abs(float64(got)-want) > 8 {
+			t.Errorf("frame %d (piece %d): window centre at x=%d, want %.0f", n, n/11, got, want)
+		}
+	}
+}

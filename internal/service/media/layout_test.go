@@ -177,7 +177,7 @@ func TestFollowRunEndingAtACutKeepsItsShotsPlace(t *testing.T) {
 func TestFollowExprClampsAndSteps(t *testing.T) {
 	keys := []PathKey{{0, 0}, {1, 0.5}, {1, 1}, {2, 1}}
 	e := followExpr(keys, 1280, 404)
-	if want := "if(lt(t,1.0000),if(lt(t,0.0000),0,0+(t-0.0000)*438.000),if(lt(t,2.0000),876,876))"; e != want {
+	if want := "if(lt(t,0.9995),if(lt(t,-0.0005),0,0+(t-0.0000)*438.000),if(lt(t,1.9995),876,876))"; e != want {
 		t.Errorf("expression %s, want %s", e, want)
 	}
 	if e := followExpr(keys, 404, 404); e != "0" {

@@ -64,6 +64,9 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		return nil, fmt.Errorf("render: temp dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if len(opts.Keep) > 0 {
+		opts.Keep = frameSnapped(opts.Keep, info.FPS)
+	}
 	graph, err := renderGraph(info, h, size, previewH, opts, tmp)
 	if err != nil {
 		return nil, err
