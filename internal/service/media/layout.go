@@ -118,6 +118,9 @@ func layoutSegments(pieces []Interval, opts RenderOptions, cx float64) ([]segmen
 			segs[i].lay = segs[i+1].lay
 		}
 	}
+	if len(segs) == 0 {
+		return nil, errors.New("render: the clip plays no part of the source (its pieces are empty)")
+	}
 	// Join runs of one layout: the first segment of a run stands for it.
 	out := segs[:1]
 	for _, sg := range segs[1:] {

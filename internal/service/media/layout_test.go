@@ -120,6 +120,27 @@ func TestLayoutSegmentsPerShot(t *testing.T) {
 	}
 }
 
+// A clip with no piece has no segment: an error, not a panic.
+func TestLayoutSegmentsOfNothingIsAnError(t *testing.T) {
+	for _, pieces := range [][]Interval{nil, {{2, 2}}} {
+		if segs, err := layoutSegments(pieces, RenderOptions{}, 0.5); err == nil || !strings.Contains(err.Error(), "no part of the source") {
+			t.Errorf("pieces %v: segments %v, error %v; want an error", pieces, segs, err)
+		}
+	}
+}
+
+// The render seeks to the millisecond; the clip's start (and so every layout time
+// counted from it) is that same millisecond.
+func TestClipSpanStartsOnTheSeekedMillisecond(t *testing.T) {
+	start, dur, err := clipSpan(Highlight{Start: 1.23456, End: 3}, 10)
+	if err != nil || start != 1.235 || math.Abs(dur-1.765) > 1e-9 {
+		t.Errorf("clipSpan: %v %v %v, want 1.235 1.765", start, dur, err)
+	}
+	if _, _, err := clipSpan(Highlight{Start: 2.9996, End: 3}, 10); err == nil {
+		t.Error("a highlight shorter than the seek's millisecond: want an error")
+	}
+}
+
 // The follow path is taken over each piece the clip plays and mapped onto clip time: a
 // cut between pieces and a cut between shots are steps at one clip time.
 func TestFollowKeysMapSourceToClipTime(t *testing.T) {

@@ -57,6 +57,7 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	if err != nil {
 		return nil, err
 	}
+	h.Start = start
 
 	// Beside the export: the caller's (per-job) temporary directory.
 	tmp, err := os.MkdirTemp(filepath.Dir(exportPath), "clipperd-render-")
@@ -176,8 +177,13 @@ func clipSpan(h Highlight, duration float64) (float64, float64, error) {
 	case h.Start >= duration || h.End > duration+endSlack:
 		return 0, 0, fmt.Errorf("render: highlight %.3f-%.3f lies outside the %.3f s source", h.Start, h.End, duration)
 	}
+	// ffmpeg seeks to the millisecond it is given: the layout's times count from the same.
+	start := math.Round(h.Start*1000) / 1000
 	end := min(h.End, duration)
-	return h.Start, end - h.Start, nil
+	if end-start < 1e-3 {
+		return 0, 0, fmt.Errorf("render: highlight %.4f-%.4f: want at least a millisecond", h.Start, h.End)
+	}
+	return start, end - start, nil
 }
 
 func centre(cx float64) float64 {
