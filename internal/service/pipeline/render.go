@@ -136,14 +136,14 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 // pickLayout resolves the layout switches of the template (base) and of renderPref (rp) to
 // one layout: a layout renderPref picks wins; else the template's, unless renderPref turns
 // that one off; else the crop following the speaker (fit when renderPref or the template
-// turns the crop off). Conflicting switches in one renderPref are refused by the API; in
-// a stored template the precedence of rules.LayoutSwitches settles them.
+// turns the crop off). Several true switches in one renderPref (a request's or a
+// template's) are settled by rules.Layout's precedence.
 func pickLayout(base, rp apitypes.RenderPref) string {
-	pr := rules.Layout(rp.LayoutValue, rules.APINames)
+	pr := rules.Layout(rp.LayoutValue)
 	if pr.Layout != "" {
 		return pr.Layout
 	}
-	pb := rules.Layout(base.LayoutValue, rules.APINames)
+	pb := rules.Layout(base.LayoutValue)
 	if pb.Layout != "" && !pr.Off[pb.Layout] {
 		return pb.Layout
 	}
