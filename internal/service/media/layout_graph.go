@@ -48,13 +48,23 @@ func segmentFilter(in, id string, w, h int, size [2]int, lay plan, keys []PathKe
 		return fitFilter(in, id, w, h, size, lay.cx)
 	case LayoutFollow:
 		cw, ch, _, y := cropBox(w, h, float64(tw)/float64(th), 0.5)
-		return fmt.Sprintf("%scrop=w=%d:h=%d:x='%s':y=%d,scale=%d:%d:flags=bicubic,setsar=1", in, cw, ch, followExpr(keys, w, cw), y, tw, th)
+		return in + cropScale(rect{0, y, cw, ch}, followExpr(keys, w, cw), tw, th)
 	case LayoutSplit, LayoutThree, LayoutFour, LayoutScreen, LayoutGame:
 		return panelFilter(in, id, w, h, size, lay)
 	}
 	// LayoutCenter.
 	cw, ch, x, y := cropBox(w, h, float64(tw)/float64(th), lay.cx)
-	return fmt.Sprintf("%scrop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", in, cw, ch, x, y, tw, th)
+	return in + cropScale(rect{x, y, cw, ch}, "", tw, th)
+}
+
+// cropScale crops box c (its x the expression xExpr over time t, when not "") and scales
+// it to tw x th.
+func cropScale(c rect, xExpr string, tw, th int) string {
+	x := fmt.Sprint(c.x)
+	if xExpr != "" {
+		x = "'" + xExpr + "'"
+	}
+	return fmt.Sprintf("crop=w=%d:h=%d:x=%s:y=%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, x, c.y, tw, th)
 }
 
 // fitFilter scales the whole picture to fit size over a blurred fill of the crop around cx.
@@ -132,10 +142,10 @@ func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
 		} else {
 			// Gameplay fills its panel: the largest box of its shape inside the region.
 			c := fillBox(region, float64(content.w)/float64(content.h))
-			crops[0] = fmt.Sprintf("crop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, c.x, c.y, content.w, content.h)
+			crops[0] = cropScale(c, "", content.w, content.h)
 		}
 		c := faceCrop(lay.faces[0], nil, w, h, float64(face.w)/float64(face.h))
-		crops[1] = fmt.Sprintf("crop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, c.x, c.y, face.w, face.h)
+		crops[1] = cropScale(c, "", face.w, face.h)
 	default:
 		for i, f := range lay.faces {
 			others := make([]FaceBox, 0, len(lay.faces)-1)
@@ -146,7 +156,7 @@ func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
 			}
 			p := places[i]
 			c := faceCrop(f, others, w, h, float64(p.w)/float64(p.h))
-			crops[i] = fmt.Sprintf("crop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, c.x, c.y, p.w, p.h)
+			crops[i] = cropScale(c, "", p.w, p.h)
 		}
 	}
 	var b strings.Builder
