@@ -44,6 +44,7 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 		if opts.Captions != nil {
 			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))}
 		}
+		clipOpts.Hook = clipHook(opts.Hook, pl.title, pl.keywords)
 		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, clipOpts)
 		if err != nil {
 			return fmt.Errorf("render clip %s (%s–%s): %w", pl.curationID, clock(pl.h.Start), clock(pl.h.End), err)
@@ -116,6 +117,10 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	if st, on := captionStyle(base, rp); on {
 		opts.Captions = &media.Captions{Style: st} // each clip's lines are added at its render
 		used.EnableCaption = &on
+	}
+	if hk, on := hookStyle(base, rp); on {
+		opts.Hook = hk // each clip's text is set at its render
+		used.EnableVisualHook = &on
 	}
 	used.LayoutAspectRatio = aspect
 	reportLayout(&used, layout)
