@@ -110,6 +110,49 @@ func clipHook(style *media.Hook, title string, keyPhrases []string) *media.Hook 
 	return &hk
 }
 
+// emojiStyle is where the emoji go (renderPref's emojiStyle, else the template's); ok is
+// false when enableEmoji is off. capt is the captions' style when they are on, for the place
+// beside them. Each clip's words are set by clipEmoji.
+func emojiStyle(base, rp apitypes.RenderPref, capt *media.CaptionStyle) (e *media.Emoji, ok bool) {
+	if !pick(base.EnableEmoji, rp.EnableEmoji) {
+		return nil, false
+	}
+	e = &media.Emoji{}
+	if capt != nil {
+		e.CaptionPosition, e.CaptionSizePct = capt.Position, capt.SizePct
+	}
+	es := rp.EmojiStyle
+	if es == nil {
+		es = base.EmojiStyle
+	}
+	if es != nil {
+		e.Pos = es.Pos
+		if es.ScaleX != nil {
+			e.ScaleX = *es.ScaleX
+		}
+		if es.ScaleY != nil {
+			e.ScaleY = *es.ScaleY
+		}
+		if r := es.Rect; r != nil && r.XPct != nil && r.YPct != nil && r.WPct != nil && r.HPct != nil && *r.WPct > 0 && *r.HPct > 0 {
+			e.Rect = &[4]float64{*r.XPct, *r.YPct, *r.WPct, *r.HPct}
+		}
+	}
+	return e, true
+}
+
+// clipEmoji is the emoji of one clip: the style with the words of its caption lines.
+func clipEmoji(style *media.Emoji, lines []media.CaptionLine) *media.Emoji {
+	if style == nil {
+		return nil
+	}
+	e := *style
+	e.Words = nil
+	for _, l := range lines {
+		e.Words = append(e.Words, l.Words...)
+	}
+	return &e
+}
+
 // applyFont sets what font f says on st; what it leaves out stays.
 func applyFont(st *media.CaptionStyle, f *apitypes.Font) {
 	switch {

@@ -120,3 +120,21 @@ func TestClipHook(t *testing.T) {
 		}
 	}
 }
+
+func TestEmojiStyle(t *testing.T) {
+	yes := true
+	if e, on := emojiStyle(apitypes.RenderPref{}, apitypes.RenderPref{}, nil); on || e != nil {
+		t.Errorf("emoji off by default: %+v", e)
+	}
+	x, y, w, h, sx := 10.0, 20.0, 30.0, 15.0, 1.5
+	capt := &media.CaptionStyle{Position: "top", SizePct: 6}
+	e, on := emojiStyle(apitypes.RenderPref{EnableEmoji: &yes, EmojiStyle: &apitypes.EmojiStyle{Pos: "bottom"}},
+		apitypes.RenderPref{EmojiStyle: &apitypes.EmojiStyle{ScaleX: &sx, Rect: &apitypes.Rect{XPct: &x, YPct: &y, WPct: &w, HPct: &h}}}, capt)
+	if !on || e.Pos != "" || e.ScaleX != 1.5 || e.Rect == nil || *e.Rect != [4]float64{10, 20, 30, 15} || e.CaptionPosition != "top" || e.CaptionSizePct != 6 {
+		t.Errorf("emoji style %+v", e)
+	}
+	lines := []media.CaptionLine{{Words: []media.CaptionWord{{Text: "a"}}}, {Words: []media.CaptionWord{{Text: "b"}, {Text: "c"}}}}
+	if got := clipEmoji(e, lines); len(got.Words) != 3 || got.Rect != e.Rect || e.Words != nil {
+		t.Errorf("clip emoji %+v", got)
+	}
+}
