@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
@@ -20,57 +19,15 @@ var lookBackgrounds = map[string]string{
 	"testsrc2": "testsrc2=s=640x360:r=25",
 }
 
-var (
-	bgMu    sync.Mutex
-	bgFiles = map[string]string{}
-)
-
-// backgroundSource is a 3 s video of the named background, made once per test binary.
+// backgroundSource is a 3 s video of the named background in a directory of t's.
 func backgroundSource(t *testing.T, name string) string {
 	t.Helper()
-	bgMu.Lock()
-	defer bgMu.Unlock()
-	if f, ok := bgFiles[name]; ok {
-		return f
-	}
-	dir, err := os.MkdirTemp("", "clipper-bg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := filepath.Join(dir, name+".mp4")
+	f := filepath.Join(t.TempDir(), name+".mp4")
 	out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", lookBackgrounds[name]+",format=yuv420p",
 		"-t", "3", "-c:v", "libx264", "-preset", "ultrafast", f).CombinedOutput()
 	if err != nil {
 		t.Fatalf("make %s background: %v: %s", name, err, out)
 	}
-	bgFiles[name] = f
-	return f
-}
-
-var plainRenders = map[string]string{}
-
-// plainRender is the background's clip rendered without text, made once per background.
-func plainRender(t *testing.T, bg string) string {
-	t.Helper()
-	bgMu.Lock()
-	f, ok := plainRenders[bg]
-	bgMu.Unlock()
-	if ok {
-		return f
-	}
-	src := backgroundSource(t, bg)
-	dir, err := os.MkdirTemp("", "clipper-plain-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, pre := filepath.Join(dir, "plain.mp4"), filepath.Join(dir, "plain.preview.mp4")
-	if _, err := RenderClip(context.Background(), src, Highlight{Start: 0, End: 2.4, CenterX: 0.5}, f, pre,
-		RenderOptions{Aspect: "portrait", Layout: LayoutCenter, PreviewHeight: 240}); err != nil {
-		t.Fatal(err)
-	}
-	bgMu.Lock()
-	plainRenders[bg] = f
-	bgMu.Unlock()
 	return f
 }
 
@@ -144,14 +101,19 @@ func TestCaptionLooksReadable(t *testing.T) {
 	words := []CaptionWord{{"garden", 0.2, 0.8}, {"needs", 0.8, 1.4}, {"water", 1.4, 2.0}}
 	line := CaptionLine{Start: 0.1, End: 2.1, Words: words}
 	looks := []string{LookClassic, LookBox, LookKaraoke, LookPop, LookOneWord}
+	// The backgrounds, and each rendered without text, shared by the looks' subtests.
+	srcs, plains := map[string]string{}, map[string]string{}
+	for bg := range lookBackgrounds {
+		srcs[bg] = backgroundSource(t, bg)
+		plains[bg] = renderLook(t, srcs[bg], RenderOptions{})
+	}
 	misses := 0
 	for _, look := range looks {
 		for _, bg := range []string{"white", "black", "testsrc2"} {
 			t.Run(look+"/"+bg, func(t *testing.T) {
-				src := backgroundSource(t, bg)
 				capt := &Captions{Lines: []CaptionLine{line}, Style: CaptionStyle{Look: look, Bold: true, BoxColor: "#202020"}}
-				exp := renderLook(t, src, RenderOptions{Captions: capt})
-				plain := plainRender(t, bg)
+				exp := renderLook(t, srcs[bg], RenderOptions{Captions: capt})
+				plain := plains[bg]
 				// Every word must be read in the clip: in the frame taken while it is
 				// spoken, or (when there OCR misreads it) in another frame of the clip.
 				var read []string

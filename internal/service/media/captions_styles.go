@@ -121,5 +121,3 @@ func joinLines(words []string, look string) string {
 	half := (len(words) + 1) / 2
 	return strings.Join(words[:half], " ") + `\N` + strings.Join(words[half:], " ")
 }
-
-func cs(sec float64) int { return int(math.Round(math.Max(0, sec) * 100)) }

@@ -89,7 +89,7 @@ func hookStyle(base, rp apitypes.RenderPref) (hk *media.Hook, ok bool) {
 		}
 	}
 	_, box := captionLook(base, rp)
-	return &media.Hook{Font: st.Font, Color: st.Color, Outline: st.Outline, BoxColor: box}, true
+	return &media.Hook{Font: st.Font, Color: st.Color, BoxColor: box}, true
 }
 
 // clipHook is the hook of one clip: its title, or its strongest key phrase when the title
