@@ -114,6 +114,10 @@ type RenderOptions struct {
 	// in source seconds: the render takes the part its clip covers.
 	Shots  []Shot
 	Follow []PathKey
+	// Broll are the clip's cut-aways (PlanBroll), Overlays the pictures drawn
+	// over all of it; both under the captions (broll.go, overlay.go).
+	Broll    []BrollCut
+	Overlays []Overlay
 }
 
 // The layouts of a render (renderPref's layout flags resolve to one).

@@ -41,6 +41,9 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 			pl.keep = fillerKeep(pl.h, pl.words)
 			clipOpts.Keep = pl.keep
 		}
+		if clipOpts.Broll, err = r.brollCuts(ctx, j, pl); err != nil {
+			return err
+		}
 		if opts.Captions != nil || opts.Emoji != nil {
 			lines := captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))
 			if opts.Captions != nil {
@@ -140,6 +143,9 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	if removeFillers(base, rp) {
 		on := true
 		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
+	}
+	if err := r.extrasOptions(ctx, j, base, rp, &opts, &used); err != nil {
+		return opts, used, err
 	}
 	return opts, used, nil
 }
