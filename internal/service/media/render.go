@@ -137,6 +137,22 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 		}
 		graph += "," + subs
 	}
+	if opts.Emoji != nil {
+		emo, err := emojiFilter(*opts.Emoji, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		graph += emo
+	}
+	if opts.Hook != nil {
+		hook, err := hookFilter(*opts.Hook, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		if hook != "" {
+			graph += "," + hook
+		}
+	}
 	if opts.Watermark != "" {
 		mark, err := watermarkFilter(opts.Watermark, size, tmp)
 		if err != nil {
