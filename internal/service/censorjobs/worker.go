@@ -1,6 +1,7 @@
 // Package censorjobs runs censor jobs: the Worker finds the words of the
-// profanity list (profanity.txt) in a clip's transcript, and by spotting
-// them in the clip's audio (a Spotter: pocketsphinx's keyword spotting, which
+// profanity list (profanity.txt) in a clip's transcript, and by hearing
+// them in the clip's audio (Hear, with a Spotter: pocketsphinx's keyword
+// spotting, then a decode among the listed and the transcript's words, which
 // hears a word the recogniser's language model turned into likelier ones),
 // and renders the clip's export and preview again with those words' spans
 // silenced, or beeped at 1 kHz. Each QUEUED job has a job in the job system (package
