@@ -234,6 +234,16 @@ func runCensor(ctx context.Context, args []string) error {
 				among = append(among, w)
 			}
 		}
+		var same []transcribe.Word // a rule not used: the candidate must be the same word
+		for _, k := range heard.Kept {
+			if slices.ContainsFunc(heard.Candidates, func(c transcribe.Word) bool {
+				return c.Text == k.Text && min(c.End, k.End) > max(c.Start, k.Start)
+			}) {
+				same = append(same, k)
+			}
+		}
+		ss := score(t, same)
+		fmt.Fprintf(os.Stderr, "%s: kept only where the candidate is the same word: %d found, %d false alarms\n", row.name, ss.found, ss.falseAlarms)
 		s1, s2 := score(t, heard.Candidates), score(t, among)
 		rawEdges = rawEdges[:0]
 		s := score(t, heard.Kept)
