@@ -119,12 +119,29 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 		return "", err
 	}
 	graph := layoutGraph(in, info.Width, info.Height, size, segs, pieces, opts.Follow)
+	graph = overlayGraph(brollGraph(graph, opts.Broll, size), opts.Overlays, size)
 	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
 		subs, err := captionFilter(*opts.Captions, size, tmp)
 		if err != nil {
 			return "", err
 		}
 		graph += "," + subs
+	}
+	if opts.Emoji != nil {
+		emo, err := emojiFilter(*opts.Emoji, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		graph += emo
+	}
+	if opts.Hook != nil {
+		hook, err := hookFilter(*opts.Hook, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		if hook != "" {
+			graph += "," + hook
+		}
 	}
 	if opts.Watermark != "" {
 		mark, err := watermarkFilter(opts.Watermark, size, tmp)

@@ -41,9 +41,17 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 			pl.keep = fillerKeep(pl.h, pl.words)
 			clipOpts.Keep = pl.keep
 		}
-		if opts.Captions != nil {
-			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))}
+		if clipOpts.Broll, err = r.brollCuts(ctx, j, pl); err != nil {
+			return err
 		}
+		if opts.Captions != nil || opts.Emoji != nil {
+			lines := captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))
+			if opts.Captions != nil {
+				clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: lines}
+			}
+			clipOpts.Emoji = clipEmoji(opts.Emoji, lines)
+		}
+		clipOpts.Hook = clipHook(opts.Hook, pl.title, pl.keywords)
 		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, clipOpts)
 		if err != nil {
 			return fmt.Errorf("render clip %s (%s–%s): %w", pl.curationID, clock(pl.h.Start), clock(pl.h.End), err)
@@ -117,12 +125,27 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 		opts.Captions = &media.Captions{Style: st} // each clip's lines are added at its render
 		used.EnableCaption = &on
 	}
+	var capt *media.CaptionStyle
+	if opts.Captions != nil {
+		capt = &opts.Captions.Style
+	}
+	if e, on := emojiStyle(base, rp, capt); on {
+		opts.Emoji = e // each clip's words are set at its render
+		used.EnableEmoji = &on
+	}
+	if hk, on := hookStyle(base, rp); on {
+		opts.Hook = hk // each clip's text is set at its render
+		used.EnableVisualHook = &on
+	}
 	used.LayoutAspectRatio = aspect
 	reportLayout(&used, layout)
 	used.EnableWatermark = &watermark
 	if removeFillers(base, rp) {
 		on := true
 		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
+	}
+	if err := r.extrasOptions(ctx, j, base, rp, &opts, &used); err != nil {
+		return opts, used, err
 	}
 	return opts, used, nil
 }
