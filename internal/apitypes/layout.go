@@ -1,7 +1,7 @@
 package apitypes
 
 // LayoutSwitch is the field of renderPref's layout switch with the given wire name
-// (rules.LayoutSwitches, disableFitLayout, disableFillLayout), so the switches can be
+// (rules.LayoutSwitches, disableFitLayout, disableFillLayout, enableCrop), so the switches can be
 // read and set by name; nil for any other name.
 func (p *RenderPref) LayoutSwitch(wire string) **bool {
 	switch wire {
@@ -27,6 +27,8 @@ func (p *RenderPref) LayoutSwitch(wire string) **bool {
 		return &p.DisableFitLayout
 	case "disableFillLayout":
 		return &p.DisableFillLayout
+	case "enableCrop":
+		return &p.EnableCrop
 	}
 	return nil
 }

@@ -25,8 +25,9 @@ type LayoutPick struct {
 	// Layout is the layout its true switches pick (the first by LayoutSwitches'
 	// precedence that no disable* switch turns off); "" when none is.
 	Layout string
-	// Off are the layouts it turns off: switches set false, and disableFitLayout or
-	// disableFillLayout set true (fit, and the crops follow and center).
+	// Off are the layouts it turns off: switches set false, disableFitLayout or
+	// disableFillLayout set true (fit, and the crops follow and center), and
+	// enableCrop set false (the crops).
 	Off map[string]bool
 }
 
@@ -41,6 +42,10 @@ func Layout(get func(wire string) *bool) LayoutPick {
 		pick.Off["fit"] = true
 	}
 	if v := get("disableFillLayout"); v != nil && *v {
+		pick.Off["follow"], pick.Off["center"] = true, true
+	}
+	// enableCrop false: no crop of the picture, as disableFillLayout.
+	if v := get("enableCrop"); v != nil && !*v {
 		pick.Off["follow"], pick.Off["center"] = true, true
 	}
 	for _, s := range LayoutSwitches {

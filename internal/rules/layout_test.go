@@ -29,6 +29,9 @@ func TestLayoutPicksOneByPrecedence(t *testing.T) {
 		{map[string]*bool{"enableFitLayout": &yes, "disableFitLayout": &yes, "enableSplitLayout": &yes}, "split", []string{"fit"}},
 		{map[string]*bool{"enableFillLayout": &yes, "disableFillLayout": &yes}, "", []string{"follow", "center"}},
 		{map[string]*bool{"skipReframe": &yes, "disableFillLayout": &yes}, "", []string{"follow", "center"}},
+		{map[string]*bool{"enableCrop": &no}, "", []string{"follow", "center"}},
+		{map[string]*bool{"enableCrop": &no, "skipReframe": &yes}, "", []string{"follow", "center"}},
+		{map[string]*bool{"enableCrop": &yes}, "", nil},
 	}
 	for _, c := range cases {
 		p := Layout(func(w string) *bool { return c.set[w] })

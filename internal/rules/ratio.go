@@ -33,3 +33,14 @@ func positiveDecimal(s string) bool {
 	v, err := strconv.ParseFloat(s, 64)
 	return err == nil && v > 0
 }
+
+// RatioValue is w/h of a ratio Ratio accepts (0 when it does not).
+func RatioValue(s string) float64 {
+	if Ratio(s) != nil {
+		return 0
+	}
+	w, h, _ := strings.Cut(s, ":")
+	wv, _ := strconv.ParseFloat(w, 64)
+	hv, _ := strconv.ParseFloat(h, 64)
+	return wv / hv
+}

@@ -28,3 +28,11 @@ func TestRatio(t *testing.T) {
 		{"", RatioRule},
 	})
 }
+
+func TestRatioValue(t *testing.T) {
+	for in, want := range map[string]float64{"9:16": 0.5625, "1.5:1": 1.5, "1:1": 1, "x": 0, "0:1": 0, "": 0} {
+		if got := RatioValue(in); got != want {
+			t.Errorf("RatioValue(%q) = %g, want %g", in, got, want)
+		}
+	}
+}

@@ -23,21 +23,34 @@ func (a *API) checkOverlays(ctx context.Context, key store.Key, p *apitypes.Rend
 	if n := len(p.ScreenOverlays); n > maxScreenOverlays {
 		return badField("renderPref.screenOverlays", "must have at most %d items, not %d", maxScreenOverlays, n)
 	}
+	if id := p.ScreenOverlayFileID; id != nil && *id != "" {
+		if err := a.checkOverlayUpload(ctx, key, "renderPref.screenOverlayFileId", *id); err != nil {
+			return err
+		}
+	}
 	for i, o := range p.ScreenOverlays {
 		field := fmt.Sprintf("renderPref.screenOverlays[%d].object.id", i)
 		if o.Object == nil || o.Object.ID == "" {
 			return badField(field, "is required: the uploadId (POST /api/upload-links) of the overlay's image or video")
 		}
-		up, err := a.store.GetUpload(ctx, o.Object.ID)
-		if err == nil && up.OrgID != key.OrgID {
-			err = store.ErrNotFound
+		if err := a.checkOverlayUpload(ctx, key, field, o.Object.ID); err != nil {
+			return err
 		}
-		if err != nil {
-			return unknownAs(err, field, "unknown upload id %q: use the uploadId of POST /api/upload-links", o.Object.ID)
-		}
-		if !up.Complete {
-			return badField(field, "upload %s is incomplete (%d bytes received); finish the PUTs first", up.ID, up.Received)
-		}
+	}
+	return nil
+}
+
+// checkOverlayUpload holds id, named field, to a complete upload of the caller's org.
+func (a *API) checkOverlayUpload(ctx context.Context, key store.Key, field, id string) error {
+	up, err := a.store.GetUpload(ctx, id)
+	if err == nil && up.OrgID != key.OrgID {
+		err = store.ErrNotFound
+	}
+	if err != nil {
+		return unknownAs(err, field, "unknown upload id %q: use the uploadId of POST /api/upload-links", id)
+	}
+	if !up.Complete {
+		return badField(field, "upload %s is incomplete (%d bytes received); finish the PUTs first", up.ID, up.Received)
 	}
 	return nil
 }

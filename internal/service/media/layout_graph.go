@@ -16,10 +16,10 @@ type rect struct{ x, y, w, h int }
 // layoutGraph is the reframe of a render: it reads the clip's picture from the labelled
 // input in (clip time starting at 0) and leaves a chain open whose picture is exactly size.
 // One segment is one chain; several are trimmed from the clip, laid out each and joined.
-func layoutGraph(in string, w, h int, size [2]int, segs []segment, pieces []Interval, follow []PathKey) string {
+func layoutGraph(in string, w, h int, size [2]int, segs []segment, pieces []Interval, follow []PathKey, fitRatio float64) string {
 	if len(segs) == 1 {
 		sg := segs[0]
-		return segmentFilter(in, "l0", w, h, size, sg.lay, followKeys(follow, pieces, sg.c0, sg.c1))
+		return segmentFilter(in, "l0", w, h, size, sg.lay, followKeys(follow, pieces, sg.c0, sg.c1), fitRatio)
 	}
 	var b, cat strings.Builder
 	b.WriteString(in + "split=" + fmt.Sprint(len(segs)))
@@ -33,19 +33,20 @@ func layoutGraph(in string, w, h int, size [2]int, segs []segment, pieces []Inte
 			trim += fmt.Sprintf(":end=%.4f", sg.c1)
 		}
 		fmt.Fprintf(&b, "%s,setpts=PTS-STARTPTS[segin%d];", trim, i)
-		b.WriteString(segmentFilter(fmt.Sprintf("[segin%d]", i), fmt.Sprintf("l%d", i), w, h, size, sg.lay, followKeys(follow, pieces, sg.c0, sg.c1)))
+		b.WriteString(segmentFilter(fmt.Sprintf("[segin%d]", i), fmt.Sprintf("l%d", i), w, h, size, sg.lay, followKeys(follow, pieces, sg.c0, sg.c1), fitRatio))
 		fmt.Fprintf(&b, "[segout%d];", i)
 		fmt.Fprintf(&cat, "[segout%d]", i)
 	}
 	return b.String() + cat.String() + fmt.Sprintf("concat=n=%d:v=1:a=0", len(segs))
 }
 
-// segmentFilter lays out one segment: in is its picture, id prefixes the labels it makes.
-func segmentFilter(in, id string, w, h int, size [2]int, lay plan, keys []PathKey) string {
+// segmentFilter lays out one segment: in is its picture, id prefixes the labels it makes;
+// fitRatio (w/h, 0 for none) is the fit layout's crop of the picture it fits.
+func segmentFilter(in, id string, w, h int, size [2]int, lay plan, keys []PathKey, fitRatio float64) string {
 	tw, th := size[0], size[1]
 	switch lay.kind {
 	case LayoutFit:
-		return fitFilter(in, id, w, h, size, lay.cx)
+		return fitFilter(in, id, w, h, size, lay.cx, fitRatio)
 	case LayoutFollow:
 		cw, ch, _, y := cropBox(w, h, float64(tw)/float64(th), 0.5)
 		return in + cropScale(rect{0, y, cw, ch}, followExpr(keys, w, cw), tw, th)
@@ -67,18 +68,26 @@ func cropScale(c rect, xExpr string, tw, th int) string {
 	return fmt.Sprintf("crop=w=%d:h=%d:x=%s:y=%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, x, c.y, tw, th)
 }
 
-// fitFilter scales the whole picture to fit size over a blurred fill of the crop around cx.
-func fitFilter(in, id string, w, h int, size [2]int, cx float64) string {
+// fitFilter scales the whole picture (or, with fitRatio > 0, its largest box of that
+// ratio around cx: fitLayoutCropRatio) to fit size over a blurred fill of the crop around cx.
+func fitFilter(in, id string, w, h int, size [2]int, cx, fitRatio float64) string {
 	tw, th := size[0], size[1]
 	cw, ch, x, y := cropBox(w, h, float64(tw)/float64(th), cx)
-	s := math.Min(float64(tw)/float64(w), float64(th)/float64(h))
-	fw, fh := min(tw, evenRound(float64(w)*s)), min(th, evenRound(float64(h)*s))
+	fgCrop := ""
+	fw0, fh0 := w, h
+	if fitRatio > 0 {
+		rw, rh, rx, ry := cropBox(w, h, fitRatio, cx)
+		fgCrop = fmt.Sprintf("crop=%d:%d:%d:%d,", rw, rh, rx, ry)
+		fw0, fh0 = rw, rh
+	}
+	s := math.Min(float64(tw)/float64(fw0), float64(th)/float64(fh0))
+	fw, fh := min(tw, evenRound(float64(fw0)*s)), min(th, evenRound(float64(fh0)*s))
 	// Blurring a tenth-size copy is cheap and, scaled up, as soft as a wide blur at full size.
 	bw, bh := evenRound(float64(tw)/10), evenRound(float64(th)/10)
 	bgsrc, fgsrc, bg, fg := "["+id+"bgsrc]", "["+id+"fgsrc]", "["+id+"bg]", "["+id+"fg]"
 	return in + "split=2" + bgsrc + fgsrc + ";" +
 		bgsrc + fmt.Sprintf("crop=%d:%d:%d:%d,scale=%d:%d,boxblur=6:2,scale=%d:%d,setsar=1", cw, ch, x, y, bw, bh, tw, th) + bg + ";" +
-		fgsrc + fmt.Sprintf("scale=%d:%d:flags=bicubic,setsar=1", fw, fh) + fg + ";" +
+		fgsrc + fgCrop + fmt.Sprintf("scale=%d:%d:flags=bicubic,setsar=1", fw, fh) + fg + ";" +
 		bg + fg + "overlay=(W-w)/2:(H-h)/2"
 }
 

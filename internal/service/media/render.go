@@ -128,7 +128,7 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 	if err != nil {
 		return "", err
 	}
-	graph := layoutGraph(in, info.Width, info.Height, size, segs, pieces, opts.Follow)
+	graph := layoutGraph(in, info.Width, info.Height, size, segs, pieces, opts.Follow, opts.FitCropRatio)
 	graph = overlayGraph(brollGraph(graph, opts.Broll, size), opts.Overlays, size)
 	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
 		subs, err := captionFilter(*opts.Captions, size, tmp)

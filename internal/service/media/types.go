@@ -114,6 +114,10 @@ type RenderOptions struct {
 	// in source seconds: the render takes the part its clip covers.
 	Shots  []Shot
 	Follow []PathKey
+	// FitCropRatio (w/h; 0 none) is fitLayoutCropRatio: the fit layout shows the
+	// largest box of this ratio around the centre of interest instead of the
+	// whole picture.
+	FitCropRatio float64
 	// Broll are the clip's cut-aways (PlanBroll), Overlays the pictures drawn
 	// over all of it; both under the captions (broll.go, overlay.go).
 	Broll    []BrollCut

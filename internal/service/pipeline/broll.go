@@ -45,26 +45,65 @@ func (r *Runner) extrasOptions(ctx context.Context, j *job, base, rp apitypes.Re
 	if len(overlays) == 0 {
 		overlays = base.ScreenOverlays
 	}
-	if isTrue(rp.DisableScreenOverlay) || (rp.DisableScreenOverlay == nil && isTrue(base.DisableScreenOverlay)) {
-		overlays = nil
+	// screenOverlayFileId is the one-overlay form: an upload drawn over the
+	// whole frame (a frame or border picture with transparency), under the
+	// list's items.
+	single := derefOr(rp.ScreenOverlayFileID, derefOr(base.ScreenOverlayFileID, ""))
+	if overlaysOff(base, rp) {
+		overlays, single = nil, ""
 	}
 	used.ScreenOverlays = overlays
 	opts.Overlays = nil
+	if single != "" {
+		path, err := r.overlayFile(ctx, j, "renderPref.screenOverlayFileId", apitypes.ScreenOverlay{Object: &apitypes.StoredFile{ID: single}})
+		if err != nil {
+			return err
+		}
+		opts.Overlays = append(opts.Overlays, overlayPlace(path, nil))
+		used.ScreenOverlayFileID = &single
+	}
 	for i, o := range overlays {
-		path, err := r.overlayFile(ctx, j, i, o)
+		path, err := r.overlayFile(ctx, j, fmt.Sprintf("renderPref.screenOverlays[%d].object.id", i), o)
 		if err != nil {
 			return err
 		}
 		opts.Overlays = append(opts.Overlays, overlayPlace(path, o.Rect))
 	}
+	on := len(opts.Overlays) > 0
+	used.EnableScreenOverlay = &on
 	return nil
 }
 
-// overlayFile is a local file of overlay i's upload; an upload that is not
-// (or no longer) a complete one of the project's org fails the run for good,
-// naming the item as the API does.
-func (r *Runner) overlayFile(ctx context.Context, j *job, i int, o apitypes.ScreenOverlay) (string, error) {
-	field := fmt.Sprintf("renderPref.screenOverlays[%d].object.id", i)
+// overlaysOff: disableScreenOverlay true, or enableScreenOverlay false, in
+// renderPref, else in the template, turns the screen overlays off.
+func overlaysOff(base, rp apitypes.RenderPref) bool {
+	if off, set := overlaySwitch(rp); set {
+		return off
+	}
+	off, _ := overlaySwitch(base)
+	return off
+}
+
+// overlaySwitch tells whether p turns the overlays off, and whether it says
+// anything about them.
+func overlaySwitch(p apitypes.RenderPref) (off, set bool) {
+	if isTrue(p.DisableScreenOverlay) || (p.EnableScreenOverlay != nil && !*p.EnableScreenOverlay) {
+		return true, true
+	}
+	return false, p.DisableScreenOverlay != nil || p.EnableScreenOverlay != nil
+}
+
+func derefOr(s *string, def string) string {
+	if s != nil && *s != "" {
+		return *s
+	}
+	return def
+}
+
+// overlayFile is a local file of the overlay's upload (named field in
+// renderPref); an upload that is not (or no longer) a complete one of the
+// project's org fails the run for good, naming the field as the API does.
+func (r *Runner) overlayFile(ctx context.Context, j *job, field string, o apitypes.ScreenOverlay) (string, error) {
 	if o.Object == nil || o.Object.ID == "" {
 		return "", permanentf("%s: is required: the uploadId of the overlay's picture", field)
 	}

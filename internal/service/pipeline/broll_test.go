@@ -160,3 +160,43 @@ func TestBrollAndOverlayInARender(t *testing.T) {
 		}
 	}
 }
+
+// screenOverlayFileId is the one-overlay form, an upload drawn over the
+// whole frame; enableScreenOverlay false in renderPref turns it off.
+func TestScreenOverlayFileIdCoversTheFrame(t *testing.T) {
+	requireFFmpeg(t)
+	e := newEnv(t)
+	e.runner()
+	ctx := context.Background()
+	green := filepath.Join(e.dir, "green.png")
+	ffmpegRun(t, "-f", "lavfi", "-i", "color=c=0x00FF00:s=100x100", "-frames:v", "1", green)
+	id := e.upload(green)
+	src := e.upload(testVideo(t))
+	render := func(enable *bool) (apitypes.ExportableClip, string) {
+		p := e.create(apitypes.CreateProjectRequest{
+			VideoURL:     src,
+			CurationPref: &apitypes.CurationPref{SkipCurate: yes(), Range: &apitypes.Range{StartSec: f64(0), EndSec: f64(4)}},
+			RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare, ScreenOverlayFileID: &id, EnableScreenOverlay: enable},
+		})
+		if got := e.waitDone(p); got.Stage != apitypes.StageComplete {
+			t.Fatalf("stage = %s, error %v", got.Stage, deref(got.Error))
+		}
+		clips, err := e.st.ListClips(ctx, p, 0, 100)
+		if err != nil || len(clips) != 1 {
+			t.Fatalf("clips %v, %v; want 1", clips, err)
+		}
+		return clips[0], filepath.Join(e.dir, "media", p, clips[0].CurationID+".mp4")
+	}
+	off := false
+	on, covered := render(nil)
+	_, bare := render(&off)
+	if s := frameShare(t, covered, 1, 0, 0, 100, 100, [3]int{0, 255, 0}); s < 0.95 {
+		t.Errorf("with screenOverlayFileId: %.0f%% of the frame is the overlay's green, want all", s*100)
+	}
+	if s := frameShare(t, bare, 1, 0, 0, 100, 100, [3]int{0, 255, 0}); s > 0.05 {
+		t.Errorf("with enableScreenOverlay false: %.0f%% of the frame is the overlay's green, want none", s*100)
+	}
+	if rp := on.RenderPref; rp == nil || !isTrue(rp.EnableScreenOverlay) || rp.ScreenOverlayFileID == nil || *rp.ScreenOverlayFileID != id {
+		t.Errorf("reported renderPref %+v: want enableScreenOverlay true and the file id", rp)
+	}
+}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -117,10 +118,15 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	if a := j.analysis; a != nil {
 		opts.Shots, opts.Follow = a.Shots, a.Follow
 	}
+	// fitLayoutCropRatio: renderPref's, else the template's (checked at create).
+	used := rp
+	if ratio := cmp.Or(rp.FitLayoutCropRatio, base.FitLayoutCropRatio); rules.RatioValue(ratio) > 0 {
+		opts.FitCropRatio = rules.RatioValue(ratio)
+		used.FitLayoutCropRatio = ratio
+	}
 	if watermark {
 		opts.Watermark = watermarkText
 	}
-	used := rp
 	if st, on := captionStyle(base, rp); on {
 		opts.Captions = &media.Captions{Style: st} // each clip's lines are added at its render
 		used.EnableCaption = &on

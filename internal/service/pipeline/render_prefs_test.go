@@ -90,6 +90,8 @@ func TestRenderLayoutFromTemplateAndRenderPref(t *testing.T) {
 		{"", &apitypes.RenderPref{SkipReframe: &yes}, media.LayoutCenter, []string{"skipReframe", "enableFillLayout"}},
 		{"", &apitypes.RenderPref{EnableAutoLayout: &yes}, media.LayoutAuto, []string{"enableAutoLayout"}},
 		{"", &apitypes.RenderPref{DisableFillLayout: &yes}, media.LayoutFit, []string{"enableFitLayout"}},
+		{"", &apitypes.RenderPref{EnableCrop: &no}, media.LayoutFit, []string{"enableFitLayout"}},
+		{"", &apitypes.RenderPref{EnableCrop: &no, EnableSplitLayout: &yes}, media.LayoutSplit, []string{"enableSplitLayout"}},
 		// A request with several layout switches true: the precedence, never a 400.
 		{"", &apitypes.RenderPref{EnableAutoLayout: &yes, EnableSplitLayout: &yes}, media.LayoutAuto, []string{"enableAutoLayout"}},
 		{"", &apitypes.RenderPref{EnableSplitLayout: &yes, EnableGameLayout: &yes}, media.LayoutGame, []string{"enableGameLayout"}},

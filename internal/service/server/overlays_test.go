@@ -50,11 +50,13 @@ func TestScreenOverlaysNameCompleteUploadsOfTheOrg(t *testing.T) {
 			wantError(t, resp, data, http.StatusBadRequest, "Bad Request", tc.want)
 		})
 	}
+	resp, data := c.create(map[string]any{"videoUrl": source, "renderPref": map[string]any{"screenOverlayFileId": foreign}})
+	wantError(t, resp, data, http.StatusBadRequest, "Bad Request", fmt.Sprintf("renderPref.screenOverlayFileId: unknown upload id %q", foreign))
 	many := make([]any, 11)
 	for i := range many {
 		many[i] = map[string]any{"object": map[string]any{"id": logo}}
 	}
-	resp, data := c.create(map[string]any{"videoUrl": source, "renderPref": map[string]any{"screenOverlays": many}})
+	resp, data = c.create(map[string]any{"videoUrl": source, "renderPref": map[string]any{"screenOverlays": many}})
 	wantError(t, resp, data, http.StatusBadRequest, "Bad Request", "renderPref.screenOverlays: must have at most 10 items, not 11")
 	if resp, data := create(map[string]any{"object": map[string]any{"id": logo}}); resp.StatusCode != http.StatusCreated {
 		t.Errorf("two overlays of the org's complete upload: %d %s", resp.StatusCode, data)
