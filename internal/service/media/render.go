@@ -70,11 +70,23 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	}
 
 	audio := [2]string{"0:" + strconv.Itoa(info.AudioStream), "0:" + strconv.Itoa(info.AudioStream)}
+	voice, err := voiceFor(ctx, src, info, start, dur, opts)
+	if err != nil {
+		return nil, err
+	}
+	joins := ClipJoins(h, info.DurationSec, opts)
+	audioIn := "[" + audio[0] + "]"
 	if len(opts.Keep) > 0 {
 		graph = cutGraph(info, start, opts.Keep) + graph
 		dur = Length(opts.Keep)
-		audio = [2]string{"[ae]", "[ap]"}
+		audioIn = "[ca]"
 	}
+	if info.HasAudio && (len(opts.Keep) > 0 || voice != "" || Overlap(joins) > 0) {
+		var sound string
+		sound, audio = soundGraph(audioIn, joins, voice)
+		graph = sound + graph
+	}
+	dur -= Overlap(joins)
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
 	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex", graph)
 	args = append(args, outputArgs(info, "[export]", audio[0], t, "20", "128k", exportPath)...)
@@ -119,6 +131,7 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 		return "", err
 	}
 	graph := layoutGraph(in, info.Width, info.Height, size, segs, pieces, opts.Follow)
+	graph = transitionVideo(graph, ClipJoins(h, info.DurationSec, opts), Length(pieces))
 	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
 		subs, err := captionFilter(*opts.Captions, size, tmp)
 		if err != nil {

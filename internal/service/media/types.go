@@ -110,6 +110,10 @@ type RenderOptions struct {
 	// in source seconds: the render takes the part its clip covers.
 	Shots  []Shot
 	Follow []PathKey
+	// Voice runs the clip's speech through the enhancement chain (voice.go).
+	Voice bool
+	// Transitions are drawn between the clip's pieces (transitions.go); ClipJoins says where.
+	Transitions Transitions
 }
 
 // The layouts of a render (renderPref's layout flags resolve to one).

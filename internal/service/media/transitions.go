@@ -1,0 +1,239 @@
+package media
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Transitions between the pieces of a clip (RenderOptions.Transitions).
+//
+// A clip plays its pieces (the Keep pieces left by filler cuts) one after the other; a
+// transition blends one into the next with an ffmpeg xfade. Where two pieces join, the
+// picture and the sound of the last TransitionSec of the first piece overlap the first
+// TransitionSec of the next (xfade and an equal-power acrossfade), so the clip is shorter by
+// the overlaps and its captions move with it (ClipTime). With AtShots, a transition is also
+// drawn at each shot cut inside a piece: there the speech runs on, so nothing overlaps: the
+// last frame of the shot is held for half the transition and the next shot's first frame
+// for the other half, the sound is untouched and the clip keeps its length.
+//
+// A transition lasts TransitionSec, or a third of the shorter part beside it; where that is
+// under minTransitionSec the parts are joined by a plain cut.
+const (
+	TransitionSec    = 0.3
+	minTransitionSec = 0.1
+	// holdMarginSec: a held frame lasts this much longer than the transition needs, so
+	// xfade never runs out of its first input one frame early.
+	holdMarginSec = 0.05
+)
+
+// TransitionNames are the names selectedTransitions takes, each an ffmpeg xfade transition.
+var TransitionNames = []string{
+	"fade", "dissolve", "fadeblack", "fadewhite", "fadegrays", "distance", "pixelize",
+	"wipeleft", "wiperight", "wipeup", "wipedown",
+	"slideleft", "slideright", "slideup", "slidedown",
+	"smoothleft", "smoothright", "smoothup", "smoothdown",
+	"circleopen", "circleclose", "circlecrop", "rectcrop", "radial",
+	"vertopen", "vertclose", "horzopen", "horzclose",
+	"diagtl", "diagtr", "diagbl", "diagbr",
+	"hlslice", "hrslice", "vuslice", "vdslice",
+	"hblur", "squeezeh", "squeezev", "zoomin",
+}
+
+// DefaultTransition is drawn when transitions are on and none is named.
+const DefaultTransition = "fade"
+
+// Transitions asks for transitions in a render.
+type Transitions struct {
+	// Names are xfade transitions (TransitionNames), used in turn; empty with AtShots
+	// is DefaultTransition.
+	Names []string
+	// AtShots also draws them at shot cuts inside the clip (enableAutoTransition).
+	AtShots bool
+}
+
+// On reports whether t draws anything.
+func (t Transitions) On() bool { return len(t.Names) > 0 || t.AtShots }
+
+// Join is one transition of a clip.
+type Join struct {
+	At   float64 // where the parts meet, in seconds of the clip as its pieces play back to back
+	Dur  float64 // the transition's length
+	Name string  // the xfade transition
+	Hold bool    // at a shot cut: frames held, no overlap, sound untouched
+}
+
+// ClipJoins are the transitions of the clip of h (its Keep pieces, or its span clamped to
+// duration, the source's length) that opts asks for, in order.
+func ClipJoins(h Highlight, duration float64, opts RenderOptions) []Join {
+	t := opts.Transitions
+	if !t.On() {
+		return nil
+	}
+	pieces := clipPieces(h, duration, opts.Keep)
+	type cand struct {
+		at   float64
+		hold bool
+	}
+	var cands []cand
+	at := 0.0
+	for i, pc := range pieces {
+		if i > 0 {
+			cands = append(cands, cand{at: at})
+		}
+		if t.AtShots {
+			for _, sh := range opts.Shots {
+				for _, b := range []float64{sh.Start, sh.End} {
+					if b > pc.Start+1e-3 && b < pc.End-1e-3 {
+						cands = append(cands, cand{at: at + b - pc.Start, hold: true})
+					}
+				}
+			}
+		}
+		at += pc.End - pc.Start
+	}
+	total := at
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].at < cands[j].at })
+	names := t.Names
+	if len(names) == 0 {
+		names = []string{DefaultTransition}
+	}
+	var joins []Join
+	prev := 0.0
+	for i, c := range cands {
+		if i > 0 && c.at-cands[i-1].at < 1e-3 {
+			continue // a shot bound that is also a piece bound, or two shots sharing a bound
+		}
+		next := total
+		for _, d := range cands[i+1:] {
+			if d.at-c.at >= 1e-3 {
+				next = d.at
+				break
+			}
+		}
+		d := math.Min(TransitionSec, math.Min(c.at-prev, next-c.at)/3)
+		if d < minTransitionSec {
+			continue
+		}
+		joins = append(joins, Join{At: c.at, Dur: d, Name: names[len(joins)%len(names)], Hold: c.hold})
+		prev = c.at
+	}
+	return joins
+}
+
+// Overlap is how much shorter the joins make a clip.
+func Overlap(joins []Join) float64 {
+	var s float64
+	for _, j := range joins {
+		if !j.Hold {
+			s += j.Dur
+		}
+	}
+	return s
+}
+
+// ClipTime maps t, seconds of the clip as its pieces play back to back (as the captions
+// are timed from the kept pieces), to the rendered clip's time: each overlapping join
+// before t takes its length off. A time inside an overlap belongs to the part before it.
+func ClipTime(joins []Join, t float64) float64 {
+	out := t
+	for _, j := range joins {
+		if !j.Hold && t >= j.At-1e-9 {
+			out -= j.Dur
+		}
+	}
+	return math.Max(0, out)
+}
+
+// transitionVideo splits the clip's picture (the open chain in, clip time as its pieces
+// play back to back) at the joins and blends the parts with xfade. It returns an open chain.
+func transitionVideo(in string, joins []Join, total float64) string {
+	if len(joins) == 0 {
+		return in
+	}
+	var b strings.Builder
+	n := len(joins) + 1
+	b.WriteString(in + ",split=" + fmt.Sprint(n))
+	for i := range n {
+		fmt.Fprintf(&b, "[tv%d]", i)
+	}
+	b.WriteString(";")
+	bounds := make([]float64, 0, n+1)
+	bounds = append(bounds, 0)
+	for _, j := range joins {
+		bounds = append(bounds, j.At)
+	}
+	bounds = append(bounds, total)
+	padded := make([]float64, n) // each part's length as xfade sees it (with held frames)
+	for i := range n {
+		trim := fmt.Sprintf("trim=start=%.4f", bounds[i])
+		if i < n-1 {
+			trim += fmt.Sprintf(":end=%.4f", bounds[i+1])
+		}
+		fmt.Fprintf(&b, "[tv%d]%s,setpts=PTS-STARTPTS", i, trim)
+		padded[i] = bounds[i+1] - bounds[i]
+		if i > 0 && joins[i-1].Hold {
+			fmt.Fprintf(&b, ",tpad=start_mode=clone:start_duration=%.4f", joins[i-1].Dur/2)
+			padded[i] += joins[i-1].Dur / 2
+		}
+		if i < n-1 && joins[i].Hold {
+			fmt.Fprintf(&b, ",tpad=stop_mode=clone:stop_duration=%.4f", joins[i].Dur/2+holdMarginSec)
+			padded[i] += joins[i].Dur / 2
+		}
+		fmt.Fprintf(&b, "[tp%d];", i)
+	}
+	acc := padded[0]
+	prev := "[tp0]"
+	for i, j := range joins {
+		off := acc - j.Dur
+		acc = off + padded[i+1]
+		fmt.Fprintf(&b, "%s[tp%d]xfade=transition=%s:duration=%.4f:offset=%.4f", prev, i+1, j.Name, j.Dur, off)
+		if i < len(joins)-1 {
+			prev = fmt.Sprintf("[tx%d]", i)
+			b.WriteString(prev + ";")
+		}
+	}
+	return b.String()
+}
+
+// transitionAudio cross-fades the clip's sound (label in, clip time as its pieces play back
+// to back) at the overlapping joins and leaves the result as [tadone]; held joins leave the
+// sound alone. It returns the graph ("" when nothing overlaps) and the label to read.
+func transitionAudio(in string, joins []Join) (string, string) {
+	cuts := slices.DeleteFunc(slices.Clone(joins), func(j Join) bool { return j.Hold })
+	if len(cuts) == 0 {
+		return "", in
+	}
+	var b strings.Builder
+	n := len(cuts) + 1
+	b.WriteString(in + "asplit=" + fmt.Sprint(n))
+	for i := range n {
+		fmt.Fprintf(&b, "[ta%d]", i)
+	}
+	b.WriteString(";")
+	for i := range n {
+		trim := "atrim="
+		if i > 0 {
+			trim += fmt.Sprintf("start=%.4f", cuts[i-1].At)
+		}
+		if i < n-1 {
+			if i > 0 {
+				trim += ":"
+			}
+			trim += fmt.Sprintf("end=%.4f", cuts[i].At)
+		}
+		fmt.Fprintf(&b, "[ta%d]%s,asetpts=PTS-STARTPTS[tq%d];", i, trim, i)
+	}
+	prev := "[tq0]"
+	for i, j := range cuts {
+		// Equal power: the two sides are different sounds, so their powers add.
+		fmt.Fprintf(&b, "%s[tq%d]acrossfade=d=%.4f:c1=qsin:c2=qsin[tx_a%d];", prev, i+1, j.Dur, i)
+		prev = fmt.Sprintf("[tx_a%d]", i)
+	}
+	return b.String(), prev
+}
+
+// ValidTransition reports whether name is one of TransitionNames.
+func ValidTransition(name string) bool { return slices.Contains(TransitionNames, name) }
