@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 )
 
 // Transitions between the pieces of a clip (RenderOptions.Transitions).
@@ -30,17 +32,7 @@ const (
 )
 
 // TransitionNames are the names selectedTransitions takes, each an ffmpeg xfade transition.
-var TransitionNames = []string{
-	"fade", "dissolve", "fadeblack", "fadewhite", "fadegrays", "distance", "pixelize",
-	"wipeleft", "wiperight", "wipeup", "wipedown",
-	"slideleft", "slideright", "slideup", "slidedown",
-	"smoothleft", "smoothright", "smoothup", "smoothdown",
-	"circleopen", "circleclose", "circlecrop", "rectcrop", "radial",
-	"vertopen", "vertclose", "horzopen", "horzclose",
-	"diagtl", "diagtr", "diagbl", "diagbr",
-	"hlslice", "hrslice", "vuslice", "vdslice",
-	"hblur", "squeezeh", "squeezev", "zoomin",
-}
+var TransitionNames = rules.TransitionNames
 
 // DefaultTransition is drawn when transitions are on and none is named.
 const DefaultTransition = "fade"

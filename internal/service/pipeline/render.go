@@ -41,8 +41,9 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 			pl.keep = fillerKeep(pl.h, pl.words)
 			clipOpts.Keep = pl.keep
 		}
+		pl.joins = planJoins(pl, clipOpts, j.probe)
 		if opts.Captions != nil {
-			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))}
+			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(planWords(pl), 0, clipLength(pl))}
 		}
 		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, clipOpts)
 		if err != nil {
@@ -120,6 +121,7 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	used.LayoutAspectRatio = aspect
 	reportLayout(&used, layout)
 	used.EnableWatermark = &watermark
+	soundOptions(base, rp, &opts, &used)
 	if removeFillers(base, rp) {
 		on := true
 		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
@@ -167,7 +169,7 @@ func reportLayout(used *apitypes.RenderPref, layout string) {
 // clipLength is the length of the clip as cut, before it is rendered.
 func clipLength(pl *clipPlan) float64 {
 	if len(pl.keep) > 0 {
-		return media.Length(pl.keep)
+		return media.Length(pl.keep) - media.Overlap(pl.joins)
 	}
 	return pl.h.End - pl.h.Start
 }
