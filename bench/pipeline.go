@@ -25,6 +25,7 @@ func runPipeline(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("pipeline", flag.ContinueOnError)
 	length := fs.Duration("source", 10*time.Minute, "length of the generated source")
 	rounds := fs.Int("rounds", 3, "rounds of (a), alternating the two sides; the median is reported")
+	sound := fs.Bool("sound", false, "render with enableVoiceEnhancement, enableAutoTransition and selectedTransitions [fade, wipeleft] on")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -71,10 +72,15 @@ func runPipeline(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	rp := &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait}
+	if *sound {
+		on := true
+		rp.EnableVoiceEnhancement, rp.EnableAutoTransition, rp.SelectedTransitions = &on, &on, []string{"fade", "wipeleft"}
+	}
 	p, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
 		VideoURL:     uploadID,
 		CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{20, 45}}},
-		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait},
+		RenderPref:   rp,
 	})
 	if err != nil {
 		return err
