@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -26,6 +27,9 @@ func runPipeline(ctx context.Context, args []string) error {
 	length := fs.Duration("source", 10*time.Minute, "length of the generated source")
 	rounds := fs.Int("rounds", 3, "rounds of (a), alternating the two sides; the median is reported")
 	sound := fs.Bool("sound", false, "render with enableVoiceEnhancement, enableAutoTransition and selectedTransitions [fade, wipeleft] on")
+	faces := fs.Bool("faces", false, "generate a source with a face moving across it (testvideo.MovingFace, silent) instead of the speech source")
+	sourceFile := fs.String("source-file", "", "use this video as the source instead of generating one (to compare two builds on one file)")
+	keep := fs.String("keep-source", "", "copy the generated source to this path (for -source-file of another build)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,28 +38,47 @@ func runPipeline(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	src := filepath.Join(work, "source.mp4")
+	src, kind := filepath.Join(work, "source.mp4"), "generated "+length.String()+" 1280x720 source with speech"
 	genStart := time.Now()
-	if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *length, Width: 1280, Height: 720}); err != nil {
-		return err
+	switch {
+	case *sourceFile != "":
+		src, kind = *sourceFile, "source "+filepath.Base(*sourceFile)
+	case *faces:
+		if _, err := testvideo.MovingFace(ctx, src, testvideo.FaceOptions{Duration: *length, Silent: true}); err != nil {
+			return err
+		}
+		kind = "generated " + length.String() + " 1280x720 source with a face moving across it"
+	default:
+		if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *length, Width: 1280, Height: 720}); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(os.Stderr, "generated %s source in %s\n", *length, time.Since(genStart).Round(time.Second))
+	fmt.Fprintf(os.Stderr, "%s ready in %s\n", kind, time.Since(genStart).Round(time.Second))
+	if *keep != "" {
+		if err := copyFile(src, *keep); err != nil {
+			return err
+		}
+	}
 
 	// (a) analysis pass against a plain decode, alternating so drift hits both.
-	var plain, analysis []time.Duration
+	// CPU time (this process and its children: ffmpeg, and the face detection
+	// beside it) is measured too: on a loaded machine wall time drifts with
+	// the neighbours, CPU time much less.
+	var plain, analysis, plainCPU, analysisCPU []time.Duration
 	for range *rounds {
-		d, err := timed(func() error { return ffmpeg(ctx, "-i", src, "-f", "null", "-") })
+		d, c, err := timedCPU(func() error { return ffmpeg(ctx, "-i", src, "-f", "null", "-") })
 		if err != nil {
 			return err
 		}
-		plain = append(plain, d)
-		d, err = timed(func() error { _, err := media.Analyze(ctx, src); return err })
+		plain, plainCPU = append(plain, d), append(plainCPU, c)
+		d, c, err = timedCPU(func() error { _, err := media.Analyze(ctx, src); return err })
 		if err != nil {
 			return err
 		}
-		analysis = append(analysis, d)
+		analysis, analysisCPU = append(analysis, d), append(analysisCPU, c)
 	}
 	pm, am := median(plain), median(analysis)
+	pc, ac := median(plainCPU), median(analysisCPU)
 
 	// (b) the whole pipeline through clipperd's API.
 	const key = "bench-key"
@@ -122,10 +145,11 @@ func runPipeline(ctx context.Context, args []string) error {
 		}
 	}
 
-	fmt.Printf("### Pipeline: generated %s 1280x720 source with speech, portrait clips\n\n", *length)
+	fmt.Printf("### Pipeline: %s, portrait clips\n\n", kind)
 	fmt.Printf("| measure | time | ratio |\n|---|---|---|\n")
 	fmt.Printf("| (a) plain decode `ffmpeg -i SRC -f null -` (median of %d) | %.2f s | 1.00 |\n", *rounds, pm.Seconds())
 	fmt.Printf("| (a) analysis pass `media.Analyze` (median of %d) | %.2f s | **%.2f** |\n", *rounds, am.Seconds(), am.Seconds()/pm.Seconds())
+	fmt.Printf("| (a) CPU time: plain decode / analysis pass (medians) | %.2f s / %.2f s | **%.2f** |\n", pc.Seconds(), ac.Seconds(), ac.Seconds()/pc.Seconds())
 	fmt.Printf("| (b) plain ffmpeg commands making the same %d clips (%.0f s of clips, export + preview) | %.2f s | 1.00 |\n", len(clips), clipSeconds, plainClips.Seconds())
 	fmt.Printf("| (b) clipperd pipeline, create to COMPLETE (import, probe, analysis, curation, renders) | %.2f s | **%.2f** |\n\n", pipelineTime.Seconds(), pipelineTime.Seconds()/plainClips.Seconds())
 	return nil
@@ -158,3 +182,27 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+// timedCPU is timed with the CPU time fn used in this process and in the
+// children it waited for.
+func timedCPU(fn func() error) (time.Duration, time.Duration, error) {
+	before := cpuTime()
+	d, err := timed(fn)
+	return d, cpuTime() - before, err
+}
+
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
+}
