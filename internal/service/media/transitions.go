@@ -27,7 +27,8 @@ const (
 	TransitionSec    = 0.3
 	minTransitionSec = 0.1
 	// holdMarginSec: a held frame lasts this much longer than the transition needs, so
-	// xfade never runs out of its first input one frame early.
+	// xfade never runs out of its first input one frame early; the second input runs this
+	// much past the transition too.
 	holdMarginSec = 0.05
 )
 
@@ -140,54 +141,54 @@ func ClipTime(joins []Join, t float64) float64 {
 }
 
 // transitionVideo splits the clip's picture (the open chain in, clip time as its pieces
-// play back to back) at the joins and blends the parts with xfade. It returns an open chain.
+// play back to back) at the joins and blends the parts with xfade. Only the frames of each
+// transition go through xfade (ffmpeg 5.1's xfade costs as much for every frame it passes
+// on as for the ones it blends): the picture is cut into the parts' bodies and, per join,
+// the end of one part and the start of the next, blended; the pieces are then concatenated.
+// It returns an open chain.
 func transitionVideo(in string, joins []Join, total float64) string {
 	if len(joins) == 0 {
 		return in
 	}
+	type span struct{ a, b float64 }
+	trim := func(sp span, last bool) string {
+		if last {
+			return fmt.Sprintf("trim=start=%.4f,setpts=PTS-STARTPTS", sp.a)
+		}
+		return fmt.Sprintf("trim=start=%.4f:end=%.4f,setpts=PTS-STARTPTS", sp.a, sp.b)
+	}
 	var b strings.Builder
-	n := len(joins) + 1
+	var cat strings.Builder
+	n := 3*len(joins) + 1
 	b.WriteString(in + ",split=" + fmt.Sprint(n))
 	for i := range n {
 		fmt.Fprintf(&b, "[tv%d]", i)
 	}
 	b.WriteString(";")
-	bounds := make([]float64, 0, n+1)
-	bounds = append(bounds, 0)
-	for _, j := range joins {
-		bounds = append(bounds, j.At)
+	at := 0.0 // where the next body starts
+	for k, j := range joins {
+		// An overlap blends [At-Dur, At) of one part with [At, At+Dur) of the next; a hold
+		// blends [At-Dur/2, At) with its last frame held, and the next shot's first frame
+		// held, then [At, At+Dur/2).
+		// The second input runs holdMarginSec past the transition: ffmpeg 5.1's xfade never
+		// ends when that input ends with it (the blend then takes its length).
+		tail, head := span{j.At - j.Dur, j.At}, span{j.At, j.At + j.Dur + holdMarginSec}
+		hold0, hold1 := "", ""
+		if j.Hold {
+			tail, head = span{j.At - j.Dur/2, j.At}, span{j.At, j.At + j.Dur/2 + holdMarginSec}
+			hold0 = fmt.Sprintf(",tpad=stop_mode=clone:stop_duration=%.4f", j.Dur/2+holdMarginSec)
+			hold1 = fmt.Sprintf(",tpad=start_mode=clone:start_duration=%.4f", j.Dur/2)
+		}
+		fmt.Fprintf(&b, "[tv%d]%s[tb%d];", 3*k, trim(span{at, tail.a}, false), k)
+		fmt.Fprintf(&b, "[tv%d]%s%s[tt%d];", 3*k+1, trim(tail, false), hold0, k)
+		fmt.Fprintf(&b, "[tv%d]%s%s[th%d];", 3*k+2, trim(head, false), hold1, k)
+		fmt.Fprintf(&b, "[tt%d][th%d]xfade=transition=%s:duration=%.4f:offset=0[tx%d];", k, k, j.Name, j.Dur, k)
+		fmt.Fprintf(&cat, "[tb%d][tx%d]", k, k)
+		at = head.b
 	}
-	bounds = append(bounds, total)
-	padded := make([]float64, n) // each part's length as xfade sees it (with held frames)
-	for i := range n {
-		trim := fmt.Sprintf("trim=start=%.4f", bounds[i])
-		if i < n-1 {
-			trim += fmt.Sprintf(":end=%.4f", bounds[i+1])
-		}
-		fmt.Fprintf(&b, "[tv%d]%s,setpts=PTS-STARTPTS", i, trim)
-		padded[i] = bounds[i+1] - bounds[i]
-		if i > 0 && joins[i-1].Hold {
-			fmt.Fprintf(&b, ",tpad=start_mode=clone:start_duration=%.4f", joins[i-1].Dur/2)
-			padded[i] += joins[i-1].Dur / 2
-		}
-		if i < n-1 && joins[i].Hold {
-			fmt.Fprintf(&b, ",tpad=stop_mode=clone:stop_duration=%.4f", joins[i].Dur/2+holdMarginSec)
-			padded[i] += joins[i].Dur / 2
-		}
-		fmt.Fprintf(&b, "[tp%d];", i)
-	}
-	acc := padded[0]
-	prev := "[tp0]"
-	for i, j := range joins {
-		off := acc - j.Dur
-		acc = off + padded[i+1]
-		fmt.Fprintf(&b, "%s[tp%d]xfade=transition=%s:duration=%.4f:offset=%.4f", prev, i+1, j.Name, j.Dur, off)
-		if i < len(joins)-1 {
-			prev = fmt.Sprintf("[tx%d]", i)
-			b.WriteString(prev + ";")
-		}
-	}
-	return b.String()
+	fmt.Fprintf(&b, "[tv%d]%s[tb%d];", n-1, trim(span{at, total}, true), len(joins))
+	fmt.Fprintf(&cat, "[tb%d]", len(joins))
+	return b.String() + cat.String() + fmt.Sprintf("concat=n=%d:v=1:a=0", 2*len(joins)+1)
 }
 
 // transitionAudio cross-fades the clip's sound (label in, clip time as its pieces play back
