@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -24,10 +25,12 @@ import (
 
 // The censor benchmark: festival speaks every word of the profanity list in
 // carrier sentences, and about ten minutes of clean sentences; clipperd's
-// keyword-spotting pass (transcribe.Pocketsphinx.Spot with the list's
-// thresholds) runs over each track. Reported: profane words found, how close
-// the censored span (with censorjobs' padding) comes to the word festival
-// spoke, and false alarms on the clean speech.
+// recogniser makes each track's transcript (cached) and the censor's two
+// stages (censorjobs.Hear: lax keyword spotting, then a decode among the
+// listed and the transcript's words) run over each track. Reported: profane
+// words found and false alarms by each stage and by both, how close the
+// censored span comes to the word festival spoke, and the cost beside the
+// recogniser's.
 
 // Carrier sentences; %s is the profane word. tuneCarriers are the ones the
 // thresholds were tuned on, heldOutCarriers only checked.
@@ -140,6 +143,7 @@ func runCensor(ctx context.Context, args []string) error {
 	cache := fs.String("cache", filepath.Join(os.TempDir(), "clipper-bench-censor"), "directory keeping festival's speech between runs")
 	cleanN := fs.Int("clean", 150, "clean sentences (about 4 s each)")
 	tune := fs.Bool("tune", false, "first find each word's strictest threshold that finds all its tuning sentences")
+	only := fs.String("only", "", "with a comma-separated list of tune, held, clean, alike: only those rows")
 	tuneClean := fs.Bool("tune-clean", false, "with --tune: also each word's laxest threshold with no false alarm on the clean speech (slow: a pass over it per round)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -194,9 +198,11 @@ func runCensor(ctx context.Context, args []string) error {
 		}
 	}
 
-	fmt.Printf("### Keyword spotting of the profanity list's %d words on festival speech\n\n", len(phrases))
-	fmt.Println("| speech | length | profane words spoken | found | censored span within 0.15 s of the word's edges | false alarms | spotting time |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Printf("### The censor's two stages on festival speech (the profanity list's %d words)\n\n", len(phrases))
+	fmt.Println("Found / false alarms of each stage alone and of both (a candidate kept where the checking decode has a listed word over it); edges and cost of both.")
+	fmt.Println()
+	fmt.Println("| speech | length | profane words spoken | stage 1 alone (spotting, lax) | stage 2 alone (decode among the listed and the transcript's words) | **both: found / false alarms** | censored span within 0.15 s of the word's edges | recogniser (transcript) | censor's hearing (both stages) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	var missed []string
 	for _, row := range []struct{ name, label string }{
 		{"tune", "profane, tuning sentences (" + strings.Join(tuneCarriers, " / ") + ")"},
@@ -204,42 +210,127 @@ func runCensor(ctx context.Context, args []string) error {
 		{"clean", fmt.Sprintf("clean, %d generated sentences", len(clean))},
 		{"alike", fmt.Sprintf("clean, %d sentences of sound-alikes (sheet, shell, dam, deck, fork...)", len(soundAlikes))},
 	} {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), row.name) {
+			continue
+		}
 		t := tracks[row.name]
+		transcript, asrTook, err := cachedTranscript(ctx, spotter, *cache, t, wavs[row.name])
+		if err != nil {
+			return err
+		}
+		var vocab []string
+		for _, w := range transcript {
+			vocab = append(vocab, w.Text)
+		}
 		began := time.Now()
-		hits, err := spotter.Spot(ctx, wavs[row.name], phrases)
+		heard, err := censorjobs.Hear(ctx, spotter, wavs[row.name], vocab)
 		if err != nil {
 			return err
 		}
 		took := time.Since(began)
-		s := score(t, hits)
-		missed = append(missed, s.missed...)
-		length := float64(len(t.pcm)) / benchRate
-		if s.spoken == 0 {
-			fmt.Printf("| %s | %.1f s | 0 | - | - | %d | %.1f s |\n", row.label, length, s.falseAlarms, took.Seconds())
-			continue
+		var among []transcribe.Word
+		for _, w := range heard.Among {
+			if censorjobs.Profane(w.Text) {
+				among = append(among, w)
+			}
 		}
-		fmt.Printf("| %s | %.1f s | %d | %d | %d | %d | %.1f s |\n", row.label, length, s.spoken, s.found, s.within, s.falseAlarms, took.Seconds())
+		var same []transcribe.Word // a rule not used: the candidate must be the same word
+		for _, k := range heard.Kept {
+			if slices.ContainsFunc(heard.Candidates, func(c transcribe.Word) bool {
+				return c.Text == k.Text && min(c.End, k.End) > max(c.Start, k.Start)
+			}) {
+				same = append(same, k)
+			}
+		}
+		ss := score(t, same)
+		fmt.Fprintf(os.Stderr, "%s: kept only where the candidate is the same word: %d found, %d false alarms\n", row.name, ss.found, ss.falseAlarms)
+		s1, s2 := score(t, heard.Candidates), score(t, among)
+		rawEdges = rawEdges[:0]
+		s := score(t, heard.Kept)
+		allEdges = append(allEdges, rawEdges...)
+		missed = append(missed, s.missed...)
+		perWord(t, heard.Kept)
+		length := float64(len(t.pcm)) / benchRate
+		within := "-"
+		if s.spoken > 0 {
+			within = strconv.Itoa(s.within)
+		}
+		fmt.Printf("| %s | %.1f s | %d | %d / %d | %d / %d | **%d / %d** | %s | %.1f s | %.1f s |\n", row.label, length, s.spoken,
+			s1.found, s1.falseAlarms, s2.found, s2.falseAlarms, s.found, s.falseAlarms, within, asrTook.Seconds(), took.Seconds())
 		for _, e := range s.offEdges {
 			fmt.Fprintln(os.Stderr, "edges off:", e)
+		}
+		for _, fa := range lastFalseAlarms {
+			fmt.Fprintln(os.Stderr, "false alarm ("+row.name+"):", fa)
 		}
 	}
 	if len(missed) > 0 {
 		fmt.Printf("\nMissed: %s\n", strings.Join(missed, ", "))
 	}
-	for _, fa := range lastFalseAlarms {
-		fmt.Fprintln(os.Stderr, "false alarm:", fa)
+	fmt.Println()
+	fmt.Println("| word | found (of 4) |")
+	fmt.Println("|---|---|")
+	for _, k := range phrases {
+		fmt.Printf("| %s | %d |\n", k.Phrase, wordFound[k.Phrase])
 	}
 	for i, edge := range []string{"start", "end"} {
 		var d []float64
-		for _, e := range rawEdges {
+		for _, e := range allEdges {
 			d = append(d, e[i])
 		}
 		slices.Sort(d)
 		if len(d) > 0 {
-			fmt.Printf("\nSpotted %s less festival's (unpadded), %d words: min %+.2f s, median %+.2f s, max %+.2f s\n", edge, len(d), d[0], d[len(d)/2], d[len(d)-1])
+			fmt.Printf("\nCensored %s (unpadded) less festival's, %d words: min %+.2f s, median %+.2f s, max %+.2f s\n", edge, len(d), d[0], d[len(d)/2], d[len(d)-1])
 		}
 	}
 	return nil
+}
+
+// cachedTranscript is the recogniser's transcript of t (in wav) and the
+// time it took, kept in cache by the track's audio: the recogniser does not
+// change between runs of the censor's stages.
+func cachedTranscript(ctx context.Context, p *transcribe.Pocketsphinx, cache string, t *track, wav string) ([]transcribe.Word, time.Duration, error) {
+	h := sha256.New()
+	for _, v := range t.pcm {
+		_ = binary.Write(h, binary.LittleEndian, v)
+	}
+	file := filepath.Join(cache, "transcript-"+hex.EncodeToString(h.Sum(nil)[:10])+".json")
+	var kept struct {
+		Words []transcribe.Word
+		Took  time.Duration
+	}
+	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &kept) == nil {
+		return kept.Words, kept.Took, nil
+	}
+	began := time.Now()
+	words, err := p.Transcribe(ctx, wav, "en")
+	if err != nil {
+		return nil, 0, err
+	}
+	kept.Words, kept.Took = words, time.Since(began)
+	b, err := json.Marshal(kept)
+	if err == nil {
+		err = os.WriteFile(file, b, 0o644)
+	}
+	return words, kept.Took, err
+}
+
+// allEdges are rawEdges of the kept words of every track.
+var allEdges [][2]float64
+
+// wordFound counts, per listed word, its spoken instances a kept word
+// overlaps.
+var wordFound = map[string]int{}
+
+func perWord(t *track, kept []transcribe.Word) {
+	for _, w := range t.words {
+		if !censorjobs.Profane(w.text) {
+			continue
+		}
+		if slices.ContainsFunc(kept, func(h transcribe.Word) bool { return min(h.End, w.end) > max(h.Start, w.start) }) {
+			wordFound[strings.ToLower(strings.Trim(w.text, ".,"))]++
+		}
+	}
 }
 
 // rawEdges are the spotted words' start and end less festival's, before

@@ -46,7 +46,7 @@ terraform_ok() {
 fonts_ok() {
   command -v fc-list >/dev/null || return 1
   local f
-  for f in "DejaVu Sans" "Liberation Sans" "Open Sans" Lato Roboto; do
+  for f in "DejaVu Sans" "Liberation Sans" "Open Sans" Lato Roboto "Noto Color Emoji"; do
     [ -n "$(fc-list ":family=$f" family)" ] || return 1
   done
 }
@@ -56,8 +56,9 @@ for tool in "$@"; do
     ffmpeg)
       command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || need_apt ffmpeg ;;
     fonts)
-      # Caption fonts brand templates name (docs/guides/service-behaviour.md lists them).
-      fonts_ok || need_apt fontconfig fonts-dejavu-core fonts-liberation2 fonts-open-sans fonts-lato fonts-roboto-unhinted ;;
+      # Caption fonts brand templates name (docs/guides/service-behaviour.md lists them),
+      # and the colour emoji renderPref.enableEmoji draws.
+      fonts_ok || need_apt fontconfig fonts-dejavu-core fonts-liberation2 fonts-open-sans fonts-lato fonts-roboto-unhinted fonts-noto-color-emoji ;;
     espeak-ng)
       command -v espeak-ng >/dev/null || need_apt espeak-ng ;;
     festival)

@@ -8,6 +8,7 @@
 //	clipperd keys revoke --data DIR KEY|PREFIX
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
+//	clipperd broll add|list|remove --data DIR --org ORG [--file FILE --keywords A,B | --id ITEM]
 //	clipperd media-key rotate --data DIR
 //	clipperd repair --data DIR
 //	clipperd backup --data DIR --to BACKUP
@@ -48,6 +49,11 @@ const usage = `usage:
                                                        its posts go to DATA/published (dir, the default) or a signed webhook
   clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect portrait|square|landscape] [--fit] [--watermark]
                                                        store a brand template of the org (prints its templateId last)
+  clipperd broll add --data DIR --org ORG --file FILE --keywords A,B,C
+                                                       add an image or video to the org's b-roll library (prints its id
+                                                       last); renders with enableBroll cut away to it when a keyword is said
+  clipperd broll list --data DIR --org ORG             list the org's b-roll library
+  clipperd broll remove --data DIR --org ORG --id ITEM remove an item and its picture (the broll commands take --media as serve)
   clipperd media-key rotate --data DIR                 replace the key that signs media addresses: every
                                                        address handed out so far stops working (revocation)
   clipperd repair --data DIR                           recover a damaged database (clipperd refuses to start on one):
@@ -122,6 +128,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: templates takes the subcommand create", errUsage)
 		}
 		return templatesCreate(ctx, args[2:], stdout, stderr)
+	case "broll":
+		return brollCmd(ctx, args[1:], stdout, stderr)
 	case "media-key":
 		if len(args) < 2 || args[1] != "rotate" {
 			fmt.Fprint(stderr, usage)

@@ -50,11 +50,12 @@ func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Write
 		if f == nil || !slices.Contains(layoutSwitchNames(), *layout) {
 			return fmt.Errorf("%w: templates create: --layout must be one of %s, not %q", errUsage, strings.Join(layoutSwitchNames(), ", "), *layout)
 		}
+		// The command makes templates of one layout; the API settles several by precedence.
+		if *fit && *layout != "enableFitLayout" {
+			return fmt.Errorf("%w: templates create: --fit and --layout %s pick different layouts: give one", errUsage, *layout)
+		}
 		on := true
 		*f = &on
-		if c := rules.Layout(pref.LayoutValue, rules.APINames).Conflict; c != nil {
-			return fmt.Errorf("%w: templates create: --fit and --layout %s: %w", errUsage, *layout, c)
-		}
 	}
 	if *watermark {
 		pref.EnableWatermark = watermark

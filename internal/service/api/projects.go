@@ -72,6 +72,9 @@ func (a *API) projectOf(ctx context.Context, key store.Key, req *apitypes.Create
 		return nil, "", unknownAs(err, "brandTemplateId", "unknown brand template %q; GET /api/brand-templates?q=mine lists the usable ones", req.BrandTemplateID)
 	}
 	req.BrandTemplateID = tpl.TemplateID
+	if err := a.checkOverlays(ctx, key, req.RenderPref); err != nil {
+		return nil, "", err
+	}
 	// Last, as it may look the host up in DNS: every cheaper rule first.
 	platform, sourceID, uploadID, err := a.resolveSource(ctx, key, req.VideoURL)
 	if err != nil {

@@ -81,9 +81,6 @@ func checkRender(p *apitypes.RenderPref) error {
 		return badField("renderPref.layoutAspectRatio", "must be one of %s, not %q",
 			strings.Join(apitypes.AspectRatios, ", "), p.LayoutAspectRatio)
 	}
-	if pick := rules.Layout(p.LayoutValue, rules.APINames); pick.Conflict != nil {
-		return ruleError("renderPref", pick.Conflict)
-	}
 	if p.FitLayoutCropRatio != "" {
 		if err := rules.Ratio(p.FitLayoutCropRatio); err != nil {
 			return ruleError("renderPref.fitLayoutCropRatio", err)

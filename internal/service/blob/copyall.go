@@ -9,7 +9,7 @@ import (
 
 // Roots are the prefixes of every object clipperd keeps (keys.go), what a
 // move of its media copies.
-func Roots() []string { return []string{mediaRoot, uploadsRoot, publishedRoot} }
+func Roots() []string { return []string{mediaRoot, uploadsRoot, publishedRoot, brollRoot} }
 
 // CopyReport says what CopyAll did.
 type CopyReport struct {

@@ -7,11 +7,17 @@ package blob
 //	uploads/<uploadId>.bin               a resumable upload's bytes
 //	published/<postAccountId>/<postId>/  a post published to the "dir" destination:
 //	                                     clip.mp4 (its clip) and post.json (its record)
+//	broll/<orgId>/<itemId><.ext>         a picture of an org's b-roll library
 const (
 	mediaRoot     = "media/"
 	uploadsRoot   = "uploads/"
 	publishedRoot = "published/"
+	brollRoot     = "broll/"
 )
+
+// BrollKey is the key of a b-roll item's picture; ext (".png", ".mp4"...)
+// keeps the kind of file visible.
+func BrollKey(org, item, ext string) string { return brollRoot + org + "/" + item + ext }
 
 // MediaKey is the key of file among project's media.
 func MediaKey(project, file string) string { return mediaRoot + project + "/" + file }

@@ -18,21 +18,20 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
-// TestCensorJobHearsTheWord: festival says "Oh whore, I forgot to preheat
-// the oven."; pocketsphinx's transcript hears "how are i forgot ...", so the
-// transcript alone censors nothing. The censor job spots the word in the
-// audio and beeps exactly it: one beep, within 0.15 s of the word's edges
-// as festival timed them. (The issue's "Oh shit" is not found at the
-// threshold that keeps clean speech free of false alarms: see
-// BENCHMARKS.md.)
+// TestCensorJobHearsTheWord: festival says "Oh shit, I forgot to preheat
+// the oven." (the issue's sentence); pocketsphinx's transcript hears "but
+// she did i forgot ...", so the transcript alone censors nothing. The
+// censor job spots the word in the audio, checks it by a decode among the
+// listed and the transcript's words, and beeps exactly it: one beep,
+// within 0.15 s of the word's edges as festival timed them.
 func TestCensorJobHearsTheWord(t *testing.T) {
 	toolexectest.RequireTools(t, "festival", "ffmpeg", transcribe.PocketsphinxTool)
 	f := newFixture(t)
 	dir := t.TempDir()
-	wav, spoken := speechtest.Timed(t, dir, "Oh whore, I forgot to preheat the oven.")
+	wav, spoken := speechtest.Timed(t, dir, "Oh shit, I forgot to preheat the oven.")
 	var word speechtest.TimedWord
 	for _, w := range spoken {
-		if strings.EqualFold(w.Text, "whore") {
+		if strings.EqualFold(w.Text, "shit") {
 			word = w
 		}
 	}

@@ -55,3 +55,18 @@ func TestKeyphrases(t *testing.T) {
 		}
 	}
 }
+
+func TestVocabularyIsTheClipsWords(t *testing.T) {
+	words := []store.TranscriptWord{
+		{Word: "early", StartMs: 0, EndMs: 500},   // more than 1 s before the clip
+		{Word: "But", StartMs: 1500, EndMs: 1900}, // within 1 s before it
+		{Word: "she", StartMs: 2000, EndMs: 2300}, // in it
+		{Word: "read(2)", StartMs: 2400, EndMs: 2700},
+		{Word: "she", StartMs: 2800, EndMs: 3000},  // again
+		{Word: "late", StartMs: 5100, EndMs: 5500}, // more than 1 s after it
+	}
+	got := Vocabulary(words, 2000, 4000)
+	if want := []string{"but", "she", "read"}; !slices.Equal(got, want) {
+		t.Fatalf("Vocabulary = %q, want %q", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 // Package censorjobs runs censor jobs: the Worker finds the words of the
-// profanity list (profanity.txt) in a clip's transcript, and by spotting
-// them in the clip's audio (a Spotter: pocketsphinx's keyword spotting, which
+// profanity list (profanity.txt) in a clip's transcript, and by hearing
+// them in the clip's audio (Hear, with a Spotter: pocketsphinx's keyword
+// spotting, then a decode among the listed and the transcript's words, which
 // hears a word the recogniser's language model turned into likelier ones),
 // and renders the clip's export and preview again with those words' spans
 // silenced, or beeped at 1 kHz. Each QUEUED job has a job in the job system (package
@@ -79,10 +80,11 @@ type Config struct {
 	Spotter Spotter
 }
 
-// Spotter finds where keyphrases are spoken in a 16 kHz mono WAV file
-// (transcribe.Pocketsphinx).
+// Spotter finds where keyphrases are spoken in a 16 kHz mono WAV file, and
+// which of some words its sound fits best (transcribe.Pocketsphinx).
 type Spotter interface {
 	Spot(ctx context.Context, wavPath string, phrases []transcribe.Keyphrase) ([]transcribe.Word, error)
+	DecodeAmong(ctx context.Context, wavPath string, words []string, extra []transcribe.Pronunciation) ([]transcribe.Word, error)
 }
 
 // Worker censors the clips of the jobs the job system hands it, one after
@@ -229,11 +231,13 @@ func (w *Worker) censor(ctx context.Context, j *store.CensorJob) error {
 		}
 		// A failing spotter (pocketsphinx crashing) is not the clip's
 		// fault: the job is retried.
-		heard, err := Spot(ctx, w.spotter, wav)
+		heard, err := Hear(ctx, w.spotter, wav, Vocabulary(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1]))
 		if err != nil {
 			return fmt.Errorf("censor job %s: spot the words: %w", j.ID, err)
 		}
-		spans = append(spans, heard...)
+		for _, h := range heard.Kept {
+			spans = append(spans, Pad(h.Start, h.End))
+		}
 	}
 	spans = Merge(spans)
 	for i, name := range names {
@@ -269,7 +273,8 @@ func (w *Worker) spotsIn(ctx context.Context, project string) bool {
 }
 
 // Spot finds the words of the profanity list in a clip's audio, wav (16
-// kHz mono), with s: the spans to censor, each hit padded (Pad).
+// kHz mono), with s's keyword spotting alone: the spans, each hit padded
+// (Pad). Censor jobs use Hear, which checks each of these hits.
 func Spot(ctx context.Context, s Spotter, wav string) ([]media.CensorSpan, error) {
 	hits, err := s.Spot(ctx, wav, keyphrases)
 	if err != nil {

@@ -54,6 +54,7 @@ type Store interface {
 	OrgCollectionsWithClips(ctx context.Context, orgID string, offset, limit int) ([]store.CollectionWithClips, int, error)
 	OrgSchedules(ctx context.Context, orgID, status string, limit int) ([]store.ScheduleWithPost, error)
 	GetSocialAccount(ctx context.Context, orgID, id string) (*store.SocialAccount, error)
+	BrollItems(ctx context.Context, orgID string) ([]*store.BrollItem, error)
 }
 
 // Config is what the gallery needs.
@@ -154,6 +155,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.Handle("GET /ui/projects/{id}", g.authed(g.project))
 	mux.Handle("GET /ui/collections", g.authed(g.collections))
 	mux.Handle("GET /ui/schedules", g.authed(g.schedules))
+	mux.Handle("GET /ui/broll", g.authed(g.broll))
 	mux.Handle("/ui/", unrouted(g.authed(func(w http.ResponseWriter, r *http.Request) {
 		g.notFound(w, r, "There is no page at this address.")
 	})))

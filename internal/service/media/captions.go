@@ -38,6 +38,10 @@ type CaptionStyle struct {
 	PopWord bool
 	// Position is where the lines sit: "top", "middle" (or "center"), else the bottom.
 	Position string
+	// Look is a caption style or animation name (CaptionLook); "" or unknown is LookClassic.
+	Look string
+	// BoxColor is the box behind the lines of LookBox; default black.
+	BoxColor string
 }
 
 // Captions are burnt into a render: the lines in the style given.
@@ -50,6 +54,8 @@ const (
 	defaultCaptionFont    = "DejaVu Sans"
 	defaultCaptionSizePct = 4.5
 	defaultOutlinePct     = 8
+	// backdropColour: the band behind the words of every look but LookBox, black 87% opaque.
+	backdropColour = "&H20000000"
 	// captionMarginPct: the captions' baseline sits this far (percent of the frame height)
 	// above the bottom edge, in the lower part of the frame clear of the watermark.
 	captionMarginPct = 15
@@ -80,6 +86,10 @@ func ASS(c Captions, w, h int) string {
 	if size <= 0 {
 		size = defaultCaptionSizePct
 	}
+	look, _ := CaptionLook(st.Look)
+	if look == LookOneWord {
+		size *= oneWordScale
+	}
 	fs := max(8, int(math.Round(float64(h)*size/100)))
 	outlinePct := st.OutlinePct
 	if outlinePct == 0 {
@@ -97,13 +107,23 @@ func ASS(c Captions, w, h int) string {
 	primary := assColour(st.Color, "FFFFFF")
 	highlight := assColour(st.Highlight, "FFE000")
 	outc := assColour(st.Outline, "000000")
+	// BorderStyle 4 (libass): the outlined words over a translucent dark band (BackColour),
+	// which keeps white words readable on a white or busy picture.
+	border, back := 4, backdropColour
+	if look == LookBox || look == LookOneWord {
+		// A lone word over a translucent band does not read on white (tesseract reads
+		// nothing there): one word at a time is drawn on the box too.
+		// BorderStyle 3: an opaque box in OutlineColour, Outline its padding, behind each line.
+		border, outline, shadow = 3, math.Max(2, math.Round(float64(fs)*0.25)), 0
+		outc = "&H" + boxAlpha + strings.TrimPrefix(assColour(st.BoxColor, defaultBoxColour), "&H00")
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", w, h)
 	b.WriteString("[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, " +
 		"Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n")
 	align, marginPct := captionAlignment(st.Position)
-	fmt.Fprintf(&b, "Style: Caption,%s,%d,%s,%s,%s,&H80000000,%d,0,0,0,100,100,0,0,1,%g,%g,%d,%d,%d,%d,1\n\n",
-		font, fs, primary, highlight, outc, bold, outline, shadow, align, w/20, w/20, h*marginPct/100)
+	fmt.Fprintf(&b, "Style: Caption,%s,%d,%s,%s,%s,%s,%d,0,0,0,100,100,0,0,%d,%g,%g,%d,%d,%d,%d,1\n\n",
+		font, fs, primary, highlight, outc, back, bold, border, outline, shadow, align, w/20, w/20, h*marginPct/100)
 	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 	for _, l := range c.Lines {
 		words := make([]string, len(l.Words))
@@ -113,22 +133,7 @@ func ASS(c Captions, w, h int) string {
 				words[i] = strings.ToUpper(words[i])
 			}
 		}
-		if perWord := st.HighlightWord || st.PopWord; !perWord || len(words) == 0 {
-			dialogue(&b, l.Start, l.End, strings.Join(words, " "))
-			continue
-		}
-		for i := range words {
-			from, to := l.Words[i].Start, l.End
-			if i == 0 {
-				from = l.Start
-			}
-			if i+1 < len(words) {
-				to = l.Words[i+1].Start
-			}
-			parts := append([]string(nil), words...)
-			parts[i] = spokenWord(words[i], st, primary, highlight)
-			dialogue(&b, from, to, strings.Join(parts, " "))
-		}
+		lookEvents(&b, l, words, st, primary, highlight)
 	}
 	return b.String()
 }

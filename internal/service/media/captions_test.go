@@ -23,11 +23,11 @@ func TestASS(t *testing.T) {
 	}{
 		{"defaults", CaptionStyle{}, []string{
 			"PlayResX: 1080\nPlayResY: 1920\n",
-			"Style: Caption,DejaVu Sans,86,&H00FFFFFF&,&H0000E0FF&,&H00000000&,&H80000000,0,0,0,0,100,100,0,0,1,6.88,0,2,54,54,288,1\n",
+			"Style: Caption,DejaVu Sans,86,&H00FFFFFF&,&H0000E0FF&,&H00000000&,&H20000000,0,0,0,0,100,100,0,0,4,6.88,0,2,54,54,288,1\n",
 			"Dialogue: 0,0:00:00.50,0:00:02.00,Caption,,0,0,0,,hello big world\n",
 		}, []string{`\1c`}},
 		{"styled", CaptionStyle{Font: "Noto, Sans", SizePct: 10, Color: "#00ff00", Outline: "123456", OutlinePct: -1, Shadow: true, Bold: true, Uppercase: true}, []string{
-			"Style: Caption,Noto  Sans,192,&H0000FF00&,&H0000E0FF&,&H00563412&,&H80000000,-1,0,0,0,100,100,0,0,1,0,12,2,",
+			"Style: Caption,Noto  Sans,192,&H0000FF00&,&H0000E0FF&,&H00563412&,&H20000000,-1,0,0,0,100,100,0,0,4,0,12,2,",
 			",,HELLO BIG WORLD\n",
 		}, nil},
 		{"highlight", CaptionStyle{HighlightWord: true, Highlight: "#ff0000", Color: "bad"}, []string{
@@ -43,6 +43,28 @@ func TestASS(t *testing.T) {
 			`{\1c&H0000E0FF&\fscx125\fscy125\t(0,120,\fscx100\fscy100)}big{\1c&H00FFFFFF&\fscx100\fscy100}`,
 		}, nil},
 	}
+	cases = append(cases,
+		struct {
+			name  string
+			style CaptionStyle
+			want  []string
+			not   []string
+		}{"box look", CaptionStyle{Look: "Gameplay", BoxColor: "#102030"}, []string{",&H30302010&,&H20000000,0,0,0,0,100,100,0,0,3,22,0,"}, nil},
+		struct {
+			name  string
+			style CaptionStyle
+			want  []string
+			not   []string
+		}{"karaoke look", CaptionStyle{Look: "karaoke"}, []string{
+			`0:00:01.10,0:00:01.60,Caption,,0,0,0,,{\1c&H0000E0FF&}hello big{\1c&H00FFFFFF&} world` + "\n"}, nil},
+		struct {
+			name  string
+			style CaptionStyle
+			want  []string
+			not   []string
+		}{"one-word look", CaptionStyle{Look: "one_word"}, []string{
+			"Dialogue: 0,0:00:00.60,0:00:01.10,Caption,,0,0,0,,hello\n", "Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,world\n"}, nil},
+	)
 	for _, c := range cases {
 		doc := ASS(Captions{Lines: []CaptionLine{line}, Style: c.style}, 1080, 1920)
 		for _, w := range c.want {

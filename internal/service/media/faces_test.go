@@ -29,23 +29,6 @@ func faceAnalysis(t *testing.T, gen func(ctx context.Context, path string) (*tes
 	return a, l
 }
 
-// followAt is the path's X at t: linear between keys, the later key at a step.
-func followAt(keys []PathKey, t float64) float64 {
-	x := keys[0].X
-	for i := 1; i < len(keys); i++ {
-		a, b := keys[i-1], keys[i]
-		if t >= b.T {
-			x = b.X
-			continue
-		}
-		if t >= a.T && b.T > a.T {
-			return a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T)
-		}
-		break
-	}
-	return x
-}
-
 // checkSmooth: between keys no faster than faces.MaxPanSpeed; a step only at a cut.
 func checkSmooth(t *testing.T, keys []PathKey, cuts []float64) {
 	t.Helper()
@@ -78,15 +61,15 @@ func TestAnalyzeFollowsAMovingFace(t *testing.T) {
 		t.Fatalf("follow %v: want a path", a.Follow)
 	}
 	checkSmooth(t, a.Follow, nil)
-	if x := followAt(a.Follow, 0); math.Abs(x-1.0/3) > 0.04 {
+	if x := pathAt(a.Follow, 0); math.Abs(x-1.0/3) > 0.04 {
 		t.Errorf("the path starts at %.3f, want about 1/3", x)
 	}
-	if x := followAt(a.Follow, l.Duration); math.Abs(x-2.0/3) > faces.DeadZone+0.04 {
+	if x := pathAt(a.Follow, l.Duration); math.Abs(x-2.0/3) > faces.DeadZone+0.04 {
 		t.Errorf("the path ends at %.3f, want about 2/3", x)
 	}
 	// All along, the crop's centre is within the dead zone (and a little) of the face.
 	for tt := 0.0; tt < l.Duration; tt += 0.25 {
-		if d := math.Abs(followAt(a.Follow, tt) - l.FacesAt(tt)[0].X); d > faces.DeadZone+0.04 {
+		if d := math.Abs(pathAt(a.Follow, tt) - l.FacesAt(tt)[0].X); d > faces.DeadZone+0.04 {
 			t.Errorf("at %.2f s the path is %.3f of the width from the face", tt, d)
 		}
 	}
@@ -117,7 +100,7 @@ func TestAnalyzeFollowJumpsAtTheCut(t *testing.T) {
 	if len(at) != 2 || math.Abs(at[0].X-1.0/3) > 0.04 || math.Abs(at[1].X-2.0/3) > 0.04 {
 		t.Errorf("keys at the cut %v (path %v): want a step from 1/3 to 2/3", at, a.Follow)
 	}
-	if x := followAt(a.Follow, cut-0.2); math.Abs(x-1.0/3) > 0.04 {
+	if x := pathAt(a.Follow, cut-0.2); math.Abs(x-1.0/3) > 0.04 {
 		t.Errorf("before the cut the path is at %.3f", x)
 	}
 }

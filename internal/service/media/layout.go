@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -41,23 +40,22 @@ const (
 // segment is a part of the clip in one piece and one shot.
 type segment struct {
 	c0, c1 float64 // clip seconds
-	s0     float64 // source second at c0 (the segment plays the source from s0 at speed 1)
 	shot   int     // index in RenderOptions.Shots, -1 when no shot covers it
 	lay    plan
 }
 
 // plan is the concrete layout of a segment: one of the Layout* constants other than
 // LayoutAuto, and the faces it places (for the panel layouts) or the fixed crop
-// centre (LayoutCenter, LayoutFollow without a path).
+// centre. LayoutFollow always runs along RenderOptions.Follow: without a path,
+// resolveLayout makes it a LayoutCenter.
 type plan struct {
-	kind   string
-	faces  []FaceBox // split, three, four: ordered left to right; screen, game: the face camera
-	cx     float64   // LayoutCenter and LayoutFit: centre of the crop, 0..1 of the width
-	follow bool      // LayoutFollow along RenderOptions.Follow (else a fixed crop at cx)
+	kind  string
+	faces []FaceBox // split, three, four: ordered left to right; screen, game: the face camera
+	cx    float64   // LayoutCenter and LayoutFit: centre of the crop, 0..1 of the width
 }
 
 func (p plan) same(q plan) bool {
-	return p.kind == q.kind && p.cx == q.cx && p.follow == q.follow && slices.Equal(p.faces, q.faces)
+	return p.kind == q.kind && p.cx == q.cx && slices.Equal(p.faces, q.faces)
 }
 
 // clipPieces are the source spans the clip plays, in order.
@@ -95,7 +93,7 @@ func layoutSegments(pieces []Interval, opts RenderOptions, cx float64) ([]segmen
 		s := pc.Start
 		for s < pc.End-1e-9 {
 			shot, end := shotAt(opts.Shots, s, pc.End)
-			segs = append(segs, segment{c0: at + s - pc.Start, c1: at + end - pc.Start, s0: s, shot: shot})
+			segs = append(segs, segment{c0: at + s - pc.Start, c1: at + end - pc.Start, shot: shot})
 			s = end
 		}
 		at += pc.End - pc.Start
@@ -117,6 +115,9 @@ func layoutSegments(pieces []Interval, opts RenderOptions, cx float64) ([]segmen
 		} else {
 			segs[i].lay = segs[i+1].lay
 		}
+	}
+	if len(segs) == 0 {
+		return nil, errors.New("render: the clip plays no part of the source (its pieces are empty)")
 	}
 	// Join runs of one layout: the first segment of a run stands for it.
 	out := segs[:1]
@@ -184,7 +185,7 @@ func resolveLayout(want string, faces []FaceBox, hasPath bool, cx float64) plan 
 	}
 	// LayoutFollow.
 	if hasPath {
-		return plan{kind: LayoutFollow, follow: true}
+		return plan{kind: LayoutFollow}
 	}
 	if len(faces) > 0 {
 		return plan{kind: LayoutCenter, cx: faces[0].X}
@@ -235,10 +236,10 @@ func followKeys(path []PathKey, pieces []Interval, c0, c1 float64) []PathKey {
 		out = append(out, PathKey{a - c0, pathAt(path, sa)})
 		for _, k := range path {
 			if k.T > sa+1e-6 && k.T < sb-1e-6 {
-				out = append(out, PathKey{k.T - sa + a - c0, clamp01(k.X)})
+				out = append(out, PathKey{k.T - sa + a - c0, centre(k.X)})
 			}
 		}
-		out = append(out, PathKey{b - c0, pathAt(path, sb)})
+		out = append(out, PathKey{b - c0, pathBefore(path, sb)})
 	}
 	return out
 }
@@ -258,20 +259,37 @@ func pathAt(path []PathKey, t float64) float64 {
 	// path[i-1].T <= t < path[i].T
 	switch {
 	case i == 0:
-		return clamp01(path[0].X)
+		return centre(path[0].X)
 	case i == len(path):
-		return clamp01(path[len(path)-1].X)
+		return centre(path[len(path)-1].X)
 	}
 	a, b := path[i-1], path[i]
 	if b.T-a.T <= 1e-9 {
-		return clamp01(b.X)
+		return centre(b.X)
 	}
-	return clamp01(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
+	return centre(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
 }
 
-func clamp01(v float64) float64 {
-	if math.IsNaN(v) {
+// pathBefore is the path's X just before source time t (its left limit): as pathAt, but a
+// path that steps at t takes the earlier key, so a part of the clip that ends at a shot
+// cut ends where its own shot's path is.
+func pathBefore(path []PathKey, t float64) float64 {
+	if len(path) == 0 {
 		return 0.5
 	}
-	return min(1, max(0, v))
+	i, _ := slices.BinarySearchFunc(path, t, func(k PathKey, t float64) int {
+		if k.T < t-1e-9 {
+			return -1
+		}
+		return 1
+	})
+	// path[i-1].T < t <= path[i].T
+	switch {
+	case i == 0:
+		return centre(path[0].X)
+	case i == len(path):
+		return centre(path[len(path)-1].X)
+	}
+	a, b := path[i-1], path[i]
+	return centre(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
 }

@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// stepSlack: a time the follow crop changes piece at (a key, a step at a cut or a join)
+// is compared this much early, so a frame on it is not taken for the one before.
+const stepSlack = 0.0005
+
 // rect is a box in pixels.
 type rect struct{ x, y, w, h int }
 
@@ -44,13 +48,23 @@ func segmentFilter(in, id string, w, h int, size [2]int, lay plan, keys []PathKe
 		return fitFilter(in, id, w, h, size, lay.cx)
 	case LayoutFollow:
 		cw, ch, _, y := cropBox(w, h, float64(tw)/float64(th), 0.5)
-		return fmt.Sprintf("%scrop=w=%d:h=%d:x='%s':y=%d,scale=%d:%d:flags=bicubic,setsar=1", in, cw, ch, followExpr(keys, w, cw), y, tw, th)
+		return in + cropScale(rect{0, y, cw, ch}, followExpr(keys, w, cw), tw, th)
 	case LayoutSplit, LayoutThree, LayoutFour, LayoutScreen, LayoutGame:
 		return panelFilter(in, id, w, h, size, lay)
 	}
 	// LayoutCenter.
 	cw, ch, x, y := cropBox(w, h, float64(tw)/float64(th), lay.cx)
-	return fmt.Sprintf("%scrop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", in, cw, ch, x, y, tw, th)
+	return in + cropScale(rect{x, y, cw, ch}, "", tw, th)
+}
+
+// cropScale crops box c (its x the expression xExpr over time t, when not "") and scales
+// it to tw x th.
+func cropScale(c rect, xExpr string, tw, th int) string {
+	x := fmt.Sprint(c.x)
+	if xExpr != "" {
+		x = "'" + xExpr + "'"
+	}
+	return fmt.Sprintf("crop=w=%d:h=%d:x=%s:y=%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, x, c.y, tw, th)
 }
 
 // fitFilter scales the whole picture to fit size over a blurred fill of the crop around cx.
@@ -70,7 +84,9 @@ func fitFilter(in, id string, w, h int, size [2]int, cx float64) string {
 
 // followExpr is crop's x over the segment's time t: linear between the keys (centres,
 // 0..1 of the source width w, for a crop cw wide), each key's place clamped so the
-// window stays inside the source; two keys at one time are a step.
+// window stays inside the source; two keys at one time are a step. The pieces are the
+// leaves of a balanced tree of if(lt(t,T),...,...): ffmpeg refuses a flat sum of a hundred
+// terms, and a tree keeps the depth (and the work per frame) at log2 of the keys.
 func followExpr(keys []PathKey, w, cw int) string {
 	px := func(x float64) float64 {
 		return min(float64(w-cw), max(0, math.Round(x*float64(w)-float64(cw)/2)))
@@ -78,24 +94,36 @@ func followExpr(keys []PathKey, w, cw int) string {
 	if len(keys) == 0 || cw >= w {
 		return fmt.Sprint(px(0.5))
 	}
-	var terms []string
+	type leaf struct {
+		t0   float64 // the leaf holds from t0 to the next leaf's t0
+		expr string
+	}
 	first, last := keys[0], keys[len(keys)-1]
-	terms = append(terms, fmt.Sprintf("lt(t,%.4f)*%g", first.T, px(first.X)))
+	leaves := []leaf{{math.Inf(-1), fmt.Sprint(px(first.X))}}
 	for i := 0; i+1 < len(keys); i++ {
 		a, b := keys[i], keys[i+1]
 		if b.T-a.T < 1e-4 {
 			continue // a step: the next interval starts from b
 		}
 		xa, xb := px(a.X), px(b.X)
-		span := fmt.Sprintf("gte(t,%.4f)*lt(t,%.4f)", a.T, b.T)
-		if xa == xb {
-			terms = append(terms, fmt.Sprintf("%s*%g", span, xa))
-			continue
+		e := fmt.Sprint(xa)
+		if xa != xb {
+			e = fmt.Sprintf("%g+(t-%.4f)*%.3f", xa, a.T, (xb-xa)/(b.T-a.T))
 		}
-		terms = append(terms, fmt.Sprintf("%s*(%g+(t-%.4f)*%.3f)", span, xa, a.T, (xb-xa)/(b.T-a.T)))
+		leaves = append(leaves, leaf{a.T, e})
 	}
-	terms = append(terms, fmt.Sprintf("gte(t,%.4f)*%g", last.T, px(last.X)))
-	return strings.Join(terms, "+")
+	leaves = append(leaves, leaf{last.T, fmt.Sprint(px(last.X))})
+	var tree func(lo, hi int) string
+	tree = func(lo, hi int) string {
+		if lo == hi {
+			return leaves[lo].expr
+		}
+		mid := (lo + hi + 1) / 2
+		// Half a millisecond early: ffmpeg's t is pts times a rounded time base, and a
+		// frame on a step may come out a hair before it (no frame is that close before).
+		return fmt.Sprintf("if(lt(t,%.4f),%s,%s)", leaves[mid].t0-stepSlack, tree(lo, mid-1), tree(mid, hi))
+	}
+	return tree(0, len(leaves)-1)
 }
 
 // panelFilter draws the panel layouts: each panel a crop of the source scaled to its
@@ -114,10 +142,10 @@ func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
 		} else {
 			// Gameplay fills its panel: the largest box of its shape inside the region.
 			c := fillBox(region, float64(content.w)/float64(content.h))
-			crops[0] = fmt.Sprintf("crop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, c.x, c.y, content.w, content.h)
+			crops[0] = cropScale(c, "", content.w, content.h)
 		}
 		c := faceCrop(lay.faces[0], nil, w, h, float64(face.w)/float64(face.h))
-		crops[1] = fmt.Sprintf("crop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, c.x, c.y, face.w, face.h)
+		crops[1] = cropScale(c, "", face.w, face.h)
 	default:
 		for i, f := range lay.faces {
 			others := make([]FaceBox, 0, len(lay.faces)-1)
@@ -128,7 +156,7 @@ func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
 			}
 			p := places[i]
 			c := faceCrop(f, others, w, h, float64(p.w)/float64(p.h))
-			crops[i] = fmt.Sprintf("crop=%d:%d:%d:%d,scale=%d:%d:flags=bicubic,setsar=1", c.w, c.h, c.x, c.y, p.w, p.h)
+			crops[i] = cropScale(c, "", p.w, p.h)
 		}
 	}
 	var b strings.Builder

@@ -120,6 +120,27 @@ func TestLayoutSegmentsPerShot(t *testing.T) {
 	}
 }
 
+// A clip with no piece has no segment: an error, not a panic.
+func TestLayoutSegmentsOfNothingIsAnError(t *testing.T) {
+	for _, pieces := range [][]Interval{nil, {{2, 2}}} {
+		if segs, err := layoutSegments(pieces, RenderOptions{}, 0.5); err == nil || !strings.Contains(err.Error(), "no part of the source") {
+			t.Errorf("pieces %v: segments %v, error %v; want an error", pieces, segs, err)
+		}
+	}
+}
+
+// The render seeks to the millisecond; the clip's start (and so every layout time
+// counted from it) is that same millisecond.
+func TestClipSpanStartsOnTheSeekedMillisecond(t *testing.T) {
+	start, dur, err := clipSpan(Highlight{Start: 1.23456, End: 3}, 10)
+	if err != nil || start != 1.235 || math.Abs(dur-1.765) > 1e-9 {
+		t.Errorf("clipSpan: %v %v %v, want 1.235 1.765", start, dur, err)
+	}
+	if _, _, err := clipSpan(Highlight{Start: 2.9996, End: 3}, 10); err == nil {
+		t.Error("a highlight shorter than the seek's millisecond: want an error")
+	}
+}
+
 // The follow path is taken over each piece the clip plays and mapped onto clip time: a
 // cut between pieces and a cut between shots are steps at one clip time.
 func TestFollowKeysMapSourceToClipTime(t *testing.T) {
@@ -141,17 +162,65 @@ func TestFollowKeysMapSourceToClipTime(t *testing.T) {
 	}
 }
 
-// The crop expression steps at a step of the path and keeps the window in the source.
+// A follow run that ends at a shot cut holds the place its own shot's path has there,
+// not the next shot's: the path steps at the cut, and the run takes the key before it.
+func TestFollowRunEndingAtACutKeepsItsShotsPlace(t *testing.T) {
+	shots := []Shot{
+		{Start: 0, End: 5, Faces: []FaceBox{{X: 0.3, Y: 0.4, Size: 0.3}}, Speaker: -1},
+		{Start: 5, End: 10, Faces: twoFaces, Speaker: -1},
+	}
+	path := []PathKey{{0, 0.3}, {5, 0.3}, {5, 0.7}, {10, 0.7}}
+	pieces := []Interval{{1, 9}}
+	segs, err := layoutSegments(pieces, RenderOptions{Layout: LayoutAuto, Shots: shots, Follow: path}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(segs) != 2 || segs[0].lay.kind != LayoutFollow {
+		t.Fatalf("segments %+v, want follow then split", segs)
+	}
+	keys := followKeys(path, pieces, segs[0].c0, segs[0].c1)
+	for _, k := range keys {
+		if math.Abs(k.X-0.3) > 1e-9 {
+			t.Errorf("follow keys %v: want the window at 0.3 over the whole first shot", keys)
+			break
+		}
+	}
+	if got := pathBefore(path, 5); got != 0.3 {
+		t.Errorf("pathBefore at the step: %v, want the earlier key's 0.3", got)
+	}
+	if got := pathAt(path, 5); got != 0.7 {
+		t.Errorf("pathAt at the step: %v, want the later key's 0.7", got)
+	}
+}
+
+// The crop expression steps at a step of the path and keeps the window in the source;
+// its pieces are the leaves of a balanced tree, so a long path nests only log2(keys) deep.
 func TestFollowExprClampsAndSteps(t *testing.T) {
 	keys := []PathKey{{0, 0}, {1, 0.5}, {1, 1}, {2, 1}}
 	e := followExpr(keys, 1280, 404)
-	for _, want := range []string{"lt(t,0.0000)*0", "gte(t,0.0000)*lt(t,1.0000)*(0+(t-0.0000)*438.000)", "gte(t,1.0000)*lt(t,2.0000)*876", "gte(t,2.0000)*876"} {
-		if !strings.Contains(e, want) {
-			t.Errorf("expression %s: want the term %s", e, want)
-		}
+	if want := "if(lt(t,0.9995),if(lt(t,-0.0005),0,0+(t-0.0000)*438.000),if(lt(t,1.9995),876,876))"; e != want {
+		t.Errorf("expression %s, want %s", e, want)
 	}
 	if e := followExpr(keys, 404, 404); e != "0" {
 		t.Errorf("a crop as wide as the source: x %s, want 0", e)
+	}
+	var long []PathKey
+	for i := range 1200 {
+		long = append(long, PathKey{float64(i) / 10, 0.3 + 0.4*float64(i%7)/7})
+	}
+	depth, most := 0, 0
+	for _, c := range followExpr(long, 1280, 404) {
+		switch c {
+		case '(':
+			depth++
+			most = max(most, depth)
+		case ')':
+			depth--
+		}
+	}
+	// if( and lt( per level, and the leaf's (t-...).
+	if most > 2*12+1 {
+		t.Errorf("1200 keys nest %d parentheses deep, want at most %d", most, 2*12+1)
 	}
 }
 

@@ -57,6 +57,7 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	if err != nil {
 		return nil, err
 	}
+	h.Start = start
 
 	// Beside the export: the caller's (per-job) temporary directory.
 	tmp, err := os.MkdirTemp(filepath.Dir(exportPath), "clipperd-render-")
@@ -64,6 +65,9 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		return nil, fmt.Errorf("render: temp dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if len(opts.Keep) > 0 {
+		opts.Keep = frameSnapped(opts.Keep, info.FPS)
+	}
 	graph, err := renderGraph(info, h, size, previewH, opts, tmp)
 	if err != nil {
 		return nil, err
@@ -88,7 +92,13 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	}
 	dur -= Overlap(joins)
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
-	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex", graph)
+	// The graph goes through a file: a long follow path would pass Linux's 128 KiB limit
+	// on one argument.
+	script := filepath.Join(tmp, "graph.txt")
+	if err := os.WriteFile(script, []byte(graph), 0o600); err != nil {
+		return nil, fmt.Errorf("render: filtergraph: %w", err)
+	}
+	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex_script", toolexec.LocalURL(script))
 	args = append(args, outputArgs(info, "[export]", audio[0], t, "20", "128k", exportPath)...)
 	args = append(args, outputArgs(info, "[preview]", audio[1], t, "27", "64k", previewPath)...)
 	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
@@ -131,6 +141,7 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 		return "", err
 	}
 	graph := layoutGraph(in, info.Width, info.Height, size, segs, pieces, opts.Follow)
+	graph = overlayGraph(brollGraph(graph, opts.Broll, size), opts.Overlays, size)
 	graph = transitionVideo(graph, ClipJoins(h, info.DurationSec, opts), Length(pieces))
 	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
 		subs, err := captionFilter(*opts.Captions, size, tmp)
@@ -138,6 +149,22 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 			return "", err
 		}
 		graph += "," + subs
+	}
+	if opts.Emoji != nil {
+		emo, err := emojiFilter(*opts.Emoji, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		graph += emo
+	}
+	if opts.Hook != nil {
+		hook, err := hookFilter(*opts.Hook, size, tmp)
+		if err != nil {
+			return "", err
+		}
+		if hook != "" {
+			graph += "," + hook
+		}
 	}
 	if opts.Watermark != "" {
 		mark, err := watermarkFilter(opts.Watermark, size, tmp)
@@ -179,8 +206,13 @@ func clipSpan(h Highlight, duration float64) (float64, float64, error) {
 	case h.Start >= duration || h.End > duration+endSlack:
 		return 0, 0, fmt.Errorf("render: highlight %.3f-%.3f lies outside the %.3f s source", h.Start, h.End, duration)
 	}
+	// ffmpeg seeks to the millisecond it is given: the layout's times count from the same.
+	start := math.Round(h.Start*1000) / 1000
 	end := min(h.End, duration)
-	return h.Start, end - h.Start, nil
+	if end-start < 1e-3 {
+		return 0, 0, fmt.Errorf("render: highlight %.4f-%.4f: want at least a millisecond", h.Start, h.End)
+	}
+	return start, end - start, nil
 }
 
 func centre(cx float64) float64 {

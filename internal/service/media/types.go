@@ -96,6 +96,10 @@ type RenderOptions struct {
 	PreviewHeight int    // preview render height, default 480
 	// Captions, when set and holding lines, are burnt into the picture after the reframe.
 	Captions *Captions
+	// Hook, when set with text, is the headline over the clip's first seconds (hook.go).
+	Hook *Hook
+	// Emoji, when set, overlays colour emoji for the key words spoken (emoji.go).
+	Emoji *Emoji
 	// Keep, when set, are the pieces of the highlight (source seconds, in order, see
 	// KeptRanges) the clip is made of, joined with short audio fades; the rest is cut.
 	Keep []Interval
@@ -114,6 +118,10 @@ type RenderOptions struct {
 	Voice bool
 	// Transitions are drawn between the clip's pieces (transitions.go); ClipJoins says where.
 	Transitions Transitions
+	// Broll are the clip's cut-aways (PlanBroll), Overlays the pictures drawn
+	// over all of it; both under the captions (broll.go, overlay.go).
+	Broll    []BrollCut
+	Overlays []Overlay
 }
 
 // The layouts of a render (renderPref's layout flags resolve to one).

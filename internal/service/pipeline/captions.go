@@ -44,6 +44,7 @@ func captionStyle(base, rp apitypes.RenderPref) (st media.CaptionStyle, ok bool)
 			st.Position = pos
 		}
 	}
+	st.Look, st.BoxColor = captionLook(base, rp)
 	st.Bold = true
 	for _, f := range []*apitypes.Font{base.Font, rp.Font} {
 		if f != nil {
@@ -51,6 +52,105 @@ func captionStyle(base, rp apitypes.RenderPref) (st media.CaptionStyle, ok bool)
 		}
 	}
 	return st, true
+}
+
+// captionLook is the look's name and box colour: renderPref's captionAnimation.name, else its
+// captionStyle, else the template's (media.CaptionLook draws an unknown name as classic);
+// captionAnimation.bgColor from renderPref, else the template.
+func captionLook(base, rp apitypes.RenderPref) (name, box string) {
+	for _, p := range []apitypes.RenderPref{rp, base} {
+		if ca := p.CaptionAnimation; name == "" && ca != nil && strings.TrimSpace(ca.Name) != "" {
+			name = ca.Name
+		}
+		if name == "" && strings.TrimSpace(p.CaptionStyle) != "" {
+			name = p.CaptionStyle
+		}
+		if ca := p.CaptionAnimation; box == "" && ca != nil && ca.BgColor != "" {
+			box = ca.BgColor
+		}
+	}
+	return name, box
+}
+
+// maxHookWords: a title longer than this gives way to the clip's strongest key phrase as
+// its hook.
+const maxHookWords = 8
+
+// hookStyle is the visual hook's look from the template's font and colours (renderPref over
+// the template); ok is false when enableVisualHook is off. Each clip's text is set by clipHook.
+func hookStyle(base, rp apitypes.RenderPref) (hk *media.Hook, ok bool) {
+	if !pick(base.EnableVisualHook, rp.EnableVisualHook) {
+		return nil, false
+	}
+	var st media.CaptionStyle
+	for _, f := range []*apitypes.Font{base.Font, rp.Font} {
+		if f != nil {
+			applyFont(&st, f)
+		}
+	}
+	_, box := captionLook(base, rp)
+	return &media.Hook{Font: st.Font, Color: st.Color, BoxColor: box}, true
+}
+
+// clipHook is the hook of one clip: its title, or its strongest key phrase when the title
+// is long; nil when there is neither.
+func clipHook(style *media.Hook, title string, keyPhrases []string) *media.Hook {
+	if style == nil {
+		return nil
+	}
+	text := strings.TrimSpace(title)
+	if (text == "" || len(strings.Fields(text)) > maxHookWords) && len(keyPhrases) > 0 {
+		text = keyPhrases[0]
+	}
+	if text == "" {
+		return nil
+	}
+	hk := *style
+	hk.Text = text
+	return &hk
+}
+
+// emojiStyle is where the emoji go (renderPref's emojiStyle, else the template's); ok is
+// false when enableEmoji is off. capt is the captions' style when they are on, for the place
+// beside them. Each clip's words are set by clipEmoji.
+func emojiStyle(base, rp apitypes.RenderPref, capt *media.CaptionStyle) (e *media.Emoji, ok bool) {
+	if !pick(base.EnableEmoji, rp.EnableEmoji) {
+		return nil, false
+	}
+	e = &media.Emoji{}
+	if capt != nil {
+		e.CaptionPosition, e.CaptionSizePct = capt.Position, capt.SizePct
+	}
+	es := rp.EmojiStyle
+	if es == nil {
+		es = base.EmojiStyle
+	}
+	if es != nil {
+		e.Pos = es.Pos
+		if es.ScaleX != nil {
+			e.ScaleX = *es.ScaleX
+		}
+		if es.ScaleY != nil {
+			e.ScaleY = *es.ScaleY
+		}
+		if r := es.Rect; r != nil && r.XPct != nil && r.YPct != nil && r.WPct != nil && r.HPct != nil && *r.WPct > 0 && *r.HPct > 0 {
+			e.Rect = &[4]float64{*r.XPct, *r.YPct, *r.WPct, *r.HPct}
+		}
+	}
+	return e, true
+}
+
+// clipEmoji is the emoji of one clip: the style with the words of its caption lines.
+func clipEmoji(style *media.Emoji, lines []media.CaptionLine) *media.Emoji {
+	if style == nil {
+		return nil
+	}
+	e := *style
+	e.Words = nil
+	for _, l := range lines {
+		e.Words = append(e.Words, l.Words...)
+	}
+	return &e
 }
 
 // applyFont sets what font f says on st; what it leaves out stays.

@@ -40,6 +40,13 @@ func TestCaptionStyle(t *testing.T) {
 			media.CaptionStyle{Highlight: "#0000FF", Bold: true, HighlightWord: true}},
 		{"caption animation pops the spoken word", apitypes.RenderPref{EnableCaption: &yes, EnableCaptionAnimation: &yes},
 			apitypes.RenderPref{}, true, media.CaptionStyle{Bold: true, PopWord: true}},
+		{"renderPref's animation name over the template's style, the template's box colour", apitypes.RenderPref{EnableCaption: &yes,
+			CaptionStyle: "karaoke", CaptionAnimation: &apitypes.CaptionAnimation{BgColor: "#112233"}},
+			apitypes.RenderPref{CaptionStyle: "pop", CaptionAnimation: &apitypes.CaptionAnimation{Name: "box"}}, true,
+			media.CaptionStyle{Bold: true, Look: "box", BoxColor: "#112233"}},
+		{"renderPref's style over the template's animation", apitypes.RenderPref{EnableCaption: &yes,
+			CaptionAnimation: &apitypes.CaptionAnimation{Name: "karaoke"}}, apitypes.RenderPref{CaptionStyle: "one-word"}, true,
+			media.CaptionStyle{Bold: true, Look: "one-word"}},
 	}
 	for _, c := range cases {
 		got, on := captionStyle(c.base, c.rp)
@@ -82,4 +89,52 @@ func approxLine(a, b media.CaptionLine) bool {
 		b.Words[i].Start, b.Words[i].End = r(b.Words[i].Start), r(b.Words[i].End)
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+func TestClipHook(t *testing.T) {
+	yes := true
+	if hk, on := hookStyle(apitypes.RenderPref{}, apitypes.RenderPref{}); on || hk != nil {
+		t.Errorf("hook off by default: %+v %v", hk, on)
+	}
+	style, on := hookStyle(apitypes.RenderPref{EnableVisualHook: &yes, Font: &apitypes.Font{Family: "Lato", Color: "#FF0000"},
+		CaptionAnimation: &apitypes.CaptionAnimation{BgColor: "#000080"}}, apitypes.RenderPref{})
+	if !on || *style != (media.Hook{Font: "Lato", Color: "#FF0000", BoxColor: "#000080"}) {
+		t.Fatalf("template hook style %+v %v", style, on)
+	}
+	for _, c := range []struct {
+		title   string
+		phrases []string
+		want    string
+	}{
+		{"Seven garden secrets.", []string{"garden"}, "Seven garden secrets."},
+		{"so this is the one thing that I think everybody gets wrong about it", []string{"garden water", "x"}, "garden water"},
+		{"", nil, ""},
+	} {
+		hk := clipHook(style, c.title, c.phrases)
+		got := ""
+		if hk != nil {
+			got = hk.Text
+		}
+		if got != c.want || (hk != nil && hk.Font != "Lato") {
+			t.Errorf("clipHook(%q, %v) = %+v, want text %q", c.title, c.phrases, hk, c.want)
+		}
+	}
+}
+
+func TestEmojiStyle(t *testing.T) {
+	yes := true
+	if e, on := emojiStyle(apitypes.RenderPref{}, apitypes.RenderPref{}, nil); on || e != nil {
+		t.Errorf("emoji off by default: %+v", e)
+	}
+	x, y, w, h, sx := 10.0, 20.0, 30.0, 15.0, 1.5
+	capt := &media.CaptionStyle{Position: "top", SizePct: 6}
+	e, on := emojiStyle(apitypes.RenderPref{EnableEmoji: &yes, EmojiStyle: &apitypes.EmojiStyle{Pos: "bottom"}},
+		apitypes.RenderPref{EmojiStyle: &apitypes.EmojiStyle{ScaleX: &sx, Rect: &apitypes.Rect{XPct: &x, YPct: &y, WPct: &w, HPct: &h}}}, capt)
+	if !on || e.Pos != "" || e.ScaleX != 1.5 || e.Rect == nil || *e.Rect != [4]float64{10, 20, 30, 15} || e.CaptionPosition != "top" || e.CaptionSizePct != 6 {
+		t.Errorf("emoji style %+v", e)
+	}
+	lines := []media.CaptionLine{{Words: []media.CaptionWord{{Text: "a"}}}, {Words: []media.CaptionWord{{Text: "b"}, {Text: "c"}}}}
+	if got := clipEmoji(e, lines); len(got.Words) != 3 || got.Rect != e.Rect || e.Words != nil {
+		t.Errorf("clip emoji %+v", got)
+	}
 }

@@ -87,6 +87,7 @@ type job struct {
 	words      []transcribe.Word // the transcript of span, in source seconds
 	plans      []*clipPlan
 	renderUsed apitypes.RenderPref // the render preferences applied, reported on clips
+	broll      *brollLibrary       // the org's b-roll library, with enableBroll (broll.go)
 	clips      []apitypes.ExportableClip
 }
 

@@ -42,9 +42,17 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 			clipOpts.Keep = pl.keep
 		}
 		pl.joins = planJoins(pl, clipOpts, j.probe)
-		if opts.Captions != nil {
-			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: captionLines(planWords(pl), 0, clipLength(pl))}
+		if clipOpts.Broll, err = r.brollCuts(ctx, j, pl); err != nil {
+			return err
 		}
+		if opts.Captions != nil || opts.Emoji != nil {
+			lines := captionLines(planWords(pl), 0, clipLength(pl))
+			if opts.Captions != nil {
+				clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: lines}
+			}
+			clipOpts.Emoji = clipEmoji(opts.Emoji, lines)
+		}
+		clipOpts.Hook = clipHook(opts.Hook, pl.title, pl.keywords)
 		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, clipOpts)
 		if err != nil {
 			return fmt.Errorf("render clip %s (%s–%s): %w", pl.curationID, clock(pl.h.Start), clock(pl.h.End), err)
@@ -118,6 +126,18 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 		opts.Captions = &media.Captions{Style: st} // each clip's lines are added at its render
 		used.EnableCaption = &on
 	}
+	var capt *media.CaptionStyle
+	if opts.Captions != nil {
+		capt = &opts.Captions.Style
+	}
+	if e, on := emojiStyle(base, rp, capt); on {
+		opts.Emoji = e // each clip's words are set at its render
+		used.EnableEmoji = &on
+	}
+	if hk, on := hookStyle(base, rp); on {
+		opts.Hook = hk // each clip's text is set at its render
+		used.EnableVisualHook = &on
+	}
 	used.LayoutAspectRatio = aspect
 	reportLayout(&used, layout)
 	used.EnableWatermark = &watermark
@@ -126,20 +146,23 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 		on := true
 		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
 	}
+	if err := r.extrasOptions(ctx, j, base, rp, &opts, &used); err != nil {
+		return opts, used, err
+	}
 	return opts, used, nil
 }
 
 // pickLayout resolves the layout switches of the template (base) and of renderPref (rp) to
 // one layout: a layout renderPref picks wins; else the template's, unless renderPref turns
 // that one off; else the crop following the speaker (fit when renderPref or the template
-// turns the crop off). Conflicting switches in one renderPref are refused by the API; in
-// a stored template the precedence of rules.LayoutSwitches settles them.
+// turns the crop off). Several true switches in one renderPref (a request's or a
+// template's) are settled by rules.Layout's precedence.
 func pickLayout(base, rp apitypes.RenderPref) string {
-	pr := rules.Layout(rp.LayoutValue, rules.APINames)
+	pr := rules.Layout(rp.LayoutValue)
 	if pr.Layout != "" {
 		return pr.Layout
 	}
-	pb := rules.Layout(base.LayoutValue, rules.APINames)
+	pb := rules.Layout(base.LayoutValue)
 	if pb.Layout != "" && !pr.Off[pb.Layout] {
 		return pb.Layout
 	}

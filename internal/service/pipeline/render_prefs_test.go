@@ -66,7 +66,7 @@ func TestRenderOptionsTemplateThenRenderPref(t *testing.T) {
 func TestRenderLayoutFromTemplateAndRenderPref(t *testing.T) {
 	e := newEnv(t)
 	yes, no := true, false
-	// A template stored with two layouts (no request can send that) settles by precedence.
+	// A template stored with two layouts, like a request with two, settles by precedence.
 	for id, pref := range map[string]apitypes.RenderPref{
 		"tpl_split":  {EnableSplitLayout: &yes},
 		"tpl_both":   {EnableSplitLayout: &yes, EnableGameLayout: &yes},
@@ -90,6 +90,13 @@ func TestRenderLayoutFromTemplateAndRenderPref(t *testing.T) {
 		{"", &apitypes.RenderPref{SkipReframe: &yes}, media.LayoutCenter, []string{"skipReframe", "enableFillLayout"}},
 		{"", &apitypes.RenderPref{EnableAutoLayout: &yes}, media.LayoutAuto, []string{"enableAutoLayout"}},
 		{"", &apitypes.RenderPref{DisableFillLayout: &yes}, media.LayoutFit, []string{"enableFitLayout"}},
+		// A request with several layout switches true: the precedence, never a 400.
+		{"", &apitypes.RenderPref{EnableAutoLayout: &yes, EnableSplitLayout: &yes}, media.LayoutAuto, []string{"enableAutoLayout"}},
+		{"", &apitypes.RenderPref{EnableSplitLayout: &yes, EnableGameLayout: &yes}, media.LayoutGame, []string{"enableGameLayout"}},
+		{"", &apitypes.RenderPref{EnableFitLayout: &yes, EnableFillLayout: &yes}, media.LayoutFit, []string{"enableFitLayout"}},
+		{"", &apitypes.RenderPref{EnableFitLayout: &yes, DisableFitLayout: &yes}, media.LayoutFollow, []string{"enableFillLayout"}},
+		{"", &apitypes.RenderPref{EnableFillLayout: &yes, DisableFillLayout: &yes}, media.LayoutFit, []string{"enableFitLayout"}},
+		{"tpl_split", &apitypes.RenderPref{EnableFitLayout: &yes, DisableFitLayout: &yes}, media.LayoutSplit, []string{"enableSplitLayout"}},
 		{"tpl_split", nil, media.LayoutSplit, []string{"enableSplitLayout"}},
 		{"tpl_split", &apitypes.RenderPref{EnableSplitLayout: &no}, media.LayoutFollow, []string{"enableFillLayout"}},
 		{"tpl_split", &apitypes.RenderPref{SkipReframe: &yes}, media.LayoutCenter, []string{"skipReframe", "enableFillLayout"}},

@@ -33,6 +33,7 @@ var copyTables = []string{
 	"publish_schedules",
 	"posts",
 	"media_sums",
+	"broll",
 }
 
 // notCopied says which tables of the database CopyTo leaves alone: the

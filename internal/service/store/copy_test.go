@@ -77,6 +77,7 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	clips := saveClips(t, s, org, "c02", "c01", "c03")
 	must(s.ReplaceTranscript(ctx, p.ID, []TranscriptWord{{Word: "hello", StartMs: 10, EndMs: 500, Confidence: 0.5}}))
 	must(s.RecordMediaSum(ctx, "media/"+p.ID+"/c01.mp4", MediaSum{Size: 10, SHA256: "ab"}))
+	must(s.AddBrollItem(ctx, &BrollItem{OrgID: "org_1", Name: "a.png", Key: "broll/org_1/a.png", Keywords: []string{"oven"}, Still: true, Width: 4, Height: 4, Size: 10}))
 	for range 3 {
 		must(s.EnqueueDelivery(ctx, &Delivery{ProjectID: p.ID, Kind: "WEBHOOK", Target: "http://hooks.example/", Body: "{}"}, nil))
 	}

@@ -305,6 +305,35 @@ var migrations = []migration{
 	// key by its hash; the media key sealed (schema_sealed.go).
 	{sql: sealedSecretsSQLite, postgres: sealedSecretsPostgres, applySealed: migrateToSealedSecrets,
 		vacuum: []string{"media_keys", "rate_windows"}},
+	// 20: the b-roll libraries: each org's pictures (blob.BrollKey), their
+	// keywords and what a probe found (broll.go).
+	{sql: `CREATE TABLE broll (
+		id TEXT PRIMARY KEY,
+		org_id TEXT NOT NULL,
+		name TEXT NOT NULL,
+		media_key TEXT NOT NULL,
+		keywords TEXT NOT NULL,
+		still INTEGER NOT NULL,
+		width INTEGER NOT NULL,
+		height INTEGER NOT NULL,
+		duration_sec REAL NOT NULL,
+		size INTEGER NOT NULL,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX broll_org ON broll(org_id, created_at);`, postgres: `CREATE TABLE broll (
+		id TEXT COLLATE "C" PRIMARY KEY,
+		org_id TEXT COLLATE "C" NOT NULL,
+		name TEXT COLLATE "C" NOT NULL,
+		media_key TEXT COLLATE "C" NOT NULL,
+		keywords TEXT COLLATE "C" NOT NULL,
+		still BIGINT NOT NULL,
+		width BIGINT NOT NULL,
+		height BIGINT NOT NULL,
+		duration_sec DOUBLE PRECISION NOT NULL,
+		size BIGINT NOT NULL,
+		created_at TEXT COLLATE "C" NOT NULL
+	);
+	CREATE INDEX broll_org ON broll(org_id, created_at);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error { return s.migrateTo(ctx, len(migrations)) }

@@ -74,6 +74,7 @@ func (s *Store) ReferencedKeys(ctx context.Context) ([]string, error) {
 		`SELECT uri_for_export FROM clips WHERE uri_for_export != ''`,
 		`SELECT uri_for_preview FROM clips WHERE uri_for_preview != ''`,
 		`SELECT location FROM posts WHERE publish_to = 'dir' AND location != '' AND status = 'published'`,
+		`SELECT media_key FROM broll`,
 	} {
 		got, err := queryAll(ctx, s.db, func(row scanner) (string, error) {
 			var v string

@@ -49,7 +49,7 @@ func (p *Pocketsphinx) Transcribe(ctx context.Context, wavPath, lang string) ([]
 	if !English(lang) {
 		return nil, fmt.Errorf("%w %q: pocketsphinx recognises English only", ErrUnsupportedLanguage, lang)
 	}
-	return p.decode(ctx, wavPath, "")
+	return p.decode(ctx, wavPath, nil)
 }
 
 // Keyphrase is a phrase for Spot and its threshold: the ratio of the
@@ -77,25 +77,29 @@ func (p *Pocketsphinx) Spot(ctx context.Context, wavPath string, phrases []Keyph
 		}
 		fmt.Fprintf(&list, "%s /%g/\n", phrase, k.Threshold)
 	}
-	return p.decode(ctx, wavPath, list.String())
+	return p.decode(ctx, wavPath, func(dir string) ([]string, error) {
+		file := filepath.Join(dir, "keyphrases.list")
+		if err := os.WriteFile(file, []byte(list.String()), 0o600); err != nil {
+			return nil, fmt.Errorf("pocketsphinx: keyphrase list: %w", err)
+		}
+		return []string{"-kws", file}, nil
+	})
 }
 
 // decode finds the pauses of wavPath, cuts it into chunks at pauses and
-// decodes the chunks in parallel: recognises them, or spots the keyphrases
-// of kws (a -kws list file's text) when set.
-func (p *Pocketsphinx) decode(ctx context.Context, wavPath, kws string) ([]Word, error) {
+// decodes the chunks in parallel: recognises them, or decodes them with the
+// arguments setup returns (given the temporary directory, for their files).
+func (p *Pocketsphinx) decode(ctx context.Context, wavPath string, setup func(dir string) ([]string, error)) ([]Word, error) {
 	dir, err := os.MkdirTemp(filepath.Dir(wavPath), "clipperd-asr-") // beside the wav: the job's directory
 	if err != nil {
 		return nil, fmt.Errorf("pocketsphinx: temp dir: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	var extra []string
-	if kws != "" {
-		file := filepath.Join(dir, "keyphrases.list")
-		if err := os.WriteFile(file, []byte(kws), 0o600); err != nil {
-			return nil, fmt.Errorf("pocketsphinx: keyphrase list: %w", err)
+	if setup != nil {
+		if extra, err = setup(dir); err != nil {
+			return nil, err
 		}
-		extra = []string{"-kws", file}
 	}
 
 	raw, chunks, err := splitAtPauses(ctx, wavPath, dir, chunkMinSec, chunkMaxSec)
@@ -313,5 +317,6 @@ func ParsePocketsphinx(out string) []Word {
 }
 
 func filler(w string) bool {
-	return strings.HasPrefix(w, "<") || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "++") || w == ""
+	// "(NULL)" marks a grammar's empty transitions (DecodeAmong).
+	return strings.HasPrefix(w, "<") || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "++") || strings.HasPrefix(w, "(") || w == ""
 }
