@@ -26,6 +26,7 @@ func runPipeline(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("pipeline", flag.ContinueOnError)
 	length := fs.Duration("source", 10*time.Minute, "length of the generated source")
 	rounds := fs.Int("rounds", 3, "rounds of (a), alternating the two sides; the median is reported")
+	sound := fs.Bool("sound", false, "render with enableVoiceEnhancement, enableAutoTransition and selectedTransitions [fade, wipeleft] on")
 	faces := fs.Bool("faces", false, "generate a source with a face moving across it (testvideo.MovingFace, silent) instead of the speech source")
 	sourceFile := fs.String("source-file", "", "use this video as the source instead of generating one (to compare two builds on one file)")
 	keep := fs.String("keep-source", "", "copy the generated source to this path (for -source-file of another build)")
@@ -94,10 +95,15 @@ func runPipeline(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	rp := &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait}
+	if *sound {
+		on := true
+		rp.EnableVoiceEnhancement, rp.EnableAutoTransition, rp.SelectedTransitions = &on, &on, []string{"fade", "wipeleft"}
+	}
 	p, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
 		VideoURL:     uploadID,
 		CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{20, 45}}},
-		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait},
+		RenderPref:   rp,
 	})
 	if err != nil {
 		return err

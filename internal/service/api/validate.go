@@ -96,6 +96,11 @@ func checkRender(p *apitypes.RenderPref) error {
 			return err
 		}
 	}
+	for i, n := range p.SelectedTransitions {
+		if err := rules.Transition(n); err != nil {
+			return ruleError(fmt.Sprintf("renderPref.selectedTransitions[%d]", i), err)
+		}
+	}
 	for i, o := range p.ScreenOverlays {
 		if err := checkRect(fmt.Sprintf("renderPref.screenOverlays[%d].rect", i), o.Rect); err != nil {
 			return err

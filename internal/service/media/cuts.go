@@ -97,6 +97,6 @@ func cutGraph(info *ProbeResult, start float64, keep []Interval) string {
 		fmt.Fprintf(&b, "%sconcat=n=%d:v=1:a=0[cv];", cat.String(), len(keep))
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%sconcat=n=%d:v=1:a=1[cv][ca];[ca]asplit=2[ae][ap];", cat.String(), len(keep))
+	fmt.Fprintf(&b, "%sconcat=n=%d:v=1:a=1[cv][ca];", cat.String(), len(keep))
 	return b.String()
 }

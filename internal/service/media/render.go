@@ -74,11 +74,23 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	}
 
 	audio := [2]string{"0:" + strconv.Itoa(info.AudioStream), "0:" + strconv.Itoa(info.AudioStream)}
+	voice, err := voiceFor(ctx, src, info, start, dur, opts)
+	if err != nil {
+		return nil, err
+	}
+	joins := ClipJoins(h, info.DurationSec, opts)
+	audioIn := "[" + audio[0] + "]"
 	if len(opts.Keep) > 0 {
 		graph = cutGraph(info, start, opts.Keep) + graph
 		dur = Length(opts.Keep)
-		audio = [2]string{"[ae]", "[ap]"}
+		audioIn = "[ca]"
 	}
+	if info.HasAudio && (len(opts.Keep) > 0 || voice != "" || Overlap(joins) > 0) {
+		var sound string
+		sound, audio = soundGraph(audioIn, joins, voice)
+		graph = sound + graph
+	}
+	dur -= Overlap(joins)
 	t := strconv.FormatFloat(dur, 'f', 3, 64)
 	// The graph goes through a file: a long follow path would pass Linux's 128 KiB limit
 	// on one argument.
@@ -130,6 +142,7 @@ func renderGraph(info *ProbeResult, h Highlight, size [2]int, previewH int, opts
 	}
 	graph := layoutGraph(in, info.Width, info.Height, size, segs, pieces, opts.Follow, opts.FitCropRatio)
 	graph = overlayGraph(brollGraph(graph, opts.Broll, size), opts.Overlays, size)
+	graph = transitionVideo(graph, ClipJoins(h, info.DurationSec, opts), Length(pieces))
 	if opts.Captions != nil && len(opts.Captions.Lines) > 0 {
 		subs, err := captionFilter(*opts.Captions, size, tmp)
 		if err != nil {

@@ -118,6 +118,10 @@ type RenderOptions struct {
 	// largest box of this ratio around the centre of interest instead of the
 	// whole picture.
 	FitCropRatio float64
+	// Voice runs the clip's speech through the enhancement chain (voice.go).
+	Voice bool
+	// Transitions are drawn between the clip's pieces (transitions.go); ClipJoins says where.
+	Transitions Transitions
 	// Broll are the clip's cut-aways (PlanBroll), Overlays the pictures drawn
 	// over all of it; both under the captions (broll.go, overlay.go).
 	Broll    []BrollCut

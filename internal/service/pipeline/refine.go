@@ -23,7 +23,8 @@ type clipPlan struct {
 	text                         string            // the transcript's words in the clip
 	words                        []transcribe.Word // those words, in source seconds
 
-	keep []media.Interval // the pieces of h rendered, when fillers were cut; nil = all of h
+	keep  []media.Interval // the pieces of h rendered, when fillers were cut; nil = all of h
+	joins []media.Join     // the transitions between its pieces (sound.go)
 
 	export, preview           string
 	exportBytes, previewBytes int64

@@ -42,11 +42,12 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 			pl.keep = fillerKeep(pl.h, pl.words)
 			clipOpts.Keep = pl.keep
 		}
+		pl.joins = planJoins(pl, clipOpts, j.probe)
 		if clipOpts.Broll, err = r.brollCuts(ctx, j, pl); err != nil {
 			return err
 		}
 		if opts.Captions != nil || opts.Emoji != nil {
-			lines := captionLines(clipWords(pl.words, pl.h, pl.keep), 0, clipLength(pl))
+			lines := captionLines(planWords(pl), 0, clipLength(pl))
 			if opts.Captions != nil {
 				clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: lines}
 			}
@@ -146,6 +147,7 @@ func (r *Runner) renderOptions(ctx context.Context, j *job) (media.RenderOptions
 	used.LayoutAspectRatio = aspect
 	reportLayout(&used, layout)
 	used.EnableWatermark = &watermark
+	soundOptions(base, rp, &opts, &used)
 	if removeFillers(base, rp) {
 		on := true
 		used.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
@@ -196,7 +198,7 @@ func reportLayout(used *apitypes.RenderPref, layout string) {
 // clipLength is the length of the clip as cut, before it is rendered.
 func clipLength(pl *clipPlan) float64 {
 	if len(pl.keep) > 0 {
-		return media.Length(pl.keep)
+		return media.Length(pl.keep) - media.Overlap(pl.joins)
 	}
 	return pl.h.End - pl.h.Start
 }

@@ -113,7 +113,7 @@ func (r *Runner) writeCaptions(ctx context.Context, project, tmp string, pl *cli
 	if length <= 0 {
 		length = pl.h.End - pl.h.Start
 	}
-	cues := transcribe.Cues(clipWords(pl.words, pl.h, pl.keep), 0, math.Max(0, length))
+	cues := transcribe.Cues(planWords(pl), 0, math.Max(0, length))
 	for ext, body := range map[string]string{".srt": transcribe.SRT(cues), ".vtt": transcribe.VTT(cues)} {
 		file := filepath.Join(tmp, pl.curationID+ext)
 		err := os.WriteFile(file, []byte(body), 0o644)
