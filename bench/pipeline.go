@@ -27,6 +27,7 @@ func runPipeline(ctx context.Context, args []string) error {
 	length := fs.Duration("source", 10*time.Minute, "length of the generated source")
 	rounds := fs.Int("rounds", 3, "rounds of (a), alternating the two sides; the median is reported")
 	sound := fs.Bool("sound", false, "render with enableVoiceEnhancement, enableAutoTransition and selectedTransitions [fade, wipeleft] on")
+	looks := fs.Bool("looks", false, "besides -sound's, render with captions (karaoke), the visual hook, emoji and the filler cut on (issue 20's looks)")
 	faces := fs.Bool("faces", false, "generate a source with a face moving across it (testvideo.MovingFace, silent) instead of the speech source")
 	sourceFile := fs.String("source-file", "", "use this video as the source instead of generating one (to compare two builds on one file)")
 	keep := fs.String("keep-source", "", "copy the generated source to this path (for -source-file of another build)")
@@ -96,9 +97,14 @@ func runPipeline(ctx context.Context, args []string) error {
 		return err
 	}
 	rp := &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait}
-	if *sound {
+	if *sound || *looks {
 		on := true
 		rp.EnableVoiceEnhancement, rp.EnableAutoTransition, rp.SelectedTransitions = &on, &on, []string{"fade", "wipeleft"}
+	}
+	if *looks {
+		on := true
+		rp.EnableCaption, rp.CaptionStyle, rp.EnableVisualHook, rp.EnableEmoji = &on, "karaoke", &on, &on
+		rp.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
 	}
 	p, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
 		VideoURL:     uploadID,

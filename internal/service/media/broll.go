@@ -1,13 +1,8 @@
 package media
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
@@ -40,24 +35,11 @@ type Visual struct {
 // ProbeVisual describes path, an image or a video; anything else (audio
 // only, text, a damaged file) is ErrNotVideo.
 func ProbeVisual(ctx context.Context, path string) (*Visual, error) {
-	st, err := os.Stat(path)
+	raw, _, err := ffprobeJSON(ctx, path, func(error) error {
+		return fmt.Errorf("%w: %s is neither an image nor a video ffmpeg reads", ErrNotVideo, path)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("probe %s: is a directory", path)
-	}
-	var out bytes.Buffer
-	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", toolexec.LocalURL(path)}
-	if err := runTool(ctx, "ffprobe", "ffprobe", args, &out); err != nil {
-		if ctx.Err() != nil || errors.Is(err, exec.ErrNotFound) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %s is neither an image nor a video ffmpeg reads", ErrNotVideo, path)
-	}
-	var raw ffprobeOutput
-	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
-		return nil, fmt.Errorf("probe: parse ffprobe output: %w", err)
+		return nil, err
 	}
 	v := &Visual{FormatName: raw.Format.FormatName}
 	for _, s := range raw.Streams {

@@ -246,17 +246,25 @@ func followKeys(path []PathKey, pieces []Interval, c0, c1 float64) []PathKey {
 
 // pathAt is the path's X at source time t: linear between keys, held before the first
 // and after the last; a path that steps (two keys at one time) takes the later key at it.
-func pathAt(path []PathKey, t float64) float64 {
+func pathAt(path []PathKey, t float64) float64 { return pathSample(path, t, false) }
+
+// pathBefore is the path's X just before source time t (its left limit): as pathAt, but a
+// path that steps at t takes the earlier key, so a part of the clip that ends at a shot
+// cut ends where its own shot's path is.
+func pathBefore(path []PathKey, t float64) float64 { return pathSample(path, t, true) }
+
+// pathSample is pathAt, or with left pathBefore.
+func pathSample(path []PathKey, t float64, left bool) float64 {
 	if len(path) == 0 {
 		return 0.5
 	}
+	// The first key after t (left: at or after t); a and b below bracket t.
 	i, _ := slices.BinarySearchFunc(path, t, func(k PathKey, t float64) int {
-		if k.T <= t {
+		if (!left && k.T <= t) || (left && k.T < t-1e-9) {
 			return -1
 		}
 		return 1
 	})
-	// path[i-1].T <= t < path[i].T
 	switch {
 	case i == 0:
 		return centre(path[0].X)
@@ -267,29 +275,5 @@ func pathAt(path []PathKey, t float64) float64 {
 	if b.T-a.T <= 1e-9 {
 		return centre(b.X)
 	}
-	return centre(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
-}
-
-// pathBefore is the path's X just before source time t (its left limit): as pathAt, but a
-// path that steps at t takes the earlier key, so a part of the clip that ends at a shot
-// cut ends where its own shot's path is.
-func pathBefore(path []PathKey, t float64) float64 {
-	if len(path) == 0 {
-		return 0.5
-	}
-	i, _ := slices.BinarySearchFunc(path, t, func(k PathKey, t float64) int {
-		if k.T < t-1e-9 {
-			return -1
-		}
-		return 1
-	})
-	// path[i-1].T < t <= path[i].T
-	switch {
-	case i == 0:
-		return centre(path[0].X)
-	case i == len(path):
-		return centre(path[len(path)-1].X)
-	}
-	a, b := path[i-1], path[i]
 	return centre(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
 }

@@ -18,27 +18,37 @@ import (
 // Probe inspects path with ffprobe. A file without a decodable, timed video stream (text,
 // audio only, a still image) yields an error wrapping ErrNotVideo.
 func Probe(ctx context.Context, path string) (*ProbeResult, error) {
+	// ffprobe fails only when it cannot read the container at all: not a video we can use.
+	raw, size, err := ffprobeJSON(ctx, path, func(err error) error { return fmt.Errorf("%w: %v", ErrNotVideo, err) })
+	if err != nil {
+		return nil, err
+	}
+	return describe(raw, path, size)
+}
+
+// ffprobeJSON is ffprobe's description of path's format and streams, and
+// path's size; a file ffprobe cannot read is unreadable's error.
+func ffprobeJSON(ctx context.Context, path string, unreadable func(error) error) (*ffprobeOutput, int64, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
+		return nil, 0, fmt.Errorf("probe: %w", err)
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("probe %s: is a directory", path)
+		return nil, 0, fmt.Errorf("probe %s: is a directory", path)
 	}
 	var out bytes.Buffer
 	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", toolexec.LocalURL(path)}
 	if err := runTool(ctx, "ffprobe", "ffprobe", args, &out); err != nil {
 		if ctx.Err() != nil || errors.Is(err, exec.ErrNotFound) {
-			return nil, err
+			return nil, 0, err
 		}
-		// ffprobe fails only when it cannot read the container at all: not a video we can use.
-		return nil, fmt.Errorf("%w: %v", ErrNotVideo, err)
+		return nil, 0, unreadable(err)
 	}
 	var raw ffprobeOutput
 	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
-		return nil, fmt.Errorf("probe: parse ffprobe output: %w", err)
+		return nil, 0, fmt.Errorf("probe: parse ffprobe output: %w", err)
 	}
-	return describe(&raw, path, st.Size())
+	return &raw, st.Size(), nil
 }
 
 // sourceInfo is src when the caller has probed path already, else a new probe.
