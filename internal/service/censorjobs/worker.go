@@ -272,21 +272,6 @@ func (w *Worker) spotsIn(ctx context.Context, project string) bool {
 	return transcribe.English(p.ImportPref.SourceLang)
 }
 
-// Spot finds the words of the profanity list in a clip's audio, wav (16
-// kHz mono), with s's keyword spotting alone: the spans, each hit padded
-// (Pad). Censor jobs use Hear, which checks each of these hits.
-func Spot(ctx context.Context, s Spotter, wav string) ([]media.CensorSpan, error) {
-	hits, err := s.Spot(ctx, wav, keyphrases)
-	if err != nil {
-		return nil, err
-	}
-	spans := make([]media.CensorSpan, 0, len(hits))
-	for _, h := range hits {
-		spans = append(spans, Pad(h.Start, h.End))
-	}
-	return spans, nil
-}
-
 // renderVersion names a clip's render: its run and creation time, which a
 // project run again changes.
 func renderVersion(c *apitypes.ExportableClip) string {

@@ -78,11 +78,16 @@ func censorJob(t *testing.T, data []byte, mediaSpec string) {
 				if err := transcribe.ExtractWAV(t.Context(), origs[0], 0, 0, wav); err != nil {
 					t.Fatal(err)
 				}
-				heard, err := censorjobs.Spot(t.Context(), &transcribe.Pocketsphinx{}, wav)
+				// As the job hears them: spotted, then checked (censorjobs.Hear).
+				heard, err := censorjobs.Hear(t.Context(), &transcribe.Pocketsphinx{}, wav,
+					censorjobs.Vocabulary(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1]))
 				if err != nil {
 					t.Fatal(err)
 				}
-				spans = censorjobs.Merge(append(spans, heard...))
+				for _, h := range heard.Kept {
+					spans = append(spans, censorjobs.Pad(h.Start, h.End))
+				}
+				spans = censorjobs.Merge(spans)
 				t.Logf("censoring %v in %q", spans, clip.Text)
 			}
 			resp, body := newClient(t, srv, "").do(http.MethodGet, f.uri, nil)
