@@ -100,6 +100,15 @@ type FilePutter interface {
 	PutFile(ctx context.Context, key, path string) error
 }
 
+// Composer is implemented by stores that can make one object of others
+// joined in order without reading them through clipperd (a bucket's
+// server-side multipart copy): a resumable upload's parts become its file.
+type Composer interface {
+	// Compose stores the objects srcs, joined in order, as dst. Every
+	// source but the last holds at least 5 MiB; there are at most 10,000.
+	Compose(ctx context.Context, dst string, srcs []string) error
+}
+
 // ByteSharer is implemented by stores whose Copy may share the source's
 // bytes instead of storing them again (Dir: a hard link).
 type ByteSharer interface {

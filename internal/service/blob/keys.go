@@ -5,6 +5,7 @@ package blob
 //	media/<projectId>/source.mp4         a project's imported source
 //	media/<projectId>/<clipId>.mp4 ...   its renders and captions
 //	uploads/<uploadId>.bin               a resumable upload's bytes
+//	uploads/parts/<uploadId>/<session>/  its chunks while it arrives, on a bucket
 //	published/<postAccountId>/<postId>/  a post published to the "dir" destination:
 //	                                     clip.mp4 (its clip) and post.json (its record)
 //	broll/<orgId>/<itemId><.ext>         a picture of an org's b-roll library
@@ -27,6 +28,10 @@ func MediaPrefix(project string) string { return mediaRoot + project + "/" }
 
 // UploadKey is the key of upload's bytes.
 func UploadKey(upload string) string { return uploadsRoot + upload + ".bin" }
+
+// UploadPartsPrefix is the prefix of every chunk of upload stored while it
+// arrives in a bucket (which cannot write at an offset), all sessions.
+func UploadPartsPrefix(upload string) string { return uploadsRoot + "parts/" + upload + "/" }
 
 // PublishedKey is the key of file of a post published to the "dir"
 // destination; PublishedKey(account, post, "") is the post's prefix

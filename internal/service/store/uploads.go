@@ -83,3 +83,29 @@ func scanUpload(row scanner) (*Upload, error) {
 	u.Complete = complete != 0
 	return &u, nil
 }
+
+// AdvanceUpload moves upload id from holding `from` bytes to holding `to`
+// (a chunk stored, or a rewind to drop one) and records total and
+// complete (set only once the whole file is stored), only if it
+// is still in session sessionID, incomplete, and holds `from`: several API
+// nodes take the chunks of one upload, and this conditional update is what
+// lets exactly one of two racing requests count its bytes. moved says
+// whether it did; an upload that is gone is ErrNotFound.
+func (s *Store) AdvanceUpload(ctx context.Context, id, sessionID string, from, to, total int64, complete bool) (moved bool, err error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE uploads SET received = ?, total = ?, complete = ?
+		WHERE id = ? AND session_id = ? AND received = ? AND complete = 0`, to, total, boolInt(complete), id, sessionID, from)
+	if err != nil {
+		return false, fmt.Errorf("advance upload %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("advance upload %s: %w", id, err)
+	}
+	if n > 0 {
+		return true, nil
+	}
+	if _, err := s.GetUpload(ctx, id); err != nil {
+		return false, fmt.Errorf("advance upload %s: %w", id, err)
+	}
+	return false, nil
+}

@@ -11,28 +11,28 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/s3blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
-// TestUploadLandsInBucket: chunks are written to the local file; the
-// PUT that completes the upload puts it into the bucket and removes the
-// file, and only then is the upload complete.
+// TestUploadLandsInBucket: on a bucket each chunk is stored as a part
+// under the upload's prefix and nothing is written on the local disk; the
+// PUT that completes the upload joins the parts into the upload's object,
+// deletes them, and only then is the upload complete.
 func TestUploadLandsInBucket(t *testing.T) {
-	srv := miniotest.Start(t)
-	bucket, err := s3blob.New(t.Context(), s3blob.Config{Bucket: srv.NewBucket(t), Prefix: "clipperd",
-		Endpoint: srv.Endpoint, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bucket := testBucket(t)
 	m := newMemStore()
-	s := New(Config{Store: m, Files: testMedia(t, t.TempDir()), Media: bucket})
+	local := t.TempDir()
+	s := New(Config{Store: m, Files: testMedia(t, local), Media: bucket})
 	ctx := t.Context()
-	up := withUpload(t, s, m, held{total: -1})
-	ses := up.SessionID
-	if st, err := s.Put(ctx, ses, put("bytes 0-4/10", "01234")); err != nil || st.Complete {
+	up, ses := startedUpload(t, s)
+	if st, err := s.Put(ctx, ses, put("bytes 0-4/10", "01234")); err != nil || st.Complete || st.Received != 5 {
 		t.Fatalf("first chunk: %+v, %v", st, err)
 	}
 	if _, err := bucket.Stat(ctx, up.Key); !errors.Is(err, blob.ErrNotFound) {
 		t.Fatalf("an incomplete upload is in the bucket: %v", err)
+	}
+	if parts := list(t, bucket, blob.UploadPartsPrefix(up.ID)); len(parts) != 1 || parts[0].Size != 5 {
+		t.Fatalf("parts after the first chunk: %+v; want one of 5 bytes", parts)
 	}
 	if st, err := s.Put(ctx, ses, put("bytes 5-9/10", "56789")); err != nil || !st.Complete {
 		t.Fatalf("last chunk: %+v, %v", st, err)
@@ -40,12 +40,49 @@ func TestUploadLandsInBucket(t *testing.T) {
 	if got := readObject(t, bucket, up.Key); got != "0123456789" {
 		t.Fatalf("the bucket holds %q", got)
 	}
-	if _, err := os.Stat(localFile(t, s, up)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the local file stays after landing: %v", err)
+	if parts := list(t, bucket, blob.UploadPartsPrefix(up.ID)); len(parts) != 0 {
+		t.Errorf("parts stay after completion: %+v", parts)
+	}
+	if entries, err := os.ReadDir(local); err != nil || len(entries) != 0 {
+		t.Errorf("the local directory holds %v (%v); want nothing", entries, err)
 	}
 	if rec := m.record(t, up.ID); !rec.Complete || rec.Received != 10 {
 		t.Errorf("record after landing: %+v", rec)
 	}
+}
+
+func testBucket(t *testing.T) *s3blob.Store {
+	t.Helper()
+	srv := miniotest.Start(t)
+	bucket, err := s3blob.New(t.Context(), s3blob.Config{Bucket: srv.NewBucket(t), Prefix: "clipperd",
+		Endpoint: srv.Endpoint, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bucket
+}
+
+// startedUpload creates an upload and opens its session.
+func startedUpload(t *testing.T, s *Sessions) (*store.Upload, string) {
+	t.Helper()
+	up, err := s.Create(t.Context(), "org", "user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses, err := s.Start(t.Context(), up.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return up, ses
+}
+
+func list(t *testing.T, s blob.Store, prefix string) []blob.Info {
+	t.Helper()
+	infos, err := s.List(t.Context(), prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return infos
 }
 
 // TestLandingFailureThenQuery: when the complete upload cannot be stored,

@@ -39,6 +39,10 @@ const defaultCheckpointBytes = 64 << 20
 // store.ErrNotFound.
 type Store interface {
 	SaveUpload(ctx context.Context, u *store.Upload) error
+	// AdvanceUpload moves the bytes held from `from` to `to` and records
+	// total and complete, only if the upload is still in the session,
+	// incomplete, and holds `from` (moved says whether it did).
+	AdvanceUpload(ctx context.Context, id, sessionID string, from, to, total int64, complete bool) (moved bool, err error)
 	GetUpload(ctx context.Context, id string) (*store.Upload, error)
 	GetUploadBySession(ctx context.Context, sessionID string) (*store.Upload, error)
 }
@@ -51,8 +55,11 @@ type Config struct {
 	// file, so it is a local store (the data directory's blob.Dir).
 	Files blob.Local
 	// Media is where a complete upload lands, under the same key, before
-	// the upload says it is complete: a bucket (the file is put into it and
-	// removed), or nil or Files itself, where it already is.
+	// the upload says it is complete: nil or Files itself, where it already
+	// is; another directory, where the file is moved; or a bucket, which
+	// then also holds the chunks while they arrive (parts.go), so any API
+	// node sharing the database and the bucket takes any request and
+	// nothing is written in Files.
 	Media    blob.Store
 	MaxBytes int64        // largest file; 0 = DefaultMaxBytes
 	Logger   *slog.Logger // nil = discard
@@ -65,6 +72,7 @@ type Sessions struct {
 	store      Store
 	files      blob.Local
 	media      blob.Store // nil: complete uploads stay in files
+	parts      bool       // media is a bucket, which holds the chunks as parts
 	maxBytes   int64
 	checkpoint int64 // bytes between progress records of a long PUT
 	log        *slog.Logger
@@ -83,7 +91,8 @@ func New(cfg Config) *Sessions {
 	if same, ok := media.(blob.Local); ok && same == cfg.Files {
 		media = nil
 	}
-	return &Sessions{store: cfg.Store, files: cfg.Files, media: media, maxBytes: cfg.MaxBytes, checkpoint: defaultCheckpointBytes, log: cfg.Logger}
+	_, local := media.(blob.Local)
+	return &Sessions{store: cfg.Store, files: cfg.Files, media: media, parts: media != nil && !local, maxBytes: cfg.MaxBytes, checkpoint: defaultCheckpointBytes, log: cfg.Logger}
 }
 
 // Status is what the storage holds of an upload.
@@ -109,12 +118,14 @@ type Request struct {
 func (s *Sessions) Create(ctx context.Context, orgID, userID string) (*store.Upload, error) {
 	up := &store.Upload{ID: store.NewID("up_"), OrgID: orgID, UserID: userID, Total: -1}
 	up.Key = blob.UploadKey(up.ID)
-	path, err := s.file(up)
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(path), 0o700)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("uploads directory: %w", err)
+	if !s.parts {
+		path, err := s.file(up)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(path), 0o700)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("uploads directory: %w", err)
+		}
 	}
 	if err := s.store.SaveUpload(ctx, up); err != nil {
 		return nil, err
@@ -136,17 +147,26 @@ func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string
 	if up.Complete {
 		return "", fmt.Errorf("upload %s is %w; create a new upload link for another file", up.ID, ErrComplete)
 	}
-	path, err := s.file(up)
-	if err == nil {
-		err = emptyFile(path)
-	}
-	if err != nil {
-		return "", err
+	if !s.parts {
+		path, err := s.file(up)
+		if err == nil {
+			err = emptyFile(path)
+		}
+		if err != nil {
+			return "", err
+		}
 	}
 	up.SessionID = store.NewID("ses_")
 	up.Received, up.Total = 0, -1
 	if err := s.save(ctx, up); err != nil {
 		return "", err
+	}
+	if s.parts {
+		// The earlier sessions' parts: no client holds the new session's
+		// id yet, so none of its parts can be among them.
+		if _, err := s.media.DeletePrefix(ctx, blob.UploadPartsPrefix(up.ID)); err != nil {
+			s.log.Warn("upload: an earlier session's parts stay until the upload expires", "upload", up.ID, "err", err)
+		}
 	}
 	return up.SessionID, nil
 }
@@ -169,8 +189,12 @@ func (s *Sessions) Put(ctx context.Context, sessionID string, req Request) (Stat
 		return Status{}, err
 	case up.Complete:
 		return statusOf(up), nil
+	case cr.query && s.parts:
+		return s.queryParts(ctx, up, cr.total, req.ContentLength)
 	case cr.query:
 		return s.query(ctx, up, cr.total, req.ContentLength)
+	case s.parts:
+		return s.writeParts(ctx, up, cr, req, turn)
 	}
 	return s.write(ctx, up, cr, req, turn)
 }
@@ -341,6 +365,7 @@ type received struct {
 	readErr   error // the client's body failed: it went away mid-PUT, stalled, or was taken over
 	writeErr  error // the disk failed
 	takenOver bool  // a newer request on the upload ended the body's read
+	lost      bool  // another request counted bytes first (parts.go): these were dropped
 }
 
 func (g received) ok() bool { return g.readErr == nil && g.writeErr == nil && !g.tooMany }
@@ -392,6 +417,9 @@ func (s *Sessions) write(ctx context.Context, up *store.Upload, cr contentRange,
 // wrote is removed too, or nothing would ever list it again.
 func (s *Sessions) save(ctx context.Context, up *store.Upload) error {
 	err := s.store.SaveUpload(ctx, up)
+	if errors.Is(err, store.ErrNotFound) && s.parts {
+		return s.gone(ctx, up, err)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		path, rmErr := s.file(up)
 		if rmErr == nil {

@@ -40,6 +40,25 @@ func (m *memStore) SaveUpload(_ context.Context, u *store.Upload) error {
 	return nil
 }
 
+func (m *memStore) AdvanceUpload(_ context.Context, id, sessionID string, from, to, total int64, complete bool) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failSave != nil {
+		return false, m.failSave
+	}
+	u, ok := m.ups[id]
+	switch {
+	case !ok:
+		return false, store.ErrNotFound
+	case u.SessionID != sessionID || u.Received != from || u.Complete:
+		return false, nil
+	}
+	u.Received, u.Total, u.Complete = to, total, complete
+	m.ups[id] = u
+	m.saved = append(m.saved, u)
+	return true, nil
+}
+
 func (m *memStore) GetUpload(_ context.Context, id string) (*store.Upload, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -393,6 +393,27 @@ func (s *Store) Copy(ctx context.Context, dst, src string) error {
 	return nil
 }
 
+// Compose joins srcs, in order, into dst inside the bucket (S3's
+// multipart copy: no byte passes through clipperd).
+func (s *Store) Compose(ctx context.Context, dst string, srcs []string) error {
+	if err := checkKey(dst); err != nil {
+		return err
+	}
+	opts := make([]minio.CopySrcOptions, len(srcs))
+	for i, src := range srcs {
+		if err := checkKey(src); err != nil {
+			return err
+		}
+		opts[i] = minio.CopySrcOptions{Bucket: s.cfg.Bucket, Object: s.name(src)}
+	}
+	_, err := s.c.ComposeObject(ctx,
+		minio.CopyDestOptions{Bucket: s.cfg.Bucket, Object: s.name(dst), ReplaceMetadata: true, ContentType: contentType(dst)}, opts...)
+	if err != nil {
+		return fmt.Errorf("blob: compose %s: %w", dst, err)
+	}
+	return nil
+}
+
 // Delete removes key; S3 answers a missing key with success too.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := checkKey(key); err != nil {
