@@ -29,6 +29,9 @@ func MediaPrefix(project string) string { return mediaRoot + project + "/" }
 // UploadKey is the key of upload's bytes.
 func UploadKey(upload string) string { return uploadsRoot + upload + ".bin" }
 
+// UploadsPrefix is the prefix of every upload's objects.
+const UploadsPrefix = uploadsRoot
+
 // UploadPartsPrefix is the prefix of every chunk of upload stored while it
 // arrives in a bucket (which cannot write at an offset), all sessions.
 func UploadPartsPrefix(upload string) string { return uploadsRoot + "parts/" + upload + "/" }

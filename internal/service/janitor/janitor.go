@@ -52,8 +52,12 @@ type Config struct {
 	// of a data directory never deletes the original's files.
 	Media blob.Store
 	// Uploads is where incomplete uploads are written when that is not
-	// Media (a bucket's server writes them in the data directory); nil:
-	// Media. An expired upload is removed from both.
+	// Media (--media in another directory: the data directory); nil:
+	// Media. An expired upload is removed from both. On a bucket the chunks
+	// of an upload arriving are parts in Media (blob.UploadPartsPrefix),
+	// removed with it, and Uploads holds nothing but what an earlier
+	// release left: when it is not Media, its files older than the expiry
+	// are removed too (each node's janitor sweeps its own disk).
 	Uploads blob.Store
 	// UploadExpiry is the age after which an upload no project uses is
 	// deleted; default DefaultUploadExpiry.
@@ -140,8 +144,11 @@ func (j *Janitor) sweepUploads(ctx context.Context, sw *Swept) error {
 	cutoff := j.cfg.Now().Add(-j.cfg.UploadExpiry)
 	for ctx.Err() == nil {
 		ups, err := j.cfg.Store.ExpiredUploads(ctx, cutoff, batch)
-		if err != nil || len(ups) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(ups) == 0 {
+			break
 		}
 		deleted := 0
 		for _, u := range ups {
@@ -154,16 +161,71 @@ func (j *Janitor) sweepUploads(ctx context.Context, sw *Swept) error {
 				deleted++
 				sw.Uploads++
 				sw.Bytes += j.remove(ctx, j.cfg.Media, u.Key)
+				sw.Bytes += j.removePrefix(ctx, j.cfg.Media, blob.UploadPartsPrefix(u.ID))
 				if j.cfg.Uploads != nil {
 					sw.Bytes += j.remove(ctx, j.cfg.Uploads, u.Key)
 				}
 			}
 		}
 		if deleted == 0 {
-			return nil // every one failed or was taken into use: leave them to the next pass
+			break // every one failed or was taken into use: leave them to the next pass
 		}
 	}
+	// Files carry the machine's times, whatever clock says what expired.
+	return j.sweepLocalUploads(ctx, time.Now().Add(-j.cfg.UploadExpiry), sw)
+}
+
+// sweepLocalUploads removes the files under uploads/ in Uploads, when it
+// is not Media, last written before cutoff. Nothing there is ever complete
+// (a complete upload is moved to Media) and an upload is expired once
+// created before cutoff, so such a file is one whose record is gone: an
+// upload deleted by another node's janitor, which cannot reach this disk,
+// or one a node was writing when it stopped for good.
+func (j *Janitor) sweepLocalUploads(ctx context.Context, cutoff time.Time, sw *Swept) error {
+	if j.cfg.Uploads == nil || sameStore(j.cfg.Uploads, j.cfg.Media) {
+		return nil
+	}
+	files, err := j.cfg.Uploads.List(ctx, blob.UploadsPrefix)
+	if err != nil {
+		return fmt.Errorf("list local uploads: %w", err)
+	}
+	for _, f := range files {
+		if !f.ModTime.Before(cutoff) {
+			continue
+		}
+		if err := j.cfg.Uploads.Delete(ctx, f.Key); err != nil {
+			j.log.Error("remove a local upload file", "key", f.Key, "err", err)
+			continue
+		}
+		sw.Bytes += f.Size
+	}
 	return nil
+}
+
+// sameStore reports whether a and b hold the same objects: one store, or
+// two over one directory.
+func sameStore(a, b blob.Store) bool {
+	if a == b {
+		return true
+	}
+	la, okA := a.(blob.Local)
+	lb, okB := b.(blob.Local)
+	if !okA || !okB {
+		return false
+	}
+	pa, errA := la.LocalPath(blob.UploadKey("x"))
+	pb, errB := lb.LocalPath(blob.UploadKey("x"))
+	return errA == nil && errB == nil && pa == pb
+}
+
+// removePrefix deletes the objects under prefix of media and returns their
+// size.
+func (j *Janitor) removePrefix(ctx context.Context, media blob.Store, prefix string) int64 {
+	n, err := media.DeletePrefix(ctx, prefix)
+	if err != nil {
+		j.log.Error("remove expired files", "prefix", prefix, "err", err)
+	}
+	return n
 }
 
 // sweepProjects deletes the media of ended projects past storageExpireAt:
@@ -212,6 +274,7 @@ func (j *Janitor) expireProject(ctx context.Context, id string, sw *Swept) error
 	sw.Bytes += n + copies
 	for _, u := range ups {
 		sw.Bytes += j.remove(ctx, j.cfg.Media, u.Key)
+		sw.Bytes += j.removePrefix(ctx, j.cfg.Media, blob.UploadPartsPrefix(u.ID))
 	}
 	return nil
 }

@@ -313,3 +313,73 @@ func TestProjectExpiryRemovesItsPostsClips(t *testing.T) {
 		t.Error("the clip of another project's post was removed")
 	}
 }
+
+// An expired upload's parts (the chunks a bucket holds while an upload
+// arrives) go with it, whichever node wrote them; and a node's own disk
+// keeps no upload file past the expiry, though another node's janitor
+// deleted the record (here: no record at all).
+func TestExpiredUploadsLeaveNoParts(t *testing.T) {
+	e := newEnv(t)
+	media, err := blob.NewDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploads, err := blob.NewDir(e.dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.j, err = New(Config{Store: e.st, Media: media, Uploads: uploads, UploadExpiry: 168 * time.Hour,
+		Now: func() time.Time { return e.clock.now().Add(169 * time.Hour) }}); err != nil {
+		t.Fatal(err)
+	}
+	abandoned := &store.Upload{ID: store.NewID("up_"), OrgID: "org", UserID: "user", SessionID: "ses_a", Total: 30, Received: 20}
+	abandoned.Key = blob.UploadKey(abandoned.ID)
+	if err := e.st.SaveUpload(t.Context(), abandoned); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"ses_a/00000000000000000000-aa", "ses_a/00000000000000000010-bb", "ses_old/00000000000000000000-cc"} {
+		if err := blob.Write(t.Context(), media, blob.UploadPartsPrefix(abandoned.ID)+key, bytes.NewReader(make([]byte, 10))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Its record went with another node's pass; last written 8 days ago.
+	leftover := filepath.Join(e.dir, "uploads", "up_elsewhere.bin")
+	writeFile(t, leftover, 7)
+	old := time.Now().Add(-192 * time.Hour)
+	if err := os.Chtimes(leftover, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if sw := e.pass(); sw.Uploads != 1 || sw.Bytes != 37 {
+		t.Errorf("swept %+v, want 1 upload and 37 bytes (3 parts, the leftover file)", sw)
+	}
+	if left, err := media.List(t.Context(), blob.UploadsPrefix); err != nil || len(left) != 0 {
+		t.Errorf("the media keep %+v (%v) of the expired upload", left, err)
+	}
+	if exists(leftover) {
+		t.Error("the node's leftover upload file stays")
+	}
+}
+
+// A file of an upload still arriving on this node's disk (--media in
+// another directory) stays: it was written within the expiry.
+func TestLocalUploadInProgressStays(t *testing.T) {
+	e := newEnv(t)
+	media, err := blob.NewDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploads, err := blob.NewDir(e.dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.j, err = New(Config{Store: e.st, Media: media, Uploads: uploads, UploadExpiry: 168 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	u := e.upload(10, false)
+	if sw := e.pass(); sw.Uploads != 0 || sw.Bytes != 0 {
+		t.Errorf("swept %+v, want nothing", sw)
+	}
+	if !exists(e.path(u)) {
+		t.Error("an upload in progress lost its file")
+	}
+}

@@ -379,6 +379,12 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 		if err := s.startWork(ctx); err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
+	} else {
+		// An API-only node runs the janitor too: the upload files an
+		// earlier release left on its own disk are swept nowhere else.
+		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		s.cancel = cancel
+		s.janitor.Start(runCtx)
 	}
 	if !serveAPI {
 		ok = true
