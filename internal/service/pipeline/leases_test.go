@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -297,5 +298,62 @@ func refusedWrites(t *testing.T, e *env, src string) {
 	}
 	if q := e.project(id); q.Stage != apitypes.StageStalled || q.RunToken != p.RunToken {
 		t.Errorf("after giving up: stage %s token %d, want it left STALLED at token %d", q.Stage, q.RunToken, p.RunToken)
+	}
+}
+
+// A requeue the database refuses (a project whose every write fails) is
+// tried again on the loops' backoff (1 s doubling), not on every look of
+// the watchdog: one error line per attempt, not one per PollInterval; it
+// goes through once the database takes it.
+func TestWatchdogBacksOffARefusedRequeue(t *testing.T) {
+	e := newEnv(t)
+	var logs syncBuffer
+	e.cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	start := time.Now()
+	clock := start
+	e.cfg.Clock = func() time.Time { return clock }
+	r, err := e.newRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.r = r
+	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})
+	e.orphan(id, apitypes.StageRender, 0)
+	if _, err := e.st.DB().Exec(`CREATE TRIGGER refuse_requeue BEFORE UPDATE ON projects FOR EACH ROW
+		WHEN NEW.id = '` + id + `' AND NEW.stage IN ('QUEUED', 'STALLED')
+		BEGIN SELECT RAISE(ABORT, 'this project''s writes are refused'); END`); err != nil {
+		t.Fatal(err)
+	}
+	attempts := func() int { return strings.Count(logs.String(), `msg="requeue a project whose run's lease ended"`) }
+	look := func(times int) {
+		for range times {
+			if err := r.watch(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, step := range []struct {
+		advance time.Duration
+		want    int
+	}{
+		{0, 1},                      // the first look tries
+		{999 * time.Millisecond, 1}, // within its 1 s wait: no attempt
+		{time.Millisecond, 2},       // 1 s on: the second, then 2 s
+		{time.Second, 2},
+		{time.Second, 3},
+	} {
+		clock = clock.Add(step.advance)
+		look(10)
+		if got := attempts(); got != step.want {
+			t.Fatalf("10 looks at +%s: %d attempts logged in all, want %d", clock.Sub(start), got, step.want)
+		}
+	}
+	if _, err := e.st.DB().Exec(`DROP TRIGGER refuse_requeue`); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(4 * time.Second)
+	look(1)
+	if p := e.project(id); p.Stage != apitypes.StageQueued || p.RunToken != 1 || attempts() != 3 {
+		t.Errorf("once the database takes it: stage %s token %d, %d failures logged; want QUEUED, token 1, 3", p.Stage, p.RunToken, attempts())
 	}
 }

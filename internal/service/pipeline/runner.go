@@ -160,6 +160,9 @@ type Runner struct {
 	loop repeat.Loop // retries due and the watchdog, every PollInterval
 
 	leases *leaseClock // the time of leases: the database's on PostgreSQL
+	// failedRetries and failedRequeues back off the loop's writes of a
+	// project that keep failing: due retries, the watchdog's requeues.
+	failedRetries, failedRequeues failing
 
 	// held counts this process's jobs per queue and organization
 	// (OrgShare), by share key.
@@ -414,10 +417,9 @@ func (r *Runner) scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, id := range due {
-		if err := r.requeue(ctx, id); err != nil {
-			r.log.Error("requeue stalled project", "project", id, "err", err)
-		}
-	}
+	r.failedRetries.attempt(due, r.cfg.Clock(), func(id string) error { return r.requeue(ctx, id) },
+		func(id string, err error, n int, wait time.Duration) {
+			r.log.Error("requeue stalled project", "project", id, "err", err, "failures", n, "retryIn", wait)
+		})
 	return r.watch(ctx)
 }

@@ -19,7 +19,9 @@ import (
 // PostgreSQL), so a process whose own clock is off neither ends live leases
 // early nor keeps dead ones. The write checks the lease again under the
 // row's lock, so several processes looking at once handle it once, and a
-// run that renewed meanwhile keeps its project.
+// run that renewed meanwhile keeps its project. A requeue that fails (the
+// database refuses the project's writes) is tried again on the loops'
+// backoff (failing), not on every look.
 func (r *Runner) watch(ctx context.Context) error {
 	now, err := r.leases.now(ctx)
 	if err != nil {
@@ -29,11 +31,10 @@ func (r *Runner) watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if err := r.leaseEnded(ctx, id, now); err != nil {
-			r.log.Error("requeue a project whose run's lease ended", "project", id, "err", err)
-		}
-	}
+	r.failedRequeues.attempt(ids, r.cfg.Clock(), func(id string) error { return r.leaseEnded(ctx, id, now) },
+		func(id string, err error, n int, wait time.Duration) {
+			r.log.Error("requeue a project whose run's lease ended", "project", id, "err", err, "failures", n, "retryIn", wait)
+		})
 	return nil
 }
 
