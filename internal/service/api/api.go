@@ -252,7 +252,7 @@ func newAPI(cfg Config) *API {
 		throttled:       cfg.OnThrottled,
 
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
-		authFails:            failbound.New(),
+		authFails:            failbound.ForStore(cfg.Store, failbound.ScopeAPIKeys, logger),
 		trustedProxies:       cfg.TrustedProxies,
 	}
 }

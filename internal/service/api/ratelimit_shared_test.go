@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -150,5 +151,42 @@ func TestPostRateLimitSharedAcrossNodes(t *testing.T) {
 	}
 	if d := decide(coreA, "h", t0.Add(6*time.Second)); d.allowed {
 		t.Error("third core request across the nodes allowed past the limit of 2")
+	}
+}
+
+// TestFailedKeysBoundedAcrossNodes: failed API keys from one address,
+// sent to two API nodes in turn, are counted once: after failbound.Burst
+// of them both nodes answer 429 before looking at any key (a right one
+// too), another address is not held up, and an attempt comes back on
+// either node after failbound.Every. Counted per node, the address had
+// Burst wrong keys on each.
+func TestFailedKeysBoundedAcrossNodes(t *testing.T) {
+	a, b, key := twoNodes(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	hs := nodeHandlers(t, a, b, 100, func() time.Time { return now })
+	get := func(node int, peer, bearer string) *httptest.ResponseRecorder {
+		r := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/collections?q=mine", nil)
+		r.RemoteAddr = peer + ":4321"
+		r.Header.Set("Authorization", "Bearer "+bearer)
+		w := httptest.NewRecorder()
+		hs[node].ServeHTTP(w, r)
+		return w
+	}
+	for i := range failbound.Burst {
+		if w := get(i%2, "203.0.113.9", "ck_wrong"); w.Code != http.StatusUnauthorized {
+			t.Fatalf("wrong key %d (node %d): %d, want 401", i+1, i%2, w.Code)
+		}
+	}
+	for node := range 2 {
+		if w := get(node, "203.0.113.9", key); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "6" {
+			t.Errorf("right key from the blocked address on node %d: %d, Retry-After %q; want 429, 6", node, w.Code, w.Header().Get("Retry-After"))
+		}
+	}
+	if w := get(1, "198.51.100.7", key); w.Code != http.StatusOK {
+		t.Errorf("right key from another address: %d %s, want 200", w.Code, w.Body)
+	}
+	now = now.Add(failbound.Every)
+	if w := get(1, "203.0.113.9", key); w.Code != http.StatusOK {
+		t.Errorf("right key once an attempt came back: %d %s, want 200", w.Code, w.Body)
 	}
 }
