@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/mediacheck"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
@@ -25,33 +26,6 @@ func colourPicture(t *testing.T, path, colour string, w, h int, seconds float64)
 	if err := runTool(context.Background(), "test picture", "ffmpeg", append(args, toolexec.LocalURL(path)), nil); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// rgbAt is the RGB frame of path at second sec, scaled to w x h.
-func rgbAt(t *testing.T, path string, sec float64, w, h int) []byte {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "frame.rgb")
-	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(sec, 'f', 3, 64), "-i", toolexec.LocalURL(path), "-frames:v", "1",
-		"-vf", "scale="+strconv.Itoa(w)+":"+strconv.Itoa(h), "-f", "rawvideo", "-pix_fmt", "rgb24", toolexec.LocalURL(out))
-	if err := runTool(context.Background(), "frame", "ffmpeg", args, nil); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil || len(b) != w*h*3 {
-		t.Fatalf("frame at %.2f s: %d bytes, %v", sec, len(b), err)
-	}
-	return b
-}
-
-// near: the pixel (x, y) of an RGB frame 100 pixels wide is within 40 of each channel of c.
-func near(frame []byte, x, y int, c [3]int) bool {
-	p := frame[(y*100+x)*3:]
-	for i := range 3 {
-		if d := int(p[i]) - c[i]; d < -40 || d > 40 {
-			return false
-		}
-	}
-	return true
 }
 
 func TestProbeVisualTellsStillsVideosAndOthers(t *testing.T) {
@@ -120,63 +94,19 @@ func TestRenderDrawsBrollAndOverlays(t *testing.T) {
 	const w, h = 100, 100
 	magenta, green, blue := [3]int{255, 0, 255}, [3]int{0, 255, 0}, [3]int{0, 0, 255}
 	for _, sec := range []float64{0.5, 1.8, 2.2, 3, 3.8, 4.3, 5.5} {
-		f := rgbAt(t, exp, sec, w, h)
+		f := mediacheck.FrameAt(t, exp, sec, w, h)
 		in := sec > 2 && sec < 4
-		if got := near(f, 30, 60, magenta) && near(f, 50, 90, magenta); got != in {
+		if got := f.Near(30, 60, magenta) && f.Near(50, 90, magenta); got != in {
 			t.Errorf("at %.1f s: b-roll picture shown %v, want %v", sec, got, in)
 		}
-		if !near(f, 80, 15, green) || near(f, 60, 15, green) {
+		if !f.Near(80, 15, green) || f.Near(60, 15, green) {
 			t.Errorf("at %.1f s: the overlay is not (only) at its box 70-90%% x 5-25%%", sec)
 		}
-		if !near(f, 15, 15, blue) || near(f, 15, 35, blue) {
+		if !f.Near(15, 15, blue) || f.Near(15, 35, blue) {
 			t.Errorf("at %.1f s: the video overlay is not (only) at its box 5-25%% x 5-25%%", sec)
 		}
 	}
-	if !sameAudio(t, src, exp, 0, 6) {
+	if !mediacheck.SameLevels(t, mediacheck.Levels(t, src, 0, 6), mediacheck.Levels(t, exp, 0, 6), 0.5) {
 		t.Error("the audio of the clip differs from the source's")
 	}
-}
-
-// sameAudio: the decoded audio of a and b over [from, to) has the same
-// loudness within 0.5 dB in each half second (the encoder changes samples, not levels).
-func sameAudio(t *testing.T, a, b string, from, to float64) bool {
-	t.Helper()
-	la, lb := levels(t, a, from, to), levels(t, b, from, to)
-	if len(la) == 0 || len(la) != len(lb) {
-		t.Logf("levels %v and %v", la, lb)
-		return false
-	}
-	for i := range la {
-		if math.Abs(la[i]-lb[i]) > 0.5 {
-			t.Logf("half second %d: %.2f dB and %.2f dB", i, la[i], lb[i])
-			return false
-		}
-	}
-	return true
-}
-
-// levels is the RMS level (dBFS) of each half second of path's audio over [from, to).
-func levels(t *testing.T, path string, from, to float64) []float64 {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "audio.raw")
-	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(from, 'f', 3, 64), "-t", strconv.FormatFloat(to-from, 'f', 3, 64),
-		"-i", toolexec.LocalURL(path), "-vn", "-ac", "1", "-ar", "16000", "-f", "s16le", toolexec.LocalURL(out))
-	if err := runTool(context.Background(), "audio", "ffmpeg", args, nil); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const win = 8000
-	var dbs []float64
-	for i := 0; i+2*win <= len(raw); i += 2 * win {
-		var sum float64
-		for j := i; j < i+2*win; j += 2 {
-			v := float64(int16(uint16(raw[j]) | uint16(raw[j+1])<<8))
-			sum += v * v
-		}
-		dbs = append(dbs, 10*math.Log10(sum/win/(32768*32768)+1e-12))
-	}
-	return dbs
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/mediacheck"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
@@ -31,9 +32,9 @@ func TestRenderFitCropRatioShowsOnlyThatBox(t *testing.T) {
 		if _, err := RenderClip(t.Context(), src, Highlight{Start: 0, End: 1.5, CenterX: 0.5}, exp, pre, opts); err != nil {
 			t.Fatal(err)
 		}
-		frame := rgbAt(t, exp, 0.5, 100, 178)
-		if !near(frame, 3, 89, c.want) {
-			p := frame[(89*100+3)*3:]
+		frame := mediacheck.FrameAt(t, exp, 0.5, 100, 178)
+		if !frame.Near(3, 89, c.want) {
+			p := frame.RGB[(89*100+3)*3:]
 			t.Errorf("fit with crop ratio %g: left edge at mid-height is %v, want about %v", c.ratio, p[:3], c.want)
 		}
 	}
