@@ -18,12 +18,12 @@ import (
 
 // twoNodes opens one new PostgreSQL database twice, as two API nodes do,
 // with one API key (org-a, user-a) made through the first.
-func twoNodes(t *testing.T) (a, b *store.Store, key string) {
+func twoNodes(t testing.TB) (a, b *store.Store, key string) {
 	t.Helper()
 	url := storetest.PostgresURL(t)
 	master, _ := masterkey.Generate()
 	open := func() *store.Store {
-		st, err := store.Open(t.Context(), url, store.WithMasterKey(master))
+		st, err := store.Open(context.Background(), url, store.WithMasterKey(master))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +31,7 @@ func twoNodes(t *testing.T) (a, b *store.Store, key string) {
 		return st
 	}
 	a, b = open(), open()
-	key, err := a.CreateKey(t.Context(), "org-a", "user-a")
+	key, err := a.CreateKey(context.Background(), "org-a", "user-a")
 	if err != nil {
 		t.Fatal(err)
 	}
