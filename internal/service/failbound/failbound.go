@@ -82,6 +82,9 @@ func ForStore(st any, scope string, log *slog.Logger) *Limiter {
 	if log != nil {
 		l.log = log
 	}
+	if s, ok := st.(*store.Store); ok && s == nil {
+		return l // handler tests without a store
+	}
 	type engined interface{ Engine() string }
 	if e, ok := st.(engined); ok && e.Engine() == store.EnginePostgres {
 		if sh, ok := st.(Shared); ok {

@@ -31,8 +31,10 @@ func TestForStorePicksTheCount(t *testing.T) {
 	if l := ForStore(openStore(t, storetest.PostgresURL(t), master), ScopeLogins, nil); l.shared == nil {
 		t.Error("a PostgreSQL store's limiter counts in memory alone")
 	}
-	if l := ForStore(nil, ScopeLogins, nil); l.shared != nil {
-		t.Error("no store, yet a shared count")
+	for _, none := range []any{nil, (*store.Store)(nil)} {
+		if l := ForStore(none, ScopeLogins, nil); l.shared != nil {
+			t.Errorf("no store (%#v), yet a shared count", none)
+		}
 	}
 }
 
