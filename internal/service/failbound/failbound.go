@@ -118,6 +118,8 @@ func (l *Limiter) Failed(ctx context.Context, client string, now time.Time) {
 	if l.shared == nil {
 		return
 	}
+	// Counted even when the client hangs up: going away must not undo it.
+	ctx = context.WithoutCancel(ctx)
 	if err := l.shared.SpendFailedAttempt(ctx, l.scope+client, now, Every, blockAfter); err != nil {
 		l.log.Warn("failed attempts: not counted in the database; this process counts it alone", "client", client, "err", err)
 	}
