@@ -219,14 +219,7 @@ func newAPI(cfg Config) *API {
 	if cfg.OnThrottled == nil {
 		cfg.OnThrottled = func(string) {}
 	}
-	limiter := newKeyLimiter(cfg.RateLimit)
-	postLimiter := newKeyLimiter(cfg.PostRateLimit)
-	if cfg.Now != nil {
-		limiter.now, postLimiter.now = cfg.Now, cfg.Now
-	}
-	limiter.saved, limiter.log = cfg.Store, logger
-	// The posting budget's windows are saved beside the core one's, under names of their own.
-	postLimiter.saved, postLimiter.log = prefixedWindows{cfg.Store, postWindowPrefix}, logger
+	limiter, postLimiter := newLimiters(cfg.Store, cfg.RateLimit, cfg.PostRateLimit, cfg.Now, logger)
 	links := cfg.MediaLinks
 	if links == nil {
 		links = medialink.New(cfg.Store, cfg.PublicURL, 0, 0, cfg.Now)
@@ -259,7 +252,7 @@ func newAPI(cfg Config) *API {
 		throttled:       cfg.OnThrottled,
 
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
-		authFails:            failbound.New(),
+		authFails:            failbound.ForStore(cfg.Store, failbound.ScopeAPIKeys, logger),
 		trustedProxies:       cfg.TrustedProxies,
 	}
 }

@@ -52,7 +52,7 @@ func (a *API) authed(next http.HandlerFunc) http.Handler {
 		if err != nil {
 			a.log.Warn("failed API keys counted by the proxy's address", "client", client, "err", err)
 		}
-		if now := a.limiter.now(); a.authFails.Blocked(client, now) {
+		if now := a.limiter.now(); a.authFails.Blocked(r.Context(), client, now) {
 			a.throttled(ThrottledAuth)
 			w.Header().Set("Retry-After", strconv.Itoa(int(failbound.Every.Seconds())))
 			a.fail(w, r, errAuthBlocked)
@@ -60,7 +60,7 @@ func (a *API) authed(next http.HandlerFunc) http.Handler {
 		}
 		key, err := a.authenticate(r)
 		if ae := (*authError)(nil); errors.As(err, &ae) && ae.unknown {
-			a.authFails.Failed(client, a.limiter.now())
+			a.authFails.Failed(r.Context(), client, a.limiter.now())
 		}
 		if err != nil {
 			a.fail(w, r, err)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // rateWindow is the span the per-key limit counts over: the spec's "per minute".
@@ -20,15 +23,24 @@ const rateWindow = time.Minute
 // logged, so hammering does not push a key's window further out. With saved
 // set, every key's window is written there and read back when the key is
 // first seen, so a restart does not hand out the same minute's budget again.
+// With shared set (PostgreSQL, where several API nodes serve one database)
+// the window lives in the database alone and each check takes it in one
+// transaction (admitShared), so the nodes together allow perMinute.
 type keyLimiter struct {
 	perMinute int
 	now       func() time.Time // injected so tests move time without sleeping
 	saved     windowStore      // nil: windows live in memory only
+	shared    sharedWindows    // non-nil: windows are decided in the database
 	log       *slog.Logger
 
 	mu        sync.Mutex
 	keys      map[string]*keyWindow
 	lastSweep time.Time
+	// full holds, with shared, the keys whose window the database found
+	// full, until its oldest request leaves it: other nodes only add to a
+	// window, so until then it stays full and a refusal needs no
+	// transaction (a key hammered past its limit costs the database nothing).
+	full map[string]time.Time
 }
 
 // keyWindow holds the times of a key's allowed requests, oldest first, in a
@@ -46,26 +58,69 @@ type windowStore interface {
 	SaveRateWindow(ctx context.Context, key string, times []time.Time) error
 }
 
+// sharedWindows decides a key's window in one database transaction
+// (store.TakeRateWindow).
+type sharedWindows interface {
+	TakeRateWindow(ctx context.Context, key string, take func(times []time.Time) ([]time.Time, bool)) error
+}
+
+// rateWindows is what the store offers both kinds of limiter.
+type rateWindows interface {
+	windowStore
+	sharedWindows
+}
+
 // postWindowPrefix names the posting endpoints' windows among the saved ones.
 const postWindowPrefix = "post:"
 
 // prefixedWindows keeps a second limiter's windows in the same store under
 // prefix+key, apart from the first's.
 type prefixedWindows struct {
-	windowStore
+	rateWindows
 	prefix string
 }
 
 func (p prefixedWindows) RateWindow(ctx context.Context, key string) ([]time.Time, error) {
-	return p.windowStore.RateWindow(ctx, p.prefix+key)
+	return p.rateWindows.RateWindow(ctx, p.prefix+key)
 }
 
 func (p prefixedWindows) SaveRateWindow(ctx context.Context, key string, times []time.Time) error {
-	return p.windowStore.SaveRateWindow(ctx, p.prefix+key, times)
+	return p.rateWindows.SaveRateWindow(ctx, p.prefix+key, times)
+}
+
+func (p prefixedWindows) TakeRateWindow(ctx context.Context, key string, take func([]time.Time) ([]time.Time, bool)) error {
+	return p.rateWindows.TakeRateWindow(ctx, p.prefix+key, take)
 }
 
 func newKeyLimiter(perMinute int) *keyLimiter {
-	return &keyLimiter{perMinute: perMinute, now: time.Now, keys: map[string]*keyWindow{}, log: slog.New(slog.DiscardHandler)}
+	return &keyLimiter{perMinute: perMinute, now: time.Now, keys: map[string]*keyWindow{}, full: map[string]time.Time{},
+		log: slog.New(slog.DiscardHandler)}
+}
+
+// newLimiters makes the per-key limiter of the core endpoints and that of
+// the posting ones (its windows saved under postWindowPrefix). On SQLite
+// (one process) windows live in memory and are saved for a restart; on
+// PostgreSQL, which several API nodes may share, they are decided in the
+// database, so --rate-limit and --post-rate-limit hold across the nodes.
+func newLimiters(st *store.Store, rate, postRate int, now func() time.Time, log *slog.Logger) (core, post *keyLimiter) {
+	core, post = newKeyLimiter(rate), newKeyLimiter(postRate)
+	if now != nil {
+		core.now, post.now = now, now
+	}
+	if log != nil {
+		core.log, post.log = log, log
+	}
+	if st == nil { // handler tests without a store: memory only
+		return core, post
+	}
+	var windows rateWindows = st
+	postWindows := prefixedWindows{windows, postWindowPrefix}
+	if st.Engine() == store.EnginePostgres {
+		core.shared, post.shared = windows, postWindows
+	} else {
+		core.saved, post.saved = windows, postWindows
+	}
+	return core, post
 }
 
 // expire drops the entries that left the window by now.
@@ -157,12 +212,44 @@ func (l *keyLimiter) sweep(now time.Time) {
 	}
 }
 
+// verdict is the decision on one request and what its headers say.
+type verdict struct {
+	allowed   bool
+	remaining int       // requests still allowed in the window after this one
+	resetAt   time.Time // when the oldest request in the window leaves it
+	now       time.Time // the request's time, never before the window's newest
+}
+
 // admit decides one request of key at now and sets the rate-limit headers
 // on every answer: X-RateLimit-Limit (requests per 60 s), X-RateLimit-Remaining
 // (requests still allowed in the window after this one) and X-RateLimit-Reset
 // (Unix seconds, rounded up, when the oldest request in the window leaves it).
 // Refused, it also sets Retry-After: whole seconds, at least 1, until then.
 func (l *keyLimiter) admit(ctx context.Context, w http.ResponseWriter, key string, now time.Time) bool {
+	var v verdict
+	if l.shared != nil {
+		v = l.admitShared(ctx, key, now)
+	} else {
+		v = l.admitLocal(ctx, key, now)
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(l.perMinute))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(v.remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilUnix(v.resetAt), 10))
+	if !v.allowed {
+		wait := v.resetAt.Sub(v.now)
+		secs := int64(wait / time.Second)
+		if wait%time.Second != 0 {
+			secs++
+		}
+		h.Set("Retry-After", strconv.FormatInt(max(1, secs), 10))
+	}
+	return v.allowed
+}
+
+// admitLocal decides on the window kept in memory (saved, if set, after
+// each allowed request).
+func (l *keyLimiter) admitLocal(ctx context.Context, key string, now time.Time) verdict {
 	l.mu.Lock()
 	l.sweep(now)
 	kw := l.window(ctx, key)
@@ -177,24 +264,74 @@ func (l *keyLimiter) admit(ctx context.Context, w http.ResponseWriter, key strin
 		kw.push(now)
 		changed = kw.list()
 	}
-	remaining := l.perMinute - kw.n
-	resetAt := kw.oldest().Add(rateWindow) // kw.n >= 1 here: just pushed, or full
+	v := verdict{allowed: allowed, remaining: l.perMinute - kw.n, now: now,
+		resetAt: kw.oldest().Add(rateWindow)} // kw.n >= 1 here: just pushed, or full
 	l.mu.Unlock()
 	l.save(ctx, key, changed)
+	return v
+}
 
-	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(l.perMinute))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilUnix(resetAt), 10))
-	if !allowed {
-		wait := resetAt.Sub(now)
-		secs := int64(wait / time.Second)
-		if wait%time.Second != 0 {
-			secs++
+// admitShared decides in the database, in one transaction holding the
+// key's window, so requests of one key on every node are decided one after
+// the other. A key the database found full is refused from memory until
+// its window moves on. When the database cannot decide, the request is
+// decided on this process's memory alone (logged): the limit is a courtesy
+// to the server, not worth refusing requests over.
+func (l *keyLimiter) admitShared(ctx context.Context, key string, now time.Time) verdict {
+	l.mu.Lock()
+	if now.Sub(l.lastSweep) >= rateWindow {
+		l.lastSweep = now
+		for k, until := range l.full {
+			if !now.Before(until) {
+				delete(l.full, k)
+			}
 		}
-		h.Set("Retry-After", strconv.FormatInt(max(1, secs), 10))
 	}
-	return allowed
+	until, full := l.full[key]
+	l.mu.Unlock()
+	if full && now.Before(until) {
+		return verdict{remaining: 0, resetAt: until, now: now}
+	}
+	var v verdict
+	err := l.shared.TakeRateWindow(ctx, key, func(times []time.Time) ([]time.Time, bool) {
+		var next []time.Time
+		next, v = slide(times, now, l.perMinute)
+		return next, v.allowed
+	})
+	if err != nil {
+		l.log.Warn("rate limit: the database could not decide; this request is counted by this process alone", "err", err)
+		return l.admitLocal(ctx, key, now)
+	}
+	if !v.allowed {
+		l.mu.Lock()
+		l.full[key] = v.resetAt
+		l.mu.Unlock()
+	}
+	return v
+}
+
+// slide is admitLocal's rule on a window read from the database: times
+// (oldest first) lose those that left the window by now, and now is taken
+// when fewer than limit remain. next is the window to save when allowed.
+func slide(times []time.Time, now time.Time, limit int) (next []time.Time, v verdict) {
+	if n := len(times); n > 0 && now.Before(times[n-1]) {
+		// Another node's clock, or a request that read the clock earlier, went first; keep the log in order.
+		now = times[n-1]
+	}
+	gone := 0
+	for gone < len(times) && !now.Before(times[gone].Add(rateWindow)) {
+		gone++
+	}
+	live := times[gone:]
+	// The newest limit: a lower limit (another node's, or after a restart) keeps the latest.
+	live = live[max(0, len(live)-limit):]
+	v = verdict{allowed: len(live) < limit, now: now}
+	if v.allowed {
+		live = append(slices.Clip(live), now)
+	}
+	v.remaining = limit - len(live)
+	v.resetAt = live[0].Add(rateWindow) // len(live) >= 1: just taken, or full
+	return live, v
 }
 
 // ceilUnix is t in Unix seconds, rounded up: the window has not moved on

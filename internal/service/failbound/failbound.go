@@ -1,11 +1,15 @@
 // Package failbound bounds failed attempts per client address: failed
 // gallery logins and failed API keys. Keys are 192 random bits, so this is
 // not what keeps them from being guessed; it keeps a login form or an API
-// from being a cheap oracle to hammer.
+// from being a cheap oracle to hammer. On PostgreSQL, where several
+// processes serve one database, the attempts are counted there too, so a
+// client has one bound across the API nodes (ForStore).
 package failbound
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -14,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // Failed attempts per client: a burst of Burst, then one every Every.
@@ -25,7 +31,25 @@ const (
 	// limiterIdle is how long an address's limiter is kept unused; by
 	// then it is full again, so dropping it forgets nothing.
 	limiterIdle = Every * Burst
+	// blockAfter is how far a client's shared count may lead now with an
+	// attempt left: Burst-1 intervals (Shared).
+	blockAfter = Every * (Burst - 1)
 )
+
+// The scopes of the bounds kept in a shared store, each its own budget.
+const (
+	ScopeAPIKeys = "api:"
+	ScopeLogins  = "login:"
+)
+
+// Shared keeps the clients' failed attempts for every process of one
+// database (the store on PostgreSQL): a client's count is the time its
+// attempts are counted until, each worth Every.
+type Shared interface {
+	FailedAttemptsUntil(ctx context.Context, client string) (time.Time, error)
+	SpendFailedAttempt(ctx context.Context, client string, now time.Time, every, blockAfter time.Duration) error
+	ForgetFailedAttempts(ctx context.Context, now time.Time) error
+}
 
 // Limiter bounds failed attempts per client address (IPv6 per /64, which
 // one client usually holds whole). Safe for concurrent use.
@@ -33,24 +57,87 @@ type Limiter struct {
 	mu        sync.Mutex
 	clients   map[string]*rate.Limiter
 	lastSweep time.Time
+
+	// shared, when set, counts the attempts of every process; scope names
+	// this bound's in it. The memory count is kept too: it answers when
+	// this process's own attempts already block a client (no read), and
+	// alone when the database cannot.
+	shared     Shared
+	scope      string
+	log        *slog.Logger
+	lastForget time.Time
 }
 
-// New makes a Limiter.
+// New makes a Limiter counting in this process's memory.
 func New() *Limiter {
-	return &Limiter{clients: map[string]*rate.Limiter{}}
+	return &Limiter{clients: map[string]*rate.Limiter{}, log: slog.New(slog.DiscardHandler)}
+}
+
+// ForStore makes the Limiter of a scope over st: counted in st when st is
+// a PostgreSQL store that keeps attempts, which
+// several processes may share, else in memory as New's, as on a single
+// box. log (nil: none) hears of a shared count that could not be used.
+func ForStore(st any, scope string, log *slog.Logger) *Limiter {
+	l := New()
+	if log != nil {
+		l.log = log
+	}
+	if s, ok := st.(*store.Store); ok && s == nil {
+		return l // handler tests without a store
+	}
+	type engined interface{ Engine() string }
+	if e, ok := st.(engined); ok && e.Engine() == store.EnginePostgres {
+		if sh, ok := st.(Shared); ok {
+			l.shared, l.scope = sh, scope
+		}
+	}
+	return l
 }
 
 // Blocked reports whether client has no failed attempt left at now; an
 // attempt is refused then, before its key is looked at.
-func (l *Limiter) Blocked(client string, now time.Time) bool {
+func (l *Limiter) Blocked(ctx context.Context, client string, now time.Time) bool {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	c := l.clients[client]
-	return c != nil && c.TokensAt(now) < 1
+	blocked := c != nil && c.TokensAt(now) < 1
+	l.mu.Unlock()
+	if blocked || l.shared == nil {
+		return blocked
+	}
+	until, err := l.shared.FailedAttemptsUntil(ctx, l.scope+client)
+	if err != nil {
+		l.log.Warn("failed attempts: the shared count is unreadable; this process's alone decides", "client", client, "err", err)
+		return false
+	}
+	return until.Sub(now) > blockAfter
 }
 
 // Failed spends one attempt of client at now.
-func (l *Limiter) Failed(client string, now time.Time) {
+func (l *Limiter) Failed(ctx context.Context, client string, now time.Time) {
+	l.failedHere(client, now)
+	if l.shared == nil {
+		return
+	}
+	// Counted even when the client hangs up: going away must not undo it.
+	ctx = context.WithoutCancel(ctx)
+	if err := l.shared.SpendFailedAttempt(ctx, l.scope+client, now, Every, blockAfter); err != nil {
+		l.log.Warn("failed attempts: not counted in the database; this process counts it alone", "client", client, "err", err)
+	}
+	l.mu.Lock()
+	forget := now.Sub(l.lastForget) > limiterIdle
+	if forget {
+		l.lastForget = now
+	}
+	l.mu.Unlock()
+	if forget {
+		if err := l.shared.ForgetFailedAttempts(ctx, now); err != nil {
+			l.log.Warn("failed attempts: clients with every attempt back not forgotten", "err", err)
+		}
+	}
+}
+
+// failedHere spends one attempt of client in this process's memory.
+func (l *Limiter) failedHere(client string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.lastSweep) > limiterIdle {

@@ -122,7 +122,7 @@ func New(cfg Config) (http.Handler, error) {
 	g := &Gallery{
 		store: cfg.Store, links: cfg.MediaLinks, log: cfg.Logger, ttl: cmp.Or(cfg.SessionTTL, DefaultSessionTTL),
 		now: cfg.Now, secure: strings.HasPrefix(cfg.PublicURL, "https://"),
-		pages: pages, logins: failbound.New(), trustedProxies: cfg.TrustedProxies, throttled: cfg.OnThrottled,
+		pages: pages, logins: failbound.ForStore(cfg.Store, failbound.ScopeLogins, cfg.Logger), trustedProxies: cfg.TrustedProxies, throttled: cfg.OnThrottled,
 	}
 	if g.throttled == nil {
 		g.throttled = func(string) {}

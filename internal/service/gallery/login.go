@@ -31,7 +31,7 @@ func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		g.log.Warn("gallery login counted by the proxy's address", "client", client, "err", err)
 	}
-	if g.logins.Blocked(client, g.now()) {
+	if g.logins.Blocked(r.Context(), client, g.now()) {
 		g.throttled(ThrottledLogin)
 		w.Header().Set("Retry-After", strconv.Itoa(int(loginEvery.Seconds())))
 		g.render(w, r, http.StatusTooManyRequests, "login", "Log in",
@@ -46,7 +46,7 @@ func (g *Gallery) login(w http.ResponseWriter, r *http.Request) {
 	apiKey := strings.TrimSpace(r.PostFormValue("api_key"))
 	key, err := g.store.LookupKey(r.Context(), apiKey)
 	if apiKey == "" || errors.Is(err, store.ErrNotFound) {
-		g.logins.Failed(client, g.now())
+		g.logins.Failed(r.Context(), client, g.now())
 		g.log.Info("gallery login refused", "client", client)
 		g.render(w, r, http.StatusUnauthorized, "login", "Log in", loginPage{Error: "That API key is not valid."})
 		return

@@ -21,8 +21,11 @@ import (
 //	QUEUED → IMPORT → CURATE → REFINE → RENDER → UPLOAD → COMPLETE
 //	any active stage → STALLED (error set, stallCount+1, failureStalls+1)
 //	STALLED with retryAt → QUEUED when retryAt passes (scan loop), error cleared
-//	active stage whose run's lease ended (its process died) → QUEUED by the
-//	  watchdog, as interrupted (stallCount+1 only), in one transaction
+//	active stage whose run's lease ended (its process died, its writes kept
+//	  failing) → QUEUED by the watchdog, as interrupted (stallCount+1 and
+//	  interruptions+1 only), in one transaction; the 2nd to 4th such in a
+//	  row → STALLED with retryAt (backoff), the 5th (MaxInterruptions) →
+//	  STALLED for good; an outcome (COMPLETE, a stall, a hand-off) resets it
 //	active stage whose run is cut short by a stop → QUEUED at once, the same way
 //	a tool not on PATH (ffmpeg, ffprobe) → STALLED with retryAt (stallCount+1 only)
 //	failureStalls > MaxRetries, or a permanent failure → STALLED for good;
@@ -126,10 +129,18 @@ func (r *Runner) process(ctx context.Context, id string, run int64, l leg) error
 	started := time.Now()
 	from := apitypes.StageQueued
 	for i, st := range l.stages {
+		var lease time.Time // the claim's: the first stage's write takes the lease
+		if i == 0 {
+			now, err := r.leases.now(ctx)
+			if err != nil {
+				return fmt.Errorf("pipeline: claim project %s: %w", id, err)
+			}
+			lease = now.Add(r.cfg.Lease)
+		}
 		var p *store.Project
 		err := r.persist(ctx, "stage "+string(st.name), id, func() (err error) {
 			p, err = r.cfg.Store.MutateProject(ctx, id, func(p *store.Project) error {
-				return r.enter(p, run, i == 0, st.name, &started)
+				return r.enter(p, run, lease, st.name, &started)
 			})
 			return err
 		})
@@ -148,7 +159,7 @@ func (r *Runner) process(ctx context.Context, id string, run int64, l leg) error
 			go func() { defer beat.Done(); r.heartbeat(ctx, cut, id, run) }()
 		}
 		if err != nil {
-			r.ended(ctx, id, run, st.name, "persist stage", err)
+			r.ended(ctx, id, run, st.name, "stage", err)
 			return nil
 		}
 		r.log.Info("project stage", "project", id, "from", from, "to", st.name, "took", r.left(from, started).Round(time.Millisecond))
@@ -204,7 +215,11 @@ func (r *Runner) heartbeat(ctx context.Context, cut context.CancelCauseFunc, id 
 			return
 		case <-t.C:
 		}
-		held, err := r.cfg.Store.RenewLease(ctx, id, run, time.Now().Add(r.cfg.Lease))
+		now, err := r.leases.now(ctx)
+		held := true
+		if err == nil {
+			held, err = r.cfg.Store.RenewLease(ctx, id, run, now.Add(r.cfg.Lease))
+		}
 		switch {
 		case err != nil:
 			if ctx.Err() == nil {
@@ -226,19 +241,20 @@ func (r *Runner) left(stage apitypes.Stage, started time.Time) time.Duration {
 	return took
 }
 
-// enter moves p into stage for run; the first stage is the claim, which
-// only a project queued with run's token passes, takes the lease, and makes
-// started the time it waited since.
-func (r *Runner) enter(p *store.Project, run int64, claim bool, stage apitypes.Stage, started *time.Time) error {
+// enter moves p into stage for run; the first stage is the claim (lease
+// set: when the lease ends, in leaseClock's time), which only a project
+// queued with run's token passes, takes the lease, and makes started the
+// time it waited since.
+func (r *Runner) enter(p *store.Project, run int64, lease time.Time, stage apitypes.Stage, started *time.Time) error {
 	if p.RunToken != run {
 		return errLostRun
 	}
-	if claim {
+	if !lease.IsZero() {
 		if !p.Stage.Waiting() {
 			return errNotQueued
 		}
 		p.RetryAt, p.Error = time.Time{}, nil // a new run; stallCount keeps the history
-		p.LeaseUntil = time.Now().Add(r.cfg.Lease)
+		p.LeaseUntil = lease
 		if !p.UpdatedAt.IsZero() {
 			*started = p.UpdatedAt // the time spent waiting in QUEUED
 		}
@@ -283,7 +299,7 @@ func (r *Runner) complete(ctx context.Context, j *job) (apitypes.Stage, error) {
 			if err := fence(p, j.run); err != nil {
 				return store.Effects{}, err
 			}
-			p.Stage, p.LeaseUntil = apitypes.StageComplete, time.Time{}
+			p.Stage, p.LeaseUntil, p.Interruptions = apitypes.StageComplete, time.Time{}, 0
 			p.Error, p.RetryAt = nil, time.Time{}
 			p.StorageSize = size
 			return store.Effects{Deliveries: r.conclusionDeliveries(p, mailed), Enqueue: r.enqueueDelivery()}, nil
@@ -333,7 +349,7 @@ func (r *Runner) stall(ctx context.Context, id string, run int64, stageName apit
 			retryAt = r.cfg.Store.Now().Add(r.retryDelay(p.FailureStalls))
 		}
 		p.Stage, p.Error, p.StallCount, p.RetryAt = apitypes.StageStalled, &text, &count, retryAt
-		p.LeaseUntil = time.Time{}
+		p.LeaseUntil, p.Interruptions = time.Time{}, 0 // an outcome: the interruptions in a row end
 		if !retryAt.IsZero() {
 			return store.Effects{}, nil // not a conclusion yet: the service tries again
 		}

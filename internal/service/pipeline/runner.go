@@ -82,8 +82,19 @@ type Config struct {
 	// Lease is how long a run holds its project without renewing: its
 	// heartbeat renews it every Lease/3, and a project whose lease ended
 	// (its process died) is queued again by any process's loop; default
-	// DefaultLease.
+	// DefaultLease. On PostgreSQL leases are taken and checked by the
+	// database's clock (leaseClock), so processes on machines whose clocks
+	// disagree share them safely; on SQLite by Clock.
 	Lease time.Duration
+	// Clock is the process's clock, which leases use on SQLite; default
+	// time.Now. Tests set a skewed one.
+	Clock func() time.Time
+	// MaxInterruptions is how many runs in a row may end without an outcome
+	// (their lease ended: the process died, or the run's writes kept
+	// failing) before the project is STALLED for good; the first is queued
+	// again at once, each further one after the backoff of RetryBase
+	// (retryDelay); default DefaultMaxInterruptions.
+	MaxInterruptions int
 	// OrgShare is how many of this process's pipeline workers one
 	// organization's runs may hold at once; 0 takes max(1, workers-1), so
 	// with two workers or more one is always left for another
@@ -111,6 +122,11 @@ type Config struct {
 // DefaultLease is Config.Lease's default: a process killed mid-run has its
 // projects resumed elsewhere within about this long.
 const DefaultLease = 30 * time.Second
+
+// DefaultMaxInterruptions is Config.MaxInterruptions's default: a project
+// whose runs end without an outcome five times in a row (with the default
+// RetryBase, about four minutes of backoff between them) is given up.
+const DefaultMaxInterruptions = 5
 
 // runTimeout bounds one run, and is the job's lease in River's terms: far
 // beyond any render, so River never cuts a run short nor retries a live one;
@@ -142,6 +158,11 @@ type Runner struct {
 	client *http.Client
 
 	loop repeat.Loop // retries due and the watchdog, every PollInterval
+
+	leases *leaseClock // the time of leases: the database's on PostgreSQL
+	// failedRetries and failedRequeues back off the loop's writes of a
+	// project that keep failing: due retries, the watchdog's requeues.
+	failedRetries, failedRequeues failing
 
 	// held counts this process's jobs per queue and organization
 	// (OrgShare), by share key.
@@ -184,6 +205,12 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.MaxInterruptions <= 0 {
+		cfg.MaxInterruptions = DefaultMaxInterruptions
+	}
 	if cfg.OrgShare <= 0 {
 		cfg.OrgShare = max(1, cfg.Jobs.Workers(jobs.QueuePipeline)-1)
 	}
@@ -212,6 +239,7 @@ func New(cfg Config) (*Runner, error) {
 		maxDownload: quota.MaxLinkBytes,
 		held:        map[shareKey]int{},
 		sleep:       sleepCtx,
+		leases:      &leaseClock{local: cfg.Clock, db: cfg.Store.DatabaseTime},
 	}
 	// Unique by its args (project and token): adopting a project twice
 	// adds one job.
@@ -320,6 +348,7 @@ func (r *Runner) handOff(ctx context.Context, j *job) (apitypes.Stage, error) {
 				return store.Effects{}, err
 			}
 			p.SourceKey = blob.MediaKey(p.ID, sourceName)
+			p.Interruptions = 0 // the leg's outcome
 			return r.queueAgain(p), nil
 		})
 		return err
@@ -388,10 +417,9 @@ func (r *Runner) scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, id := range due {
-		if err := r.requeue(ctx, id); err != nil {
-			r.log.Error("requeue stalled project", "project", id, "err", err)
-		}
-	}
+	r.failedRetries.attempt(due, r.cfg.Clock(), func(id string) error { return r.requeue(ctx, id) },
+		func(id string, err error, n int, wait time.Duration) {
+			r.log.Error("requeue stalled project", "project", id, "err", err, "failures", n, "retryIn", wait)
+		})
 	return r.watch(ctx)
 }

@@ -2,34 +2,97 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // watch is the watchdog, run on every scan of every process that works the
 // pipeline: a project in a processing stage whose run's lease ended has no
 // live run. Its process died (kill -9, a lost machine), lost the database,
-// or gave up because its writes kept failing (a full disk). The watchdog
-// queues it again at once as interrupted: a stall that is counted but is
-// no failure of the project, as a restart never is. The write checks the
-// lease again under the row's lock, so several processes looking at once
-// queue it once, and a run that renewed meanwhile keeps its project.
+// or gave up because its writes kept failing (a full disk, a database that
+// refuses them). Leases are read by the lease clock (the database's on
+// PostgreSQL), so a process whose own clock is off neither ends live leases
+// early nor keeps dead ones. The write checks the lease again under the
+// row's lock, so several processes looking at once handle it once, and a
+// run that renewed meanwhile keeps its project. A requeue that fails (the
+// database refuses the project's writes) is tried again on the loops'
+// backoff (failing), not on every look.
 func (r *Runner) watch(ctx context.Context) error {
-	ids, err := r.cfg.Store.ExpiredLeases(ctx, time.Now())
+	now, err := r.leases.now(ctx)
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		err := r.interrupt(ctx, id, leaseEndedError, func(p *store.Project) bool {
-			return p.Stage.Processing() && !p.LeaseUntil.After(time.Now())
-		})
-		if err != nil {
-			r.log.Error("requeue a project whose run's lease ended", "project", id, "err", err)
-		}
+	ids, err := r.cfg.Store.ExpiredLeases(ctx, now)
+	if err != nil {
+		return err
 	}
+	r.failedRequeues.attempt(ids, r.cfg.Clock(), func(id string) error { return r.leaseEnded(ctx, id, now) },
+		func(id string, err error, n int, wait time.Duration) {
+			r.log.Error("requeue a project whose run's lease ended", "project", id, "err", err, "failures", n, "retryIn", wait)
+		})
+	return nil
+}
+
+// leaseEnded handles project id, whose run's lease ended before now without
+// an outcome: an interruption, counted as a stall (stallCount+1) but not as
+// a failure of the project, as a restart never is. The first in a row is
+// queued again at once: a process killed once just resumes elsewhere.
+// Each further one in a row waits the stall retries' backoff (retryDelay of
+// the interruptions before it) as STALLED with retryAt, so a project whose
+// runs keep ending so (its writes always fail) does not run every lease;
+// the MaxInterruptions-th is STALLED for good, with its conclusion and the
+// refund of a failure stall.
+func (r *Runner) leaseEnded(ctx context.Context, id string, now time.Time) error {
+	var from apitypes.Stage
+	var n int64
+	var retryAt time.Time
+	var refunded bool
+	p, _, err := r.cfg.Store.MutateProjectWithEffects(ctx, id, func(p *store.Project) (store.Effects, error) {
+		if !p.Stage.Processing() || p.LeaseUntil.After(now) {
+			return store.Effects{}, errStale
+		}
+		from, retryAt, refunded = p.Stage, time.Time{}, false
+		count := int64(1)
+		if p.StallCount != nil {
+			count = *p.StallCount + 1
+		}
+		p.StallCount = &count
+		p.Interruptions++
+		n = p.Interruptions
+		why := leaseEndedError(from)
+		switch {
+		case n >= int64(r.cfg.MaxInterruptions):
+			text := fmt.Sprintf("%v (not retried: %d runs in a row ended without an outcome; their process died each time, or their writes kept failing)", why, n)
+			p.Stage, p.Error, p.RetryAt, p.LeaseUntil = apitypes.StageStalled, &text, time.Time{}, time.Time{}
+			refunded = quota.RefundsOnStall(from)
+			return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Enqueue: r.enqueueDelivery(), Refund: refunded}, nil
+		case n == 1:
+			return r.queueAgain(p), nil
+		default:
+			retryAt = r.cfg.Store.Now().Add(r.retryDelay(n - 1))
+			text := fmt.Sprintf("%v (%d runs in a row ended so; retried after a backoff)", why, n)
+			p.Stage, p.Error, p.RetryAt, p.LeaseUntil = apitypes.StageStalled, &text, retryAt, time.Time{}
+			return store.Effects{}, nil
+		}
+	})
+	if errors.Is(err, errStale) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if n == 1 {
+		r.log.Warn("project stage", "project", id, "from", from, "to", apitypes.StageStalled, "error", leaseEndedError(from).Error())
+		r.log.Info("project stage", "project", id, "from", apitypes.StageStalled, "to", apitypes.StageQueued, "reason", "interrupted")
+		return nil
+	}
+	r.log.Warn("project stage", "project", id, "from", from, "to", apitypes.StageStalled, "error", *p.Error,
+		"interruptions", n, "retryAt", retryAt, "refunded", refunded)
 	return nil
 }
 

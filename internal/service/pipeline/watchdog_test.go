@@ -133,7 +133,7 @@ func TestStaleRunWritesNothing(t *testing.T) {
 		t.Errorf("RenewLease of the stale run = %v, %v; want false", held, err)
 	}
 	var started time.Time
-	_, err = e.st.MutateProject(ctx, id, func(p *store.Project) error { return r.enter(p, 0, false, apitypes.StageUpload, &started) })
+	_, err = e.st.MutateProject(ctx, id, func(p *store.Project) error { return r.enter(p, 0, time.Time{}, apitypes.StageUpload, &started) })
 	if !errors.Is(err, store.ErrStaleRun) {
 		t.Errorf("stage write of the stale run: %v, want ErrStaleRun", err)
 	}

@@ -34,6 +34,7 @@ var copyTables = []string{
 	"posts",
 	"media_sums",
 	"broll",
+	"failed_attempts",
 }
 
 // notCopied says which tables of the database CopyTo leaves alone: the

@@ -61,6 +61,7 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	_, err = s.MediaKey(ctx)
 	must(err)
 	must(s.SaveRateWindow(ctx, key, []time.Time{at.Add(-time.Second), at}))
+	must(s.SpendFailedAttempt(ctx, "api:203.0.113.9", at, 6*time.Second, 54*time.Second))
 	must(s.CreateGallerySession(ctx, "hash1", Key{Hash: KeyHash(key), OrgID: org, UserID: "user"}, at.Add(time.Hour)))
 	must(s.SaveBrandTemplate(ctx, org, apitypes.BrandTemplate{Name: "Mine", Type: "CUSTOM"}))
 	var accounts []string

@@ -334,6 +334,20 @@ var migrations = []migration{
 		created_at TEXT COLLATE "C" NOT NULL
 	);
 	CREATE INDEX broll_org ON broll(org_id, created_at);`},
+	// 21: failed attempts (gallery logins, API keys) per client address,
+	// shared by the processes of one PostgreSQL database (failedattempts.go;
+	// a single box counts them in memory).
+	{sql: `CREATE TABLE failed_attempts (
+		client TEXT PRIMARY KEY,
+		until_ns INTEGER NOT NULL
+	);`, postgres: `CREATE TABLE failed_attempts (
+		client TEXT COLLATE "C" PRIMARY KEY,
+		until_ns BIGINT NOT NULL
+	);`},
+	// 22: the runs of a project in a row whose lease ended without an
+	// outcome, which the pipeline's watchdog backs off on (runs.go).
+	{sql: `ALTER TABLE projects ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;`,
+		postgres: `ALTER TABLE projects ADD COLUMN interruptions BIGINT NOT NULL DEFAULT 0;`},
 }
 
 func (s *Store) migrate(ctx context.Context) error { return s.migrateTo(ctx, len(migrations)) }

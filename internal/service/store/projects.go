@@ -52,6 +52,11 @@ type Project struct {
 	// LeaseUntil, set while a run holds the project, is when the run is
 	// taken for dead unless its heartbeat renews it (runs.go).
 	LeaseUntil time.Time
+	// Interruptions counts the runs in a row whose lease ended without an
+	// outcome (their process died, or their writes kept failing); a run's
+	// outcome (COMPLETE, a stall, an import handed off) resets it. The
+	// pipeline backs off on it and gives up past a bound.
+	Interruptions int64
 
 	// The preferences of the create request, which the project echoes and
 	// the pipeline reads. They are the user's own documents, kept in one
@@ -75,13 +80,13 @@ type projectPrefs struct {
 
 // projectColumns lists the projects columns in the order scanProject reads
 // and projectValues writes them.
-const projectColumns = projectColumnsV4 + `, run_token, lease_until`
+const projectColumns = projectColumnsV4 + `, run_token, lease_until, interruptions`
 
 const projectAssignments = `org_id = ?, user_id = ?, stage = ?, visibility = ?, source_platform = ?, source_id = ?,
 	video_url = ?, model = ?, brand_template_id = ?, product_tier = ?, storage_size = ?, storage_status = ?,
 	storage_expire_at = ?, error = ?, stall_count = ?, failure_stalls = ?, retry_at = ?, refund_status = ?,
 	credits_charged = ?, source_path = ?, source_duration_sec = ?, created_at = ?, updated_at = ?, prefs = ?,
-	run_token = ?, lease_until = ?`
+	run_token = ?, lease_until = ?, interruptions = ?`
 
 // projectValues are p's column values, in projectColumns order.
 func projectValues(p *Project) ([]any, error) {
@@ -95,7 +100,7 @@ func projectValues(p *Project) ([]any, error) {
 	return []any{p.ID, p.OrgID, p.UserID, string(p.Stage), p.Visibility, p.SourcePlatform, p.SourceID, p.VideoURL, p.Model,
 		p.BrandTemplateID, p.ProductTier, p.StorageSize, p.StorageStatus, timeText(p.StorageExpireAt), p.Error, p.StallCount,
 		p.FailureStalls, nullTime(p.RetryAt), p.RefundStatus, p.CreditsCharged, p.SourceKey, p.SourceDurationSec,
-		timeText(p.CreatedAt), timeText(p.UpdatedAt), string(prefs), p.RunToken, nullTime(p.LeaseUntil)}, nil
+		timeText(p.CreatedAt), timeText(p.UpdatedAt), string(prefs), p.RunToken, nullTime(p.LeaseUntil), p.Interruptions}, nil
 }
 
 func scanProject(row scanner) (*Project, error) {
@@ -104,7 +109,7 @@ func scanProject(row scanner) (*Project, error) {
 	err := row.Scan(&p.ID, &p.OrgID, &p.UserID, &p.Stage, &p.Visibility, &p.SourcePlatform, &p.SourceID, &p.VideoURL, &p.Model,
 		&p.BrandTemplateID, &p.ProductTier, &p.StorageSize, &p.StorageStatus, timeCol{&p.StorageExpireAt}, &p.Error, &p.StallCount,
 		&p.FailureStalls, timeCol{&p.RetryAt}, &p.RefundStatus, &p.CreditsCharged, &p.SourceKey, &p.SourceDurationSec,
-		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &prefs, &p.RunToken, timeCol{&p.LeaseUntil})
+		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &prefs, &p.RunToken, timeCol{&p.LeaseUntil}, &p.Interruptions)
 	if err != nil {
 		return nil, err
 	}

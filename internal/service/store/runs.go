@@ -21,6 +21,21 @@ import (
 // ErrStaleRun is a write of a run whose token the project no longer carries.
 var ErrStaleRun = errors.New("the project's run was taken over (its run token is stale)")
 
+// DatabaseTime reads the database's clock, on PostgreSQL: processes on
+// several machines take and check leases by it, as their own clocks may
+// disagree by more than a lease. ok is false on SQLite, whose processes
+// share one machine and so one clock.
+func (s *Store) DatabaseTime(ctx context.Context) (t time.Time, ok bool, err error) {
+	if s.engine != EnginePostgres {
+		return time.Time{}, false, nil
+	}
+	// clock_timestamp, not now(): now() is the transaction's start.
+	if err := s.db.QueryRowContext(ctx, `SELECT clock_timestamp()`).Scan(&t); err != nil {
+		return time.Time{}, false, fmt.Errorf("read the database's clock: %w", err)
+	}
+	return t.UTC(), true, nil
+}
+
 // RenewLease moves the lease of run (a token) of project id to until, and
 // reports whether the run still holds the project: false once the project
 // is out of its processing stages or carries another token.

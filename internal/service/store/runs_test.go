@@ -122,3 +122,34 @@ func TestParallelChargesOfOneProjectChargeOnce(t *testing.T) {
 		}
 	})
 }
+
+// PostgreSQL lends its clock to leases, and the interruptions count is
+// stored with the project; SQLite has no clock to share (ok false).
+func TestDatabaseTimeAndInterruptions(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		s, _ := b.open(t)
+		ctx := context.Background()
+		before := time.Now()
+		now, ok, err := s.DatabaseTime(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := b.name == EnginePostgres; ok != want {
+			t.Fatalf("DatabaseTime ok = %v on %s, want %v", ok, b.name, want)
+		}
+		// The server is this machine: its clock is ours.
+		if ok && (now.Before(before.Add(-time.Second)) || now.After(time.Now().Add(time.Second)) || now.Location() != time.UTC) {
+			t.Errorf("DatabaseTime = %v, want about %v in UTC", now, before)
+		}
+		p := &Project{ID: "p-int", OrgID: "org", Stage: apitypes.StageQueued}
+		if err := s.CreateProject(ctx, p, Admission{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.MutateProject(ctx, p.ID, func(p *Project) error { p.Interruptions = 3; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.GetProject(ctx, p.ID); err != nil || got.Interruptions != 3 {
+			t.Errorf("interruptions read back %v (%v), want 3", got, err)
+		}
+	})
+}
