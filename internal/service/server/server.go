@@ -380,8 +380,10 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	} else {
-		// An API-only node runs the janitor too: the upload files an
-		// earlier release left on its own disk are swept nowhere else.
+		// An API-only node runs the janitor too: expired uploads go
+		// whichever processes run, and upload files on this node's own
+		// disk (an earlier release's, or --media in another directory)
+		// are swept nowhere else.
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		s.cancel = cancel
 		s.janitor.Start(runCtx)

@@ -4,8 +4,9 @@
 // order (Content-Range "bytes FIRST-LAST/TOTAL", TOTAL "*" while unknown),
 // answers status queries ("bytes */TOTAL") with the bytes it holds, and is
 // complete when it holds TOTAL bytes. A newer request on an upload takes
-// over from one still reading its body (turns.go). What the disk holds of an
-// upload is always what a status query reports: a failed or refused PUT
+// over from one still reading its body (turns.go). What the disk (on a
+// bucket: the parts, parts.go) holds of an upload is always what a status
+// query reports: a failed or refused PUT
 // leaves its durably written prefix when it is a resumable one, and nothing
 // beyond it. It knows no HTTP: package api decodes requests into calls and
 // maps the errors of errors.go to answers.
