@@ -255,3 +255,25 @@ func (c *countingComposer) Compose(ctx context.Context, dst string, srcs []strin
 	c.sources += len(srcs)
 	return c.Store.Compose(ctx, dst, srcs)
 }
+
+// TestPartsStartDropsEarlierBytes: a new session of an incomplete upload
+// deletes what an earlier one left in the bucket, its parts and an object
+// under the upload's key (a partial file `clipperd migrate` copied there),
+// so the new session's file is never joined with them nor taken for them.
+func TestPartsStartDropsEarlierBytes(t *testing.T) {
+	a, _, _, bucket := twoNodes(t)
+	ctx := t.Context()
+	up, ses := startedUpload(t, a)
+	if _, err := a.Put(ctx, ses, put("bytes 0-4/10", "01234")); err != nil {
+		t.Fatal(err)
+	}
+	if err := blob.Write(ctx, bucket, up.Key, strings.NewReader("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Start(ctx, up.ID); err != nil {
+		t.Fatal(err)
+	}
+	if left := list(t, bucket, blob.UploadsPrefix); len(left) != 0 {
+		t.Fatalf("after a new start the bucket keeps %+v", left)
+	}
+}

@@ -163,10 +163,17 @@ func (s *Sessions) Start(ctx context.Context, uploadID string) (sessionID string
 		return "", err
 	}
 	if s.parts {
-		// The earlier sessions' parts: no client holds the new session's
-		// id yet, so none of its parts can be among them.
-		if _, err := s.media.DeletePrefix(ctx, blob.UploadPartsPrefix(up.ID)); err != nil {
-			s.log.Warn("upload: an earlier session's parts stay until the upload expires", "upload", up.ID, "err", err)
+		// The earlier sessions' parts, and an object an earlier session
+		// joined but never recorded (a start raced its completion) or a
+		// partial file `clipperd migrate` copied: the upload is incomplete,
+		// so nothing under its key is its file. No client holds the new
+		// session's id yet, so none of its parts can be among them.
+		_, err := s.media.DeletePrefix(ctx, blob.UploadPartsPrefix(up.ID))
+		if err == nil {
+			err = s.media.Delete(ctx, up.Key)
+		}
+		if err != nil {
+			s.log.Warn("upload: an earlier session's bytes stay until the upload expires", "upload", up.ID, "err", err)
 		}
 	}
 	return up.SessionID, nil
