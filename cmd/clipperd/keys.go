@@ -147,7 +147,7 @@ func keysList(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "PREFIX\tORG\tUSER\tCREATED")
 	for _, k := range keys {
-		fmt.Fprintf(w, "%s...\t%s\t%s\t%s\n", k.Prefix, k.OrgID, k.UserID, k.CreatedAt)
+		fmt.Fprintf(w, "%s...\t%s\t%s\t%s\n", k.Prefix, k.OrgID, k.UserID, store.Timestamp(k.CreatedAt))
 	}
 	return w.Flush()
 }
