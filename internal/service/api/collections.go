@@ -27,6 +27,12 @@ const (
 	deleteOK     = "success"
 )
 
+// collectionJSON is the API's shape of c, its times in the spec's format.
+func collectionJSON(c store.Collection) apitypes.Collection {
+	return apitypes.Collection{CollectionID: c.CollectionID, CollectionName: c.CollectionName,
+		CreatedAt: store.Timestamp(c.CreatedAt), UpdatedAt: store.Timestamp(c.UpdatedAt)}
+}
+
 // createCollection is POST /api/collections.
 func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeValid(w, r, checkCreateCollection)
@@ -39,7 +45,7 @@ func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: c})
+	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: collectionJSON(c)})
 }
 
 func checkCreateCollection(req *apitypes.CreateCollectionRequest) error {
@@ -88,7 +94,10 @@ func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	page := apitypes.CollectionPage{List: list, Total: total, Limit: &limit}
+	page := apitypes.CollectionPage{List: make([]apitypes.Collection, len(list)), Total: total, Limit: &limit}
+	for i, c := range list {
+		page.List[i] = collectionJSON(c)
+	}
 	if end := offset + len(list); len(list) > 0 && end < total {
 		page.Next = strconv.Itoa(end)
 	}

@@ -49,9 +49,9 @@ type Store interface {
 	MediaSumOf(ctx context.Context, key string) (store.MediaSum, error)
 
 	// Collections.
-	CreateCollection(ctx context.Context, orgID, name string, maxCollections int) (apitypes.Collection, error)
+	CreateCollection(ctx context.Context, orgID, name string, maxCollections int) (store.Collection, error)
 	DeleteCollection(ctx context.Context, orgID, id string) error
-	ListCollections(ctx context.Context, orgID, contentID string, offset, limit int) ([]apitypes.Collection, int, error)
+	ListCollections(ctx context.Context, orgID, contentID string, offset, limit int) ([]store.Collection, int, error)
 	CollectionClips(ctx context.Context, orgID, collectionID string, offset, limit int) ([]apitypes.ExportableClip, error)
 	AddCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error
 	RemoveCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error
