@@ -27,12 +27,6 @@ const (
 	deleteOK     = "success"
 )
 
-// collectionJSON is the API's shape of c, its times in the spec's format.
-func collectionJSON(c store.Collection) apitypes.Collection {
-	return apitypes.Collection{CollectionID: c.CollectionID, CollectionName: c.CollectionName,
-		CreatedAt: store.Timestamp(c.CreatedAt), UpdatedAt: store.Timestamp(c.UpdatedAt)}
-}
-
 // createCollection is POST /api/collections.
 func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeValid(w, r, checkCreateCollection)
@@ -45,7 +39,7 @@ func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: collectionJSON(c)})
+	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: c.API()})
 }
 
 func checkCreateCollection(req *apitypes.CreateCollectionRequest) error {
@@ -96,7 +90,7 @@ func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
 	}
 	page := apitypes.CollectionPage{List: make([]apitypes.Collection, len(list)), Total: total, Limit: &limit}
 	for i, c := range list {
-		page.List[i] = collectionJSON(c)
+		page.List[i] = c.API()
 	}
 	if end := offset + len(list); len(list) > 0 && end < total {
 		page.Next = strconv.Itoa(end)

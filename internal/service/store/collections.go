@@ -30,6 +30,13 @@ type Collection struct {
 	UpdatedAt      time.Time
 }
 
+// API is the collection as the API answers it, its times in the spec's
+// format.
+func (c Collection) API() apitypes.Collection {
+	return apitypes.Collection{CollectionID: c.CollectionID, CollectionName: c.CollectionName,
+		CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt)}
+}
+
 // CreateCollection creates a collection for orgID unless the org already
 // has maxCollections of them (maxCollections <= 0: no limit), checked in the
 // same transaction so parallel creates cannot overshoot the quota.
