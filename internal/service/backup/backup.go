@@ -174,9 +174,16 @@ func compare(ctx context.Context, file string, copied map[string]blob.Sum, repor
 	return compareWith(ctx, st, copied, report)
 }
 
+// mediaRecords is what compareWith reads of the store: the keys its rows
+// name and the sums of the renders.
+type mediaRecords interface {
+	ReferencedKeys(ctx context.Context) ([]string, error)
+	MediaSums(ctx context.Context) (map[string]store.MediaSum, error)
+}
+
 // compareWith lists in report the keys st names that were not copied and
 // the renders whose copy is not the one st records.
-func compareWith(ctx context.Context, st *store.Store, copied map[string]blob.Sum, report *Report) error {
+func compareWith(ctx context.Context, st mediaRecords, copied map[string]blob.Sum, report *Report) error {
 	keys, err := st.ReferencedKeys(ctx)
 	if err != nil {
 		return err
