@@ -280,7 +280,17 @@ func deref(s *string) string {
 	return *s
 }
 
-func TestMain(m *testing.M) { videotest.Main(m) }
+// TestMain points the user's configuration directory, where a server that
+// is given no master key keeps its key file, at a temporary one: no test
+// writes the real ~/.config.
+func TestMain(m *testing.M) {
+	cfg, err := os.MkdirTemp("", "clipperd-config-")
+	if err != nil {
+		panic(err)
+	}
+	_ = os.Setenv("XDG_CONFIG_HOME", cfg) // left behind (one key file): videotest.Main exits
+	videotest.Main(m)
+}
 
 // sourceVideo returns the bytes of a generated 36 s 320x240 talk, made once per test run.
 func sourceVideo(t *testing.T) []byte {
