@@ -113,8 +113,15 @@ func TestStolenBackupYieldsNothingUsable(t *testing.T) {
 			if !errors.Is(err, masterkey.ErrWrongKey) || !strings.Contains(err.Error(), "--master-key-file") {
 				t.Errorf("serving the copy without its master key: %v; want a refusal (ErrWrongKey) naming --master-key-file", err)
 			}
-			if _, err := backup.Restore(ctx, stolen, filepath.Join(root, "restored-"+filepath.Base(stolen))); stolen == backedUp && !errors.Is(err, masterkey.ErrWrongKey) {
-				t.Errorf("restoring the backup without its master key: %v, want ErrWrongKey", err)
+			if stolen != backedUp {
+				return
+			}
+			if _, err := backup.Restore(ctx, stolen, filepath.Join(root, "restored"), nil); !errors.Is(err, backup.ErrNoMasterKey) {
+				t.Errorf("restoring the backup without its master key: %v, want ErrNoMasterKey", err)
+			}
+			guess, _ := masterkey.Generate()
+			if _, err := backup.Restore(ctx, stolen, filepath.Join(root, "restored"), guess); !errors.Is(err, masterkey.ErrWrongKey) {
+				t.Errorf("restoring the backup with another master key: %v, want ErrWrongKey", err)
 			}
 		})
 	}
