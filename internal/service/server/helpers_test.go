@@ -334,3 +334,19 @@ func hangingSource(t *testing.T) string {
 	t.Cleanup(func() { close(release) })
 	return hang.URL
 }
+
+// openData opens the store of a data directory with the master key its
+// server found when given none (the default key file of the tests'
+// configuration directory, or an older installation's key file in dir).
+func openData(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	key, _, err := masterkey.Resolve("", "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), dir, store.WithMasterKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
