@@ -288,8 +288,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	_ = os.Setenv("XDG_CONFIG_HOME", cfg) // left behind (one key file): videotest.Main exits
-	videotest.Main(m)
+	_ = os.Setenv("XDG_CONFIG_HOME", cfg)
+	videotest.Main(m, func() { _ = os.RemoveAll(cfg) })
 }
 
 // sourceVideo returns the bytes of a generated 36 s 320x240 talk, made once per test run.
