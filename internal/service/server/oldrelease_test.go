@@ -63,13 +63,17 @@ func openOldRelease(t *testing.T) (string, oldReleaseFixture) {
 	if err := untar(filepath.Join(oldRelease, "data.tar.gz"), dir); err != nil {
 		t.Fatal(err)
 	}
-	// Only when the fixture was just made: its due schedule is to fire
-	// under this release, not before it starts.
-	if wait := time.Until(fx.DueAt); wait > 0 {
-		t.Logf("waiting %s for the fixture's schedule to be due", wait)
-		time.Sleep(wait)
-	}
 	return dir, fx
+}
+
+// upgradeClock is the clock of the server started on the fixture: it
+// starts a second after the old release's due schedule, as if this release
+// replaced it at once, whatever day the test runs. On the real clock the
+// fixture's media expire 30 days after it was made (storageExpireAt), and
+// the janitor then rightly deletes them.
+func upgradeClock(fx oldReleaseFixture) func() time.Time {
+	start := time.Now()
+	return func() time.Time { return fx.DueAt.Add(time.Second + time.Since(start)) }
 }
 
 // untar writes the gzip-compressed tar file into dir: directories,
@@ -143,7 +147,7 @@ func TestPreviousReleaseDataDir(t *testing.T) {
 			t.Fatalf("the old release's webhook %s is not signed with the first key", h.Body)
 		}
 	}
-	srv := startServer(t, Config{DataDir: dir, APIKey: fx.DevKey, AllowPrivateWebhooks: true})
+	srv := startServer(t, Config{DataDir: dir, APIKey: fx.DevKey, AllowPrivateWebhooks: true, Now: upgradeClock(fx)})
 	c := newClient(t, srv, fx.DevKey)
 	checkOldReleaseServed(t, srv, c, fx)
 
@@ -219,7 +223,7 @@ func TestPreviousReleaseDataDirMigratedToPostgresAndMinIO(t *testing.T) {
 	}
 	t.Logf("moved %d rows, %d files (%d bytes)", report.Rows.Total(), report.Media.Copied, report.Media.CopiedBytes)
 
-	srv := startServer(t, Config{Database: cfg.ToDatabase, Media: toMedia, APIKey: fx.DevKey, MasterKey: masterText})
+	srv := startServer(t, Config{Database: cfg.ToDatabase, Media: toMedia, APIKey: fx.DevKey, MasterKey: masterText, Now: upgradeClock(fx)})
 	c := newClient(t, srv, fx.DevKey)
 	checkOldReleaseServed(t, srv, c, fx)
 	if post, err := srv.store.GetPost(t.Context(), fx.PostID); err != nil || post.Status != store.PostPublished {
