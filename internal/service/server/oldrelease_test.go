@@ -71,6 +71,32 @@ func TestPreviousReleaseDataDir(t *testing.T) {
 		t.Errorf("cancel the old release's schedule of 2099: %v", err)
 	}
 
+	// The post and the conclusion delivery the old release was still
+	// trying are tried again here, and stay pending (nothing answers).
+	waitUntil(t, "the old release's pending post tried again", func() bool {
+		p, err := srv.store.GetPost(t.Context(), fx.PendingPost)
+		if err != nil || p.Status != store.PostPending {
+			t.Fatalf("the old release's pending post: %+v %v", p, err)
+		}
+		return p.Attempts > fx.PendingPostAttempts
+	})
+	waitUntil(t, "the old release's pending delivery tried again", func() bool {
+		deliveries, err := srv.store.ProjectDeliveries(t.Context(), fx.DoneProject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range deliveries {
+			if d.Target == fx.DeadAddress+"/hook" {
+				if d.Status != store.DeliveryPending {
+					t.Fatalf("the old release's pending delivery: %+v", d)
+				}
+				return d.Attempts > fx.PendingDeliveryAttempts
+			}
+		}
+		t.Fatalf("no delivery to %s/hook among %+v", fx.DeadAddress, deliveries)
+		return false
+	})
+
 	// A project of the old upload, with a webhook signed as before.
 	receiver := webhooktest.New(t, 0)
 	fresh := c.mustCreate(map[string]any{"videoUrl": fx.UploadID,

@@ -44,6 +44,12 @@ type Fixture struct {
 	DueSchedule, LaterSchedule string
 	DueAt                      time.Time
 	CopyJob, CensorJob         string
+	// PendingPost (to a webhook account) and a conclusion delivery of
+	// DoneProject go to DeadAddress, where nothing listens: both were
+	// pending at the kill, tried that many times.
+	PendingPost                                  string
+	DeadAddress                                  string
+	PendingPostAttempts, PendingDeliveryAttempts int
 	// Reads maps each API path read to the old release's answer, with its
 	// address replaced by BASE and the media links' query strings taken out.
 	Reads map[string]string
