@@ -152,7 +152,7 @@ func TestBackupWhileRunningThenRestoreServes(t *testing.T) {
 		t.Fatalf("clips of the project rendering at the backup, after the restore: %d, %v", len(resumed), err)
 	}
 	for _, clip := range resumed {
-		if got := fetch(t, clip.URIForExport); !bytes.HasPrefix(got[4:], []byte("ftyp")) {
+		if got := fetch(t, clip.URIForExport); len(got) < 8 || !bytes.Equal(got[4:8], []byte("ftyp")) {
 			t.Errorf("%s: %d bytes that are no MP4", clip.URIForExport, len(got))
 		}
 	}
