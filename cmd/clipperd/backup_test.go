@@ -51,7 +51,7 @@ func waitInProcess(t *testing.T, c *client.Client, id string) {
 }
 
 // TestBackupWhileRunningThenRestoreServes: `clipperd backup` of a running
-// server, while a project renders, restores with `clipperd restore` into
+// server, while a project renders (seen at RENDER), restores with `clipperd restore` into
 // another directory that serves every clip of the backup byte for byte,
 // and the project in flight at the backup completes there. A non-empty
 // target is refused, and so is a directory that is not a whole backup.
@@ -78,6 +78,7 @@ func TestBackupWhileRunningThenRestoreServes(t *testing.T) {
 	done := create()
 	waitInProcess(t, c, done)
 	inFlight := create()
+	waitStage(t, c, inFlight, apitypes.StageRender)
 
 	backupDir := filepath.Join(t.TempDir(), "backup")
 	var out, errOut bytes.Buffer
@@ -120,8 +121,8 @@ func TestBackupWhileRunningThenRestoreServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Stage.Terminal() {
-		t.Fatalf("project %s was %s at the backup; the test wants it in flight", inFlight, p.Stage)
+	if p.Stage != apitypes.StageRender && p.Stage != apitypes.StageUpload {
+		t.Fatalf("project %s was %s at the backup; the test wants it rendering", inFlight, p.Stage)
 	}
 	t.Logf("in flight at the backup: %s", p.Stage)
 	clips, err := st.ListClips(t.Context(), done, 0, 100)
@@ -150,7 +151,37 @@ func TestBackupWhileRunningThenRestoreServes(t *testing.T) {
 			}
 		}
 	}
+	// The render cut by the backup runs again in the restored copy, whose
+	// clips are then served.
 	waitInProcess(t, c2, inFlight)
+	resumed, err := c2.ListExportableClips(t.Context(), client.ClipFilter{ProjectID: inFlight})
+	if err != nil || len(resumed) == 0 {
+		t.Fatalf("clips of the project rendering at the backup, after the restore: %d, %v", len(resumed), err)
+	}
+	for _, clip := range resumed {
+		if got := fetch(t, clip.URIForExport); len(got) < 8 || !bytes.Equal(got[4:8], []byte("ftyp")) {
+			t.Errorf("%s: %d bytes that are no MP4", clip.URIForExport, len(got))
+		}
+	}
+}
+
+// waitStage polls project id until it is at stage, and fails the test if
+// it ends first.
+func waitStage(t *testing.T, c *client.Client, id string, stage apitypes.Stage) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		p, err := c.GetProject(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Stage == stage {
+			return
+		}
+		if p.Stage.Terminal() {
+			t.Fatalf("project %s ended %s before it was seen at %s", id, p.Stage, stage)
+		}
+	}
+	t.Fatalf("project %s did not reach %s in 3 minutes", id, stage)
 }
 
 func fetch(t *testing.T, addr string) []byte {
