@@ -125,6 +125,9 @@ func TestBackupWhileRunningThenRestoreServes(t *testing.T) {
 		t.Fatalf("project %s was %s at the backup; the test wants it rendering", inFlight, p.Stage)
 	}
 	t.Logf("in flight at the backup: %s", p.Stage)
+	if !p.LeaseUntil.IsZero() {
+		t.Errorf("the restored project keeps the backup's lease until %s; restore ends it, so the copy queues the run at once", p.LeaseUntil)
+	}
 	clips, err := st.ListClips(t.Context(), done, 0, 100)
 	if err != nil || len(clips) == 0 {
 		t.Fatalf("clips of %s in the backup: %d, %v", done, len(clips), err)

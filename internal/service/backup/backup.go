@@ -186,6 +186,11 @@ func Restore(ctx context.Context, from, to string, key *masterkey.Key) (*Report,
 		return report, err
 	}
 	defer st.Close()
+	// The backup's runs are not running anywhere: the restored copy queues
+	// them again at its first watchdog pass, not after the copied leases.
+	if err := st.EndAllLeases(ctx); err != nil {
+		return report, err
+	}
 	return report, compareWith(ctx, st, copied, report)
 }
 
