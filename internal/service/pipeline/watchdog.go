@@ -21,7 +21,8 @@ import (
 // row's lock, so several processes looking at once handle it once, and a
 // run that renewed meanwhile keeps its project. A requeue that fails (the
 // database refuses the project's writes) is tried again on the loops'
-// backoff (failing), not on every look.
+// backoff (failing), not on every look. It also queues again the QUEUED
+// projects whose job a process claimed and never started (unclaimed.go).
 func (r *Runner) watch(ctx context.Context) error {
 	now, err := r.leases.now(ctx)
 	if err != nil {
@@ -31,10 +32,21 @@ func (r *Runner) watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.failedRequeues.attempt(ids, r.cfg.Clock(), func(id string) error { return r.leaseEnded(ctx, id, now) },
-		func(id string, err error, n int, wait time.Duration) {
-			r.log.Error("requeue a project whose run's lease ended", "project", id, "err", err, "failures", n, "retryIn", wait)
-		})
+	unstarted, err := r.unstartedClaims(ctx)
+	if err != nil {
+		return err
+	}
+	for id := range unstarted {
+		ids = append(ids, id)
+	}
+	r.failedRequeues.attempt(ids, r.cfg.Clock(), func(id string) error {
+		if run, ok := unstarted[id]; ok {
+			return r.claimLost(ctx, id, run)
+		}
+		return r.leaseEnded(ctx, id, now)
+	}, func(id string, err error, n int, wait time.Duration) {
+		r.log.Error("requeue a project whose run's lease ended, or whose job's claim was lost", "project", id, "err", err, "failures", n, "retryIn", wait)
+	})
 	return nil
 }
 
