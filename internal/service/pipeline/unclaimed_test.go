@@ -37,9 +37,18 @@ func claimedByTheDead(t *testing.T, e *env, src string) {
 			RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare},
 		}
 	}
-	dead, fresh := e.create(req()), e.create(req())
+	dead, fresh, rendering := e.create(req()), e.create(req()), e.create(req())
 	claim(t, e.st, dead, time.Hour)
 	claim(t, e.st, fresh, 0)
+	// A run killed mid-render: its job held as long, its lease ended. It is
+	// an interruption, which the held job must not hide.
+	claim(t, e.st, rendering, time.Hour)
+	if _, err := e.st.MutateProject(context.Background(), rendering, func(p *store.Project) error {
+		p.Stage, p.LeaseUntil = apitypes.StageRender, time.Now().Add(-time.Minute)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Two live processes look at once.
 	e.runner()
@@ -48,6 +57,11 @@ func claimedByTheDead(t *testing.T, e *env, src string) {
 	if p.Stage != apitypes.StageComplete || p.RunToken != 1 || p.StallCount != nil || p.Interruptions != 0 {
 		t.Fatalf("project claimed by a dead process: stage %s token %d stallCount %v interruptions %d error %v; want COMPLETE by run 1, queued again once, no stall",
 			p.Stage, p.RunToken, deref(p.StallCount), p.Interruptions, deref(p.Error))
+	}
+	p = e.waitDone(rendering)
+	if p.Stage != apitypes.StageComplete || p.RunToken != 1 || p.StallCount == nil || *p.StallCount != 1 {
+		t.Fatalf("project killed mid-render: stage %s token %d stallCount %v error %v; want COMPLETE by run 1 after one interruption",
+			p.Stage, p.RunToken, deref(p.StallCount), deref(p.Error))
 	}
 	if f := e.project(fresh); f.Stage != apitypes.StageQueued || f.RunToken != 0 {
 		t.Errorf("project freshly claimed: stage %s token %d; want QUEUED by run 0, its claim younger than a lease", f.Stage, f.RunToken)

@@ -36,14 +36,28 @@ func (r *Runner) watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A run's job is held for as long as the run, so a project whose lease
+	// ended is usually in both lists: each write checks its own case under
+	// the row's lock, and the one that does not apply does nothing.
+	expired := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		expired[id] = true
+	}
 	for id := range unstarted {
-		ids = append(ids, id)
+		if !expired[id] {
+			ids = append(ids, id)
+		}
 	}
 	r.failedRequeues.attempt(ids, r.cfg.Clock(), func(id string) error {
+		if expired[id] {
+			if err := r.leaseEnded(ctx, id, now); err != nil {
+				return err
+			}
+		}
 		if run, ok := unstarted[id]; ok {
 			return r.claimLost(ctx, id, run)
 		}
-		return r.leaseEnded(ctx, id, now)
+		return nil
 	}, func(id string, err error, n int, wait time.Duration) {
 		r.log.Error("requeue a project whose run's lease ended, or whose job's claim was lost", "project", id, "err", err, "failures", n, "retryIn", wait)
 	})
