@@ -28,6 +28,8 @@ type loadRun struct {
 	label     string
 	gets      *latencies
 	getTime   time.Duration
+	getCPU    time.Duration // clipperd's CPU time during the GETs
+	idleCPU   time.Duration // clipperd's CPU time over idleCPUTime with no request
 	up        *uploadResult
 	hwmBusy   int64 // VmHWM after the GETs and uploads, kB
 	idle      *idleResult
@@ -105,6 +107,28 @@ func loadBinaries(ctx context.Context, o loadOptions, work string) (bins, labels
 	return append(bins, bin), append(labels, "current"), nil
 }
 
+// idleCPUTime is how long clipperd is watched with no request, for what
+// its background loops (job system, watchdog, scheduler) cost.
+const idleCPUTime = 10 * time.Second
+
+// cpuDuring is the CPU time clipperd uses while f runs.
+func (p *clipperdProc) cpuDuring(f func()) (time.Duration, error) {
+	before, err := p.cpuTime()
+	if err != nil {
+		return 0, err
+	}
+	f()
+	after, err := p.cpuTime()
+	return after - before, err
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
 // loadOne runs the three phases against one binary.
 func loadOne(ctx context.Context, o loadOptions, bin, label, work string) (*loadRun, error) {
 	p, err := startClipperd(ctx, bin, work)
@@ -113,7 +137,12 @@ func loadOne(ctx context.Context, o loadOptions, bin, label, work string) (*load
 	}
 	defer p.stop()
 	r := &loadRun{label: label, getTime: o.getTime}
-	r.gets = getPhase(ctx, p, o.clients, o.getTime)
+	if r.idleCPU, err = p.cpuDuring(func() { sleepCtx(ctx, idleCPUTime) }); err != nil {
+		return nil, err
+	}
+	if r.getCPU, err = p.cpuDuring(func() { r.gets = getPhase(ctx, p, o.clients, o.getTime) }); err != nil {
+		return nil, err
+	}
 	r.up = uploadPhase(ctx, p, o.uploads, o.uploadMB<<20, o.chunkMB<<20)
 	if r.hwmBusy, err = p.status("VmHWM"); err != nil {
 		return nil, err
@@ -177,6 +206,15 @@ func loadRows(o loadOptions) []loadRow {
 		}},
 		{"GET requests per second", func(r *loadRun) string {
 			return fmt.Sprintf("%.0f", float64(len(r.gets.ds))/r.getTime.Seconds())
+		}},
+		{"clipperd CPU time per GET (all cores)", func(r *loadRun) string {
+			if len(r.gets.ds) == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.0f µs", float64(r.getCPU.Microseconds())/float64(len(r.gets.ds)))
+		}},
+		{fmt.Sprintf("clipperd CPU time idle for %s (background loops)", idleCPUTime), func(r *loadRun) string {
+			return fmt.Sprintf("%d ms", r.idleCPU.Milliseconds())
 		}},
 		{"GET latency p50 / p99", func(r *loadRun) string { return p50p99(r.gets) }},
 		{"uploads complete (errors)", func(r *loadRun) string {

@@ -149,6 +149,32 @@ func (p *clipperdProc) status(field string) (kB int64, err error) {
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, p.cmd.Process.Pid)
 }
 
+// cpuTime is the CPU time (user and system) the process has used so far,
+// from /proc/PID/stat: what it costs, whatever share of the cores the
+// machine's other load leaves it.
+func (p *clipperdProc) cpuTime() (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; the fields after its ')' are fixed.
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", p.cmd.Process.Pid, data)
+	}
+	var ticks int64
+	for _, v := range f[11:13] { // utime and stime, fields 14 and 15
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", p.cmd.Process.Pid, err)
+		}
+		ticks += n
+	}
+	const clockTicks = 100 // USER_HZ, 100 on every Linux architecture Go supports
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
 // fdLimit is the process's soft limit of open files, from /proc/PID/limits.
 func (p *clipperdProc) fdLimit() (string, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", p.cmd.Process.Pid))

@@ -142,8 +142,16 @@ func brollItem(ctx context.Context, org, file, keywords string) (*store.BrollIte
 		Still: v.Still, Width: v.Width, Height: v.Height, DurationSec: v.DurationSec, Size: st.Size()}, nil
 }
 
+// brollStore is what the broll commands read and write of the store.
+type brollStore interface {
+	AddBrollItem(ctx context.Context, it *store.BrollItem) error
+	BrollItems(ctx context.Context, orgID string) ([]*store.BrollItem, error)
+	BrollItem(ctx context.Context, orgID, id string) (*store.BrollItem, error)
+	RemoveBrollItem(ctx context.Context, orgID, id string) error
+}
+
 // brollAdd stores the picture, then its row; a failed row removes the picture.
-func brollAdd(ctx context.Context, st *store.Store, m blob.Store, it *store.BrollItem, file string, stdout io.Writer) error {
+func brollAdd(ctx context.Context, st brollStore, m blob.Store, it *store.BrollItem, file string, stdout io.Writer) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -167,7 +175,7 @@ func describeBroll(it *store.BrollItem) string {
 	return fmt.Sprintf("video %s (%dx%d, %.1f s)", it.Name, it.Width, it.Height, it.DurationSec)
 }
 
-func brollList(ctx context.Context, st *store.Store, org string, stdout io.Writer) error {
+func brollList(ctx context.Context, st brollStore, org string, stdout io.Writer) error {
 	items, err := st.BrollItems(ctx, org)
 	if err != nil {
 		return err
@@ -184,7 +192,7 @@ func brollList(ctx context.Context, st *store.Store, org string, stdout io.Write
 	return w.Flush()
 }
 
-func brollRemove(ctx context.Context, st *store.Store, m blob.Store, org, id string, stdout io.Writer) error {
+func brollRemove(ctx context.Context, st brollStore, m blob.Store, org, id string, stdout io.Writer) error {
 	it, err := st.BrollItem(ctx, org, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("--id %s: no such item in the b-roll of org %s (broll list shows them)", id, org)

@@ -75,7 +75,7 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	owner, err := findKey(ctx, st.Store, key)
+	owner, err := findKey(ctx, st, key)
 	if err == nil {
 		err = st.RevokeKey(ctx, owner.Hash)
 	}
@@ -92,9 +92,15 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return err
 }
 
+// keyReader is what findKey reads of the store.
+type keyReader interface {
+	LookupKey(ctx context.Context, key string) (store.Key, error)
+	Keys(ctx context.Context) ([]store.KeyInfo, error)
+}
+
 // findKey is the key named by keyOrPrefix: the key itself, or the prefix
 // of exactly one key.
-func findKey(ctx context.Context, st *store.Store, keyOrPrefix string) (store.Key, error) {
+func findKey(ctx context.Context, st keyReader, keyOrPrefix string) (store.Key, error) {
 	k, err := st.LookupKey(ctx, keyOrPrefix)
 	if !errors.Is(err, store.ErrNotFound) {
 		return k, err
@@ -141,7 +147,7 @@ func keysList(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "PREFIX\tORG\tUSER\tCREATED")
 	for _, k := range keys {
-		fmt.Fprintf(w, "%s...\t%s\t%s\t%s\n", k.Prefix, k.OrgID, k.UserID, k.CreatedAt)
+		fmt.Fprintf(w, "%s...\t%s\t%s\t%s\n", k.Prefix, k.OrgID, k.UserID, store.Timestamp(k.CreatedAt))
 	}
 	return w.Flush()
 }

@@ -59,9 +59,11 @@ const usage = `usage:
   clipperd repair --data DIR                           recover a damaged database (clipperd refuses to start on one):
                                                        keeps it aside as clipperd.db.damaged-TIME, copies every readable
                                                        row into a new one; stop clipperd first
-  clipperd backup --data DIR --to BACKUP               copy the state (a snapshot of the database, then the media and key
-                                                       files) into a new or empty directory, while clipperd runs
-  clipperd restore --from BACKUP --to DIR              put a backup in place in a new or empty data directory to serve
+  clipperd backup --data DIR --to BACKUP               copy the state (a snapshot of the database, then the media) into a
+                                                       new or empty directory, while clipperd runs; never the master key
+  clipperd restore --from BACKUP --to DIR [--master-key-file FILE]
+                                                       put a backup in place in a new or empty data directory to serve,
+                                                       with the master key of the installation it came from
   clipperd sample --out FILE [--duration 90s] [--width 1280 --height 720]
                                                        write a generated sample video
   clipperd migrate --from DATA --to-database postgres://... --to-media s3://BUCKET/PREFIX?endpoint=...|DIR
@@ -70,7 +72,9 @@ const usage = `usage:
 
 Every command with --data also takes --database URL|FILE: the state in PostgreSQL
 (postgres://USER:PASSWORD@HOST/DB) or a SQLite file (default DATA/clipperd.db), and
---master-key-file FILE: the key that seals the stored secrets (default DATA/master.key;
+--master-key-file FILE: the key that seals the stored secrets (default
+~/.config/clipperd/master.key, made at first start and never in a backup; an older
+installation's DATA/master.key is still used, with a warning to move it;
 CLIPPERD_MASTER_KEY, base64 of 32 bytes, wins over it).
 `
 
@@ -171,8 +175,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 const databaseUsage = "the state's database: a postgres:// URL (several clipperd processes may share it) or a SQLite file (default DATA/clipperd.db)"
 
-const masterKeyFileUsage = "the file of the master key that seals the stored secrets (default DATA/" + masterkey.DefaultFile +
-	", made at first start; " + masterkey.Env + " wins over it). Processes sharing a PostgreSQL database must share the key"
+const masterKeyFileUsage = "the file of the master key that seals the stored secrets (default: DATA/" + masterkey.DefaultFile +
+	" when an older installation made it there, else " + masterkey.DefaultDir + "/" + masterkey.DefaultFile +
+	" in the user's configuration directory, made at first start, outside the data directory so a copy of it opens nothing; " +
+	masterkey.Env + " wins over it). Processes sharing a PostgreSQL database must share the key"
 
 // stateFlags say where a server's state is, for the commands that open its
 // store.
@@ -189,8 +195,8 @@ func storeFlags(fs *flag.FlagSet) stateFlags {
 }
 
 // open opens the store of a command, its secrets sealed with the master
-// key of CLIPPERD_MASTER_KEY, --master-key-file or the data directory's key
-// file, as the server finds it. On a SQLite file it holds the data
+// key of CLIPPERD_MASTER_KEY, --master-key-file or the default key file,
+// as the server finds it (masterkey.Resolve). On a SQLite file it holds the data
 // directory's shared lock until Close, as serve does, so a change made
 // while `clipperd migrate` copies the directory (and would miss it) is
 // refused instead.

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
@@ -185,10 +184,7 @@ func TestAccountsConnectPublishTo(t *testing.T) {
 	}
 	hooked := connect("--publish-to", "webhook:https://hooks.example/posts")
 	plain := connect()
-	st, err := store.Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openData(t, dir)
 	defer st.Close()
 	for id, want := range map[string]string{hooked: "webhook:https://hooks.example/posts", plain: "dir"} {
 		if a, err := st.GetSocialAccount(t.Context(), "o", id); err != nil || a.PublishTo != want {

@@ -49,7 +49,8 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	toDatabase := fs.String("to-database", "", "the scale-out database: a postgres:// URL of an empty database (required)")
 	toMedia := fs.String("to-media", "", "where the media go: "+s3blob.URLForm+" or a directory (required)")
 	quiet := fs.Bool("quiet", false, "print only the summary, not each file")
-	masterKeyFile := fs.String("master-key-file", "", "the single box's master key file, when it ran with --master-key-file (default DATA/"+masterkey.DefaultFile+"; "+masterkey.Env+" wins over it)")
+	masterKeyFile := fs.String("master-key-file", "", "the single box's master key file, when it ran with --master-key-file (default: DATA/"+masterkey.DefaultFile+
+		" of an older box, else "+masterkey.DefaultDir+"/"+masterkey.DefaultFile+" in the user's configuration directory; "+masterkey.Env+" wins over it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

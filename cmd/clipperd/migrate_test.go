@@ -98,8 +98,9 @@ func TestMigrateToADirectory(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(to, clip)); err != nil || string(b) != "a render" {
 		t.Errorf("the moved clip: %q %v", b, err)
 	}
-	// The moved secrets open with the single box's master key.
-	master, err := masterkey.Load(filepath.Join(from, masterkey.DefaultFile))
+	// The moved secrets open with the single box's master key (the default
+	// key file, which `keys create` found without a flag).
+	master, _, err := masterkey.Resolve("", "", from)
 	if err != nil {
 		t.Fatal(err)
 	}

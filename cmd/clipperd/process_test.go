@@ -272,10 +272,7 @@ func TestKill9BetweenSchedulingAndFiringFiresOnce(t *testing.T) {
 	if err := second.Wait(); err != nil {
 		t.Fatalf("clipperd after SIGTERM: %v", err)
 	}
-	st, err := store.Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openData(t, dir)
 	defer st.Close()
 	sc, err := st.GetSchedule(t.Context(), scheduleID)
 	if err != nil || sc.Status != store.ScheduleFired || sc.PostID != postID {
@@ -304,10 +301,7 @@ func TestKill9BetweenSchedulingAndFiringFiresOnce(t *testing.T) {
 // where the pipeline leaves them.
 func seedRenderedClip(t *testing.T, dir, publicURL string) (projectID, clipID string) {
 	t.Helper()
-	st, err := store.Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openData(t, dir)
 	defer st.Close()
 	now := time.Now()
 	p := &store.Project{ID: store.NewID("prj_"), OrgID: server.DevOrgID, UserID: server.DevUserID,

@@ -90,9 +90,15 @@ func layoutSwitchNames() []string {
 	return out
 }
 
+// templateStore is what saveTemplate reads and writes of the store.
+type templateStore interface {
+	BrandTemplates(ctx context.Context, orgID string) ([]apitypes.BrandTemplate, error)
+	SaveBrandTemplate(ctx context.Context, orgID string, t apitypes.BrandTemplate) error
+}
+
 // saveTemplate stores tpl; a new default first stops the org's earlier
 // default from being one, so the org keeps exactly one.
-func saveTemplate(ctx context.Context, st *store.Store, org string, tpl apitypes.BrandTemplate) error {
+func saveTemplate(ctx context.Context, st templateStore, org string, tpl apitypes.BrandTemplate) error {
 	if tpl.IsDefault {
 		all, err := st.BrandTemplates(ctx, org)
 		if err != nil {

@@ -54,7 +54,7 @@ type PostEnqueuer interface {
 
 // Config is what the handlers need.
 type Config struct {
-	Store *store.Store
+	Store Store // *store.Store is one
 	// Runner enqueues every created project. Nil enqueues nothing: projects stay
 	// QUEUED, which suits tests of handlers without processing.
 	Runner ProjectEnqueuer
@@ -128,7 +128,7 @@ var RequiredTools = []string{"ffmpeg", "ffprobe"}
 
 // API holds the handlers' shared state.
 type API struct {
-	store *store.Store
+	store Store
 	// damage is the first answer that failed on a damaged database
 	// (store.IsDamage): it stays until a restart, which refuses to start on
 	// it, and /healthz reports it.

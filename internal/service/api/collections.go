@@ -39,7 +39,7 @@ func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: c})
+	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.Collection]{Data: c.API()})
 }
 
 func checkCreateCollection(req *apitypes.CreateCollectionRequest) error {
@@ -88,7 +88,10 @@ func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	page := apitypes.CollectionPage{List: list, Total: total, Limit: &limit}
+	page := apitypes.CollectionPage{List: make([]apitypes.Collection, len(list)), Total: total, Limit: &limit}
+	for i, c := range list {
+		page.List[i] = c.API()
+	}
 	if end := offset + len(list); len(list) > 0 && end < total {
 		page.Next = strconv.Itoa(end)
 	}

@@ -102,7 +102,7 @@ func newKeyLimiter(perMinute int) *keyLimiter {
 // (one process) windows live in memory and are saved for a restart; on
 // PostgreSQL, which several API nodes may share, they are decided in the
 // database, so --rate-limit and --post-rate-limit hold across the nodes.
-func newLimiters(st *store.Store, rate, postRate int, now func() time.Time, log *slog.Logger) (core, post *keyLimiter) {
+func newLimiters(st Store, rate, postRate int, now func() time.Time, log *slog.Logger) (core, post *keyLimiter) {
 	core, post = newKeyLimiter(rate), newKeyLimiter(postRate)
 	if now != nil {
 		core.now, post.now = now, now

@@ -4,6 +4,11 @@
 // directory is, with a manifest (backup.json) written last, so a copy cut
 // short is never taken for a backup. Scale-out installations back up with
 // PostgreSQL's own tools and the bucket's versioning instead.
+//
+// A backup never holds the master key (package masterkey) that seals the
+// database's secrets, even when an older installation keeps it in the data
+// directory: a stolen backup then opens nothing, and a restore is given
+// the key apart.
 package backup
 
 import (
@@ -23,6 +28,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -103,13 +109,13 @@ func Backup(ctx context.Context, dataDir, db, to string) (*Report, error) {
 
 // Travels says whether a file of the data directory's root goes into a
 // backup: every one but the database and its log (the snapshot stands for
-// them), the damaged copies `clipperd repair` keeps aside and the lock of
-// the servers running on it (datalock). Key files
-// (such as a master key) are there and travel; a new kind of root file
-// travels unless it is named here.
+// them), the damaged copies `clipperd repair` keeps aside, the lock of the
+// servers running on it (datalock) and the master key file an older
+// installation keeps there (a backup holding it would open every secret).
+// A new kind of root file travels unless it is named here.
 func Travels(name string) bool {
 	switch {
-	case name == store.DefaultFile, strings.HasPrefix(name, store.DefaultFile+"-"),
+	case name == store.DefaultFile, name == masterkey.DefaultFile, strings.HasPrefix(name, store.DefaultFile+"-"),
 		strings.HasPrefix(name, store.DefaultFile+".damaged-"), name == ManifestFile, name == datalock.File,
 		strings.HasPrefix(name, "."):
 		return false
@@ -117,11 +123,21 @@ func Travels(name string) bool {
 	return true
 }
 
+// ErrNoMasterKey is returned by Restore when it is given no master key and
+// the backup holds none.
+var ErrNoMasterKey = errors.New("the backup holds no master key (backups leave it out, so a stolen one opens nothing): " +
+	"give the key of the installation it came from (--master-key-file or " + masterkey.Env + ")")
+
 // Restore copies the backup in from into the new or empty directory to,
 // which then serves as a data directory: the database is opened as a
-// server opens it (checked, migrated when this clipperd is newer), and
-// every render with a recorded sum is checked against it.
-func Restore(ctx context.Context, from, to string, opts ...store.Option) (*Report, error) {
+// server opens it (checked, migrated when this clipperd is newer) with the
+// master key key, and every render with a recorded sum is checked against
+// it. A nil key is the key file that a backup made by an older clipperd
+// holds (ErrNoMasterKey when there is none); a given key leaves such a file
+// out of the restored directory, as the key is kept apart. When key does
+// not open the database's secrets (masterkey.ErrWrongKey) the directory is
+// emptied again, so the restore can be run again with the right key.
+func Restore(ctx context.Context, from, to string, key *masterkey.Key) (*Report, error) {
 	data, err := os.ReadFile(filepath.Join(from, ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a whole backup (no %s, which a backup writes last): %w", from, ManifestFile, err)
@@ -129,6 +145,12 @@ func Restore(ctx context.Context, from, to string, opts ...store.Option) (*Repor
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil || m.Format != 1 || m.Database == "" {
 		return nil, fmt.Errorf("%s: %s is not a backup manifest clipperd reads (%v)", from, ManifestFile, err)
+	}
+	var opts []store.Option
+	if key != nil {
+		opts = append(opts, store.WithMasterKey(key))
+	} else if _, err := os.Stat(filepath.Join(from, masterkey.DefaultFile)); err != nil {
+		return nil, ErrNoMasterKey
 	}
 	if err := emptyDir(to); err != nil {
 		return nil, err
@@ -141,7 +163,7 @@ func Restore(ctx context.Context, from, to string, opts ...store.Option) (*Repor
 			return err
 		}
 		rel, err := filepath.Rel(from, path)
-		if err != nil || rel == ManifestFile {
+		if err != nil || rel == ManifestFile || (key != nil && rel == masterkey.DefaultFile) {
 			return err
 		}
 		sum, err := c.file(ctx, path, filepath.Join(to, rel))
@@ -157,10 +179,18 @@ func Restore(ctx context.Context, from, to string, opts ...store.Option) (*Repor
 		return report, err
 	}
 	st, err := store.Open(ctx, filepath.Join(to, m.Database), opts...)
+	if errors.Is(err, masterkey.ErrWrongKey) {
+		return report, errors.Join(err, emptyAgain(to))
+	}
 	if err != nil {
 		return report, err
 	}
 	defer st.Close()
+	// The backup's runs are not running anywhere: the restored copy queues
+	// them again at its first watchdog pass, not after the copied leases.
+	if err := st.EndAllLeases(ctx); err != nil {
+		return report, err
+	}
 	return report, compareWith(ctx, st, copied, report)
 }
 
@@ -174,9 +204,16 @@ func compare(ctx context.Context, file string, copied map[string]blob.Sum, repor
 	return compareWith(ctx, st, copied, report)
 }
 
+// mediaRecords is what compareWith reads of the store: the keys its rows
+// name and the sums of the renders.
+type mediaRecords interface {
+	ReferencedKeys(ctx context.Context) ([]string, error)
+	MediaSums(ctx context.Context) (map[string]store.MediaSum, error)
+}
+
 // compareWith lists in report the keys st names that were not copied and
 // the renders whose copy is not the one st records.
-func compareWith(ctx context.Context, st *store.Store, copied map[string]blob.Sum, report *Report) error {
+func compareWith(ctx context.Context, st mediaRecords, copied map[string]blob.Sum, report *Report) error {
 	keys, err := st.ReferencedKeys(ctx)
 	if err != nil {
 		return err
@@ -307,6 +344,21 @@ func emptyDir(dir string) error {
 		return err
 	case len(entries) > 0:
 		return fmt.Errorf("%s is not empty (it holds %s): give a new or empty directory", dir, entries[0].Name())
+	}
+	return nil
+}
+
+// emptyAgain removes what a restore put in the directory dir, which was new or
+// empty before it.
+func emptyAgain(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
 	}
 	return nil
 }

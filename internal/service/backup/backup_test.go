@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,13 +10,15 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // dataDir is a stopped server's data directory: a project with one clip
-// whose export and preview are stored with their sums, and a key file in
-// the root.
-func dataDir(t *testing.T) string {
+// whose export and preview are stored with their sums, and the master key
+// file an older installation kept in the root (the store makes one there
+// when given no key), returned with its key.
+func dataDir(t *testing.T) (string, *masterkey.Key) {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(t.Context(), dir)
@@ -23,6 +26,9 @@ func dataDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if _, err := st.MediaKey(t.Context()); err != nil { // sealed with the master key, as a server does at start
+		t.Fatal(err)
+	}
 	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org", Stage: apitypes.StageComplete}, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
@@ -48,19 +54,19 @@ func dataDir(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	// The store made its master key file beside the database: it must travel.
-	if _, err := os.Stat(filepath.Join(dir, "master.key")); err != nil {
+	key, err := masterkey.Load(filepath.Join(dir, masterkey.DefaultFile))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return dir, key
 }
 
 // TestBackupReportsWhatChangedAndRestoreWhatIsDamaged: a backup lists the
 // keys its snapshot names that were gone and the renders that differ from
-// their sums; the root's key file travels, the database's log and damaged
-// copies do not; a restore lists a render damaged in the backup.
+// their sums; the database's log, damaged copies and master key file do not
+// travel; a restore lists a render damaged in the backup.
 func TestBackupReportsWhatChangedAndRestoreWhatIsDamaged(t *testing.T) {
-	dir := dataDir(t)
+	dir, key := dataDir(t)
 	if err := os.Remove(filepath.Join(dir, "media", "p1", "c1.preview.mp4")); err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +92,8 @@ func TestBackupReportsWhatChangedAndRestoreWhatIsDamaged(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{ManifestFile, store.DefaultFile, "master.key", "media"}; !slices.Equal(names, want) {
+	if want := []string{ManifestFile, store.DefaultFile, "media"}; !slices.Equal(names, want) {
 		t.Errorf("backup holds %v; want %v", names, want)
-	}
-	if fi, err := os.Stat(filepath.Join(to, "master.key")); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("the key file in the backup: %v, %v; want it there, owner-only", fi, err)
 	}
 
 	// Damage the backup's copy of the export: the restore says so.
@@ -98,14 +101,14 @@ func TestBackupReportsWhatChangedAndRestoreWhatIsDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	restored := filepath.Join(t.TempDir(), "restored")
-	report, err = Restore(t.Context(), to, restored)
+	report, err = Restore(t.Context(), to, restored, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(report.Changed, []string{"media/p1/c1.mp4"}) || report.Files != 2 {
-		t.Errorf("restore report %+v; want 2 files and the export damaged", report)
+	if !slices.Equal(report.Changed, []string{"media/p1/c1.mp4"}) || report.Files != 1 {
+		t.Errorf("restore report %+v; want 1 file and the export damaged", report)
 	}
-	if _, err := Restore(t.Context(), to, restored); err == nil || !strings.Contains(err.Error(), "is not empty") {
+	if _, err := Restore(t.Context(), to, restored, key); err == nil || !strings.Contains(err.Error(), "is not empty") {
 		t.Errorf("a restore into the restored directory again = %v; want it refused", err)
 	}
 }
@@ -114,7 +117,7 @@ func TestBackupReportsWhatChangedAndRestoreWhatIsDamaged(t *testing.T) {
 // (it shares the clip's bytes) is a link in the backup and in the restore,
 // not a second copy.
 func TestHardLinksStayLinks(t *testing.T) {
-	dir := dataDir(t)
+	dir, key := dataDir(t)
 	post := filepath.Join(dir, "published", "acc1", "post1", "clip.mp4")
 	if err := os.MkdirAll(filepath.Dir(post), 0o755); err != nil {
 		t.Fatal(err)
@@ -139,15 +142,60 @@ func TestHardLinksStayLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if report.Linked != 1 || report.Files != 3 || !same(to) {
-		t.Errorf("backup %+v, linked in it: %v; want the post's copy linked to its clip, 3 files copied", report, same(to))
+	if report.Linked != 1 || report.Files != 2 || !same(to) {
+		t.Errorf("backup %+v, linked in it: %v; want the post's copy linked to its clip, 2 files copied", report, same(to))
 	}
 	restored := filepath.Join(t.TempDir(), "restored")
-	report, err = Restore(t.Context(), to, restored)
+	report, err = Restore(t.Context(), to, restored, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if report.Linked != 1 || !same(restored) || len(report.Changed) != 0 {
 		t.Errorf("restore %+v, linked in it: %v; want the link kept and nothing changed", report, same(restored))
+	}
+}
+
+// TestRestoreWantsTheKeyKeptApart: a backup leaves out even the key file an
+// older installation keeps in its data directory; a restore without a key
+// is refused before copying, one with another key is refused and leaves the
+// directory empty for another try, the installation's key restores, and a
+// backup made by an older clipperd (holding the key file) restores alone.
+func TestRestoreWantsTheKeyKeptApart(t *testing.T) {
+	dir, key := dataDir(t)
+	to := filepath.Join(t.TempDir(), "backup")
+	if _, err := Backup(t.Context(), dir, filepath.Join(dir, store.DefaultFile), to); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(to, masterkey.DefaultFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the backup holds the master key file: %v", err)
+	}
+	restored := filepath.Join(t.TempDir(), "restored")
+	if _, err := Restore(t.Context(), to, restored, nil); !errors.Is(err, ErrNoMasterKey) || !strings.Contains(err.Error(), "--master-key-file") {
+		t.Errorf("restore without a key = %v; want ErrNoMasterKey naming --master-key-file", err)
+	}
+	other, _ := masterkey.Generate()
+	if _, err := Restore(t.Context(), to, restored, other); !errors.Is(err, masterkey.ErrWrongKey) {
+		t.Errorf("restore with another key = %v; want ErrWrongKey", err)
+	}
+	if entries, err := os.ReadDir(restored); err != nil || len(entries) != 0 {
+		t.Errorf("after a refused restore the directory holds %d entries (%v); want it empty", len(entries), err)
+	}
+	if _, err := Restore(t.Context(), to, restored, key); err != nil {
+		t.Errorf("restore with the installation's key: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(restored, masterkey.DefaultFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the restore made a key file in the data directory: %v", err)
+	}
+
+	// An older clipperd's backup carried the key file: it restores alone.
+	raw, err := os.ReadFile(filepath.Join(dir, masterkey.DefaultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(to, masterkey.DefaultFile), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(t.Context(), to, filepath.Join(t.TempDir(), "older"), nil); err != nil {
+		t.Errorf("restore of a backup holding its key file: %v", err)
 	}
 }

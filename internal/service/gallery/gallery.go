@@ -50,7 +50,7 @@ type Store interface {
 	OrgProjectsByID(ctx context.Context, orgID string, ids []string) ([]store.ProjectSummary, error)
 	GetProject(ctx context.Context, id string) (*store.Project, error)
 	ListClips(ctx context.Context, projectID string, offset, limit int) ([]apitypes.ExportableClip, error)
-	ClipCollections(ctx context.Context, orgID, projectID string) (map[string][]apitypes.Collection, error)
+	ClipCollections(ctx context.Context, orgID, projectID string) (map[string][]store.Collection, error)
 	OrgCollectionsWithClips(ctx context.Context, orgID string, offset, limit int) ([]store.CollectionWithClips, int, error)
 	OrgSchedules(ctx context.Context, orgID, status string, limit int) ([]store.ScheduleWithPost, error)
 	GetSocialAccount(ctx context.Context, orgID, id string) (*store.SocialAccount, error)

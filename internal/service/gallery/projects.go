@@ -188,7 +188,7 @@ type clipView struct {
 	apitypes.ExportableClip
 	Range       string
 	Hashtags    []string
-	Collections []apitypes.Collection
+	Collections []store.Collection
 }
 
 // projectPage is the data of /ui/projects/{id}.

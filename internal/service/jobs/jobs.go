@@ -160,7 +160,11 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 	}
 	rescueAfter := cmp.Or(cfg.RescueAfter, DefaultRescueAfter)
 	j := &Jobs{workers: river.NewWorkers(), db: cfg.DB, engine: cfg.Engine, retry: cfg.Retry.Or(DefaultRetry), log: logger, kinds: map[string]Kind{}}
-	queues, err := queuesOf(cfg.Workers, cfg.FetchPollInterval)
+	poll := cfg.FetchPollInterval
+	if poll == 0 && cfg.Engine == EngineSQLite {
+		poll = sqlitePoll
+	}
+	queues, err := queuesOf(cfg.Workers, poll, cfg.Engine == EngineSQLite)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +185,7 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 		// Every kind has a Timeout of its own (Register); River requires
 		// this default to be within RescueStuckJobsAfter.
 		JobTimeout:        rescueAfter,
-		FetchPollInterval: cfg.FetchPollInterval,
+		FetchPollInterval: poll,
 		Logger:            logger,
 		// River's own errors are logged by River; a worker's by the
 		// error handler, with the job it belongs to.
@@ -193,18 +197,28 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 	return j, nil
 }
 
-// pipelinePoll is how often an idle process looks for project runs and
-// imports: River wakes a process's workers at once for the jobs it inserts
-// outside a transaction only, and a run is inserted in the project's. A
-// quarter of a second is under 1% of the shortest run, for a light read.
+// pipelinePoll is how often an idle process on PostgreSQL looks for project
+// runs and imports: over database/sql River has no LISTEN, so it wakes a
+// process's workers at once only for the jobs that process inserts outside a
+// transaction, and a run is inserted in the project's. A quarter of a second
+// is under 1% of the shortest run, for a light read.
 const pipelinePoll = 250 * time.Millisecond
+
+// sqlitePoll is how often every queue looks for jobs on SQLite, where
+// riversqlite's listener hears each insert (a notification row written in the
+// inserting transaction, read every 50 ms) and wakes the queue: the poll only
+// finds what nothing announced, such as a snoozed job come due. Polls there
+// are writes on the store's one connection, so River's default of one a
+// second per queue, and four a second for runs, cost the API measurably.
+const sqlitePoll = 2 * time.Second
 
 // queuesOf is River's queue configuration for the per-process worker
 // counts: every queue's default, overridden by workers; a queue with 0
 // workers is left out, so this process does not work it.
-// The pipeline queue is polled every pipelinePoll at least; poll is the
-// client's interval (0: River's default).
-func queuesOf(workers map[string]int, poll time.Duration) (map[string]river.QueueConfig, error) {
+// Without a listener (listens false: PostgreSQL over database/sql) the
+// pipeline and import queues are polled every pipelinePoll at least; poll is
+// the client's interval (0: River's default).
+func queuesOf(workers map[string]int, poll time.Duration, listens bool) (map[string]river.QueueConfig, error) {
 	queues := make(map[string]river.QueueConfig, len(queueWorkers))
 	for name, n := range workers {
 		if _, ok := queueWorkers[name]; !ok {
@@ -222,7 +236,7 @@ func queuesOf(workers map[string]int, poll time.Duration) (map[string]river.Queu
 			continue
 		}
 		q := river.QueueConfig{MaxWorkers: n}
-		if (name == QueuePipeline || name == QueueImport) && (poll == 0 || poll > pipelinePoll) {
+		if !listens && (name == QueuePipeline || name == QueueImport) && (poll == 0 || poll > pipelinePoll) {
 			q.FetchPollInterval = pipelinePoll
 		}
 		queues[name] = q

@@ -63,7 +63,9 @@ func openJobs(t *testing.T, st *store.Store, cfg Config, work func(context.Conte
 	if cfg.Retry == (backoff.Retry{}) {
 		cfg.Retry = testRetry
 	}
-	cfg.FetchPollInterval = 100 * time.Millisecond
+	if cfg.FetchPollInterval == 0 {
+		cfg.FetchPollInterval = 100 * time.Millisecond
+	}
 	j, err := Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -252,6 +254,27 @@ func TestInsertTxWithItsRow(t *testing.T) {
 			t.Errorf("%d jobs left waiting; the rolled back job must not exist", n)
 		}
 	})
+}
+
+// On SQLite a job inserted in its row's transaction is heard by River's
+// listener and run at once: the queues' polls (sqlitePoll) only find what no
+// insert announced, so they can be rare. With a poll of an hour, only the
+// listener can have woken the queue.
+func TestSQLiteInsertTxWakesTheQueueWithoutAPoll(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	j := openJobs(t, st, Config{FetchPollInterval: time.Hour}, func(ctx context.Context, job *Job[noteArgs]) error {
+		return bump(ctx, st, job.Args.Note)
+	})
+	if err := j.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // past the queues' first fetch at start
+	for _, note := range []string{"first", "second"} {
+		if err := addNote(t.Context(), st, j, note, false); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "the job of "+note+" ran", func() bool { return runsOf(t, st)[note] == 1 })
+	}
 }
 
 // TestUniqueByArgs: inserting the job of a row twice adds one job.

@@ -3,7 +3,10 @@
 // webhooks) with AES-256-GCM. It is kept out of the database, so a copy of
 // the database alone (a database backup, a PostgreSQL dump) opens none of
 // them: it comes from CLIPPERD_MASTER_KEY, or from a key file (by default
-// master.key in the data directory, made at first start with mode 0600).
+// clipperd/master.key in the user's configuration directory, made at first
+// start with mode 0600). The default is outside the data directory so that
+// a copy of that directory (cp, tar, `clipperd backup`) opens nothing; an
+// older installation's DATA/master.key is still used, with a warning.
 package masterkey
 
 import (
@@ -24,8 +27,12 @@ const (
 	// Env names the environment variable that gives the master key
 	// (base64 or hex of 32 bytes); it wins over any key file.
 	Env = "CLIPPERD_MASTER_KEY"
-	// DefaultFile is the key file's name in the data directory.
+	// DefaultFile is the key file's name: in DefaultDir, and in the data
+	// directory of an installation made before the key moved out of it.
 	DefaultFile = "master.key"
+	// DefaultDir is the key file's directory in the user's configuration
+	// directory (os.UserConfigDir).
+	DefaultDir = "clipperd"
 	// Size is the key's length in bytes (AES-256).
 	Size = 32
 )
@@ -135,33 +142,86 @@ func ResolveFor(shared bool, env, file, dataDir string) (*Key, string, error) {
 
 // ResolveShared is Resolve for a database that processes share
 // (PostgreSQL): the key must be given (env or file), because a key file
-// made in each process's data directory would differ from the others', and
-// no process could open the secrets another sealed.
+// made on each machine would differ from the others', and no process could
+// open the secrets another sealed.
 func ResolveShared(env, file string) (*Key, string, error) {
 	if strings.TrimSpace(env) == "" && file == "" {
 		return nil, "", fmt.Errorf("the database is shared by processes (PostgreSQL), so every process needs the same master key: "+
 			"set %s or --master-key-file (32 random bytes in base64, e.g. `openssl rand -base64 32`); "+
-			"a key made in each data directory would differ between processes", Env)
+			"a key made on each machine would differ between processes", Env)
 	}
 	return Resolve(env, file, "")
 }
 
 // Resolve finds the master key of a server: the text of CLIPPERD_MASTER_KEY
-// (env) when set, else the key file file when set, else DefaultFile in
-// dataDir. It says which it used, for the log.
+// (env) when set, else the key file file when set, else the data
+// directory's DefaultFile when an older installation made one there, else
+// DefaultPath (made at first use). It says which it used (Env or a path).
 func Resolve(env, file, dataDir string) (*Key, string, error) {
-	if strings.TrimSpace(env) != "" {
+	from, err := Locate(env, file, dataDir)
+	if err != nil {
+		return nil, "", err
+	}
+	if from == Env {
 		k, err := Parse(env)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w", Env, err)
 		}
 		return k, Env, nil
 	}
-	if file == "" {
-		file = filepath.Join(dataDir, DefaultFile)
+	k, err := Load(from)
+	return k, from, err
+}
+
+// Locate says where Resolve takes the key from (Env or a key file's path),
+// without reading or making anything.
+func Locate(env, file, dataDir string) (string, error) {
+	switch {
+	case strings.TrimSpace(env) != "":
+		return Env, nil
+	case file != "":
+		return file, nil
 	}
-	k, err := Load(file)
-	return k, file, err
+	if InDataDir(dataDir) {
+		return filepath.Join(dataDir, DefaultFile), nil
+	}
+	return DefaultPath()
+}
+
+// InDataDir says whether the data directory holds its own key file, as
+// installations made before the default moved out of it do: a copy of the
+// directory then opens its secrets.
+func InDataDir(dataDir string) bool {
+	if dataDir == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dataDir, DefaultFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// DefaultPath is the key file of an installation that names none:
+// DefaultDir/DefaultFile in the user's configuration directory
+// ($XDG_CONFIG_HOME or ~/.config on Linux).
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil || dir == "" {
+		return "", fmt.Errorf("master key: no configuration directory to keep the key file in (%v): "+
+			"give one with --master-key-file FILE or the key itself in %s (32 random bytes in base64, e.g. `openssl rand -base64 32`)", err, Env)
+	}
+	return filepath.Join(dir, DefaultDir, DefaultFile), nil
+}
+
+// MoveHint tells how to move a key file out of the data directory dataDir.
+func MoveHint(dataDir string) string {
+	in := filepath.Join(dataDir, DefaultFile)
+	if to, err := DefaultPath(); err == nil {
+		if _, err := os.Stat(to); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Sprintf("stop clipperd, then `mkdir -p -m 700 %s && mv %s %s` (the default place, found without a flag)",
+				filepath.Dir(to), in, to)
+		}
+	}
+	return fmt.Sprintf("stop clipperd, then `mv %s KEYFILE` (KEYFILE outside the data directory, mode 0600) "+
+		"and start every command with --master-key-file KEYFILE", in)
 }
 
 // Seal encrypts plain for purpose (a label bound into the seal, so a value

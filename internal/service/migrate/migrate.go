@@ -141,12 +141,17 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	return r, nil
 }
 
+// publishedPosts lists the posts published to a directory (postCopySizes).
+type publishedPosts interface {
+	PublishedDirPosts(ctx context.Context) ([]store.Post, error)
+}
+
 // postCopySizes is what each published dir post's copy of its clip holds in
 // the target media store apart from the clip: 0 where the store shares the
 // bytes (a directory's hard link, as on the source), the copy's size in a
 // bucket, which has none to share. The posts count it in their org's storage
 // there as they would had they been published there.
-func postCopySizes(ctx context.Context, src *store.Store, media blob.Store) (map[string]int64, error) {
+func postCopySizes(ctx context.Context, src publishedPosts, media blob.Store) (map[string]int64, error) {
 	posts, err := src.PublishedDirPosts(ctx)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ type DeliveryEnqueuer interface {
 
 // Config configures a Runner.
 type Config struct {
-	Store *store.Store
+	Store Store // required; *store.Store is one
 	// Jobs runs the project runs (queue pipeline); the Runner registers
 	// its kind there, so even a process that works no queue can queue
 	// projects.

@@ -16,6 +16,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe/speechtest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
@@ -60,11 +61,11 @@ func censorJob(t *testing.T, data []byte, mediaSpec string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spans := censorjobs.Spans(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1])
-	if len(spans) == 0 {
+	if len(censorjobs.Spans(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1])) == 0 {
 		t.Fatalf("no profanity heard in %q", clip.Text)
 	}
 
+	var spans []media.CensorSpan
 	for i, beep := range []bool{true, false} {
 		c.runCensorJob(p.ID, clip.CurationID, beep)
 		for _, f := range []struct{ name, uri string }{{".mp4", clip.URIForExport}, {".preview.mp4", clip.URIForPreview}} {
@@ -73,22 +74,7 @@ func censorJob(t *testing.T, data []byte, mediaSpec string) {
 				t.Fatalf("originals of %s: %v, want one", f.name, origs)
 			}
 			if i == 0 && f.name == ".mp4" {
-				// The words spotted in the export's audio are censored too.
-				wav := filepath.Join(t.TempDir(), "export.wav")
-				if err := transcribe.ExtractWAV(t.Context(), origs[0], 0, 0, wav); err != nil {
-					t.Fatal(err)
-				}
-				// As the job hears them: spotted, then checked (censorjobs.Hear).
-				heard, err := censorjobs.Hear(t.Context(), &transcribe.Pocketsphinx{}, wav,
-					censorjobs.Vocabulary(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1]))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, h := range heard.Kept {
-					spans = append(spans, censorjobs.Pad(h.Start, h.End))
-				}
-				spans = censorjobs.Merge(spans)
-				t.Logf("censoring %v in %q", spans, clip.Text)
+				spans = censoredSpans(t, words, clip, origs[0])
 			}
 			resp, body := newClient(t, srv, "").do(http.MethodGet, f.uri, nil)
 			if resp.StatusCode != http.StatusOK {
@@ -106,6 +92,30 @@ func censorJob(t *testing.T, data []byte, mediaSpec string) {
 			checkCensored(t, beep, pcm16(t, origs[0]), pcm16(t, served), spans)
 		}
 	}
+}
+
+// censoredSpans are the spans a censor job of clip censors in the clip's
+// export (a local copy of its original): the listed words of the
+// transcript, and those spotted in the export's audio, as the job hears
+// them (spotted, then checked: censorjobs.Hear).
+func censoredSpans(t *testing.T, words []store.TranscriptWord, clip apitypes.ExportableClip, export string) []media.CensorSpan {
+	t.Helper()
+	spans := censorjobs.Spans(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1])
+	wav := filepath.Join(t.TempDir(), "export.wav")
+	if err := transcribe.ExtractWAV(t.Context(), export, 0, 0, wav); err != nil {
+		t.Fatal(err)
+	}
+	heard, err := censorjobs.Hear(t.Context(), &transcribe.Pocketsphinx{}, wav,
+		censorjobs.Vocabulary(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range heard.Kept {
+		spans = append(spans, censorjobs.Pad(h.Start, h.End))
+	}
+	spans = censorjobs.Merge(spans)
+	t.Logf("censoring %v in %q", spans, clip.Text)
+	return spans
 }
 
 // originals are local copies of the originals a censor job kept of file

@@ -159,10 +159,7 @@ func TestSocialCopyJobsCachedAndForceRegenerate(t *testing.T) {
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openData(t, dir)
 	left := &store.CopyJob{OrgID: DevOrgID, ProjectID: clip.ProjectID, ClipID: clip.CurationID, PostAccountID: page.PostAccountID,
 		SubAccountID: "page-1", Prompt: "formal", Platform: "FACEBOOK_PAGE", ClipVersion: clip.UpdatedAt}
 	err = st.CreateCopyJob(t.Context(), left, true, nil) // as a release before the job system stored it

@@ -3,16 +3,22 @@ package server
 import (
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe/speechtest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 // TestAPIFlowOnEachEngine runs the API's whole path with the state in
@@ -20,10 +26,16 @@ import (
 // data directory and, with PostgreSQL, in a MinIO bucket (--media): an
 // upload, a project to COMPLETE and its clips, its conclusion webhook
 // delivered once and signed, a collection of the clips, a post and a
-// schedule published, a social copy job and a censor job (its renders kept
-// and replaced in the media store), all answered alike.
+// schedule published, a social copy job and a censor job that beeps the
+// profanity festival says in the source (its renders kept and replaced in
+// the media store), all answered alike.
 func TestAPIFlowOnEachEngine(t *testing.T) {
-	video := sourceVideo(t)
+	toolexectest.RequireTools(t, append(speechtest.Tools, transcribe.PocketsphinxTool)...)
+	videoFile, _ := speechtest.Video(t, t.TempDir(), profaneSpeech, 1.0)
+	video, err := os.ReadFile(videoFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, engine := range []struct {
 		name     string
 		store    string
@@ -39,7 +51,8 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 		}},
 	} {
 		t.Run(engine.name, func(t *testing.T) {
-			srv := startServer(t, Config{Database: engine.database(t), Media: engine.media(t), AllowPrivateWebhooks: true})
+			srv := startServer(t, Config{Database: engine.database(t), Media: engine.media(t), AllowPrivateWebhooks: true,
+				ASR: transcribe.KindPocketsphinx})
 			if got := srv.store.Engine(); got != engine.store {
 				t.Fatalf("server store on %s, want %s", got, engine.store)
 			}
@@ -98,23 +111,51 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 				t.Errorf("copy job %+v, want COMPLETED with the formal copy", job)
 			}
 
-			// Without a recogniser the transcript is empty: the job still keeps
-			// the originals and renders the clip's files again, through the
-			// media store of the engine.
-			c.runCensorJob(clip.ProjectID, clip.CurationID, true)
-			for _, name := range []string{clip.CurationID + ".mp4", clip.CurationID + ".preview.mp4"} {
-				if origs := originals(t, srv, clip.ProjectID, name); len(origs) != 1 {
-					t.Errorf("originals of %s after a censor job: %v, want one", name, origs)
+			// The censor job beeps the profanity of a clip that holds it, through
+			// the media store of the engine, and keeps the originals.
+			words, err := srv.store.Transcript(t.Context(), created.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			censored := profaneClip(t, clips, words)
+			c.runCensorJob(censored.ProjectID, censored.CurationID, true)
+			var export []string
+			for _, name := range []string{censored.CurationID + ".mp4", censored.CurationID + ".preview.mp4"} {
+				origs := originals(t, srv, censored.ProjectID, name)
+				if len(origs) != 1 {
+					t.Fatalf("originals of %s after a censor job: %v, want one", name, origs)
+				}
+				if export == nil {
+					export = origs
 				}
 			}
-			if resp, _ := newClient(t, srv, "").do(http.MethodGet, clip.URIForExport, nil); resp.StatusCode != http.StatusOK {
-				t.Errorf("GET the censored clip: %d", resp.StatusCode)
+			resp, body := newClient(t, srv, "").do(http.MethodGet, censored.URIForExport, nil)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET the censored clip: %d", resp.StatusCode)
 			}
+			served := filepath.Join(t.TempDir(), "served.mp4")
+			if err := os.WriteFile(served, body, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			checkCensored(t, true, pcm16(t, export[0]), pcm16(t, served), censoredSpans(t, words, censored, export[0]))
 			if n := len(receiver.Requests()); n != 1 {
 				t.Errorf("%d conclusion webhooks by the end of the flow, want one", n)
 			}
 		})
 	}
+}
+
+// profaneClip is a clip of one range in which the transcript words has a
+// listed word (censorjobs.Spans), for a censor job that has one to beep.
+func profaneClip(t *testing.T, clips []apitypes.ExportableClip, words []store.TranscriptWord) apitypes.ExportableClip {
+	t.Helper()
+	for _, cl := range clips {
+		if len(cl.TimeRanges) == 1 && len(censorjobs.Spans(words, cl.TimeRanges[0][0], cl.TimeRanges[0][1])) > 0 {
+			return cl
+		}
+	}
+	t.Fatalf("no clip of %d holds a listed word of the transcript (%d words)", len(clips), len(words))
+	return apitypes.ExportableClip{}
 }
 
 func storetestURL(t *testing.T) string { return storetest.PostgresURL(t) }

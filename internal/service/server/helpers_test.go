@@ -280,7 +280,17 @@ func deref(s *string) string {
 	return *s
 }
 
-func TestMain(m *testing.M) { videotest.Main(m) }
+// TestMain points the user's configuration directory, where a server that
+// is given no master key keeps its key file, at a temporary one: no test
+// writes the real ~/.config.
+func TestMain(m *testing.M) {
+	cfg, err := os.MkdirTemp("", "clipperd-config-")
+	if err != nil {
+		panic(err)
+	}
+	_ = os.Setenv("XDG_CONFIG_HOME", cfg)
+	videotest.Main(m, func() { _ = os.RemoveAll(cfg) })
+}
 
 // sourceVideo returns the bytes of a generated 36 s 320x240 talk, made once per test run.
 func sourceVideo(t *testing.T) []byte {
@@ -323,4 +333,20 @@ func hangingSource(t *testing.T) string {
 	t.Cleanup(hang.Close)
 	t.Cleanup(func() { close(release) })
 	return hang.URL
+}
+
+// openData opens the store of a data directory with the master key its
+// server found when given none (the default key file of the tests'
+// configuration directory, or an older installation's key file in dir).
+func openData(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	key, _, err := masterkey.Resolve("", "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), dir, store.WithMasterKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

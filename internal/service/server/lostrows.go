@@ -9,8 +9,12 @@ import (
 	"path/filepath"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
+
+// rowChecker tells which of ids a table does not have (lostRows).
+type rowChecker interface {
+	Unknown(ctx context.Context, table string, ids []string) ([]string, error)
+}
 
 // lostRows logs an error at start when media of the directory store name
 // projects or posts the database does not have. Their rows are written
@@ -19,7 +23,7 @@ import (
 // the store's check at open cannot tell (store.DamagedError covers every
 // other cut). It costs a directory listing of media/ and published/ and
 // one query per 500 names. Bucket media are not listed.
-func lostRows(ctx context.Context, st *store.Store, media blob.Store, logger *slog.Logger) {
+func lostRows(ctx context.Context, st rowChecker, media blob.Store, logger *slog.Logger) {
 	d, ok := media.(*blob.Dir)
 	if !ok {
 		return

@@ -121,9 +121,9 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The single box's master key: its secrets move sealed, so the
-	// scale-out node starts with the same key file.
-	keyFile := filepath.Join(from, masterkey.DefaultFile)
-	master, err := masterkey.Load(keyFile)
+	// scale-out node starts with the same key file (the default one, which
+	// the single box found without a flag).
+	master, keyFile, err := masterkey.Resolve("", "", from)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // pipelineTimeout bounds one project's run in these tests (a 36 s source on
@@ -137,10 +136,7 @@ func TestRestartMidPipeline(t *testing.T) {
 
 	closeMidway(t, srv, c, p.ID)
 
-	st, err := store.Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openData(t, dir)
 	stored, err := st.GetProject(t.Context(), p.ID)
 	_ = st.Close()
 	if err != nil {

@@ -82,8 +82,9 @@ type Config struct {
 	PublicURL string // default "http://<actual listen addr>" (127.0.0.1 when listening on all interfaces)
 	APIKey    string // if set: ensure a dev org "org-dev" / user "user-dev" with this key
 	// MasterKey (the text of CLIPPERD_MASTER_KEY) or else the key file
-	// MasterKeyFile (default DataDir/master.key, made at first start) seals
-	// the secrets kept in the database (package masterkey).
+	// MasterKeyFile (default: an older installation's DataDir/master.key,
+	// else masterkey.DefaultPath, made at first start) seals the secrets
+	// kept in the database (package masterkey).
 	MasterKey, MasterKeyFile string
 	// Limits of every organization; zero fields take the spec's defaults.
 	quota.Limits
@@ -258,12 +259,20 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	logger.Debug("master key", "from", masterFrom)
+	if masterFrom == filepath.Join(dataDir, masterkey.DefaultFile) {
+		logger.Warn("the master key file is inside the data directory, so a copy of the directory (cp, tar, a disk backup) opens its secrets: "+
+			"move it out", "file", masterFrom, "how", masterkey.MoveHint(dataDir))
+	}
 	// Held while the server runs, so `clipperd migrate` can tell it runs.
 	lock, err := datalock.Shared(dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w: `clipperd migrate` is copying it", err)
 	}
 	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir), store.WithMasterKey(master))
+	if errors.Is(err, masterkey.ErrWrongKey) {
+		_ = lock.Release()
+		return nil, fmt.Errorf("server: master key from %s: %w", masterFrom, err)
+	}
 	if err != nil {
 		_ = lock.Release()
 		return nil, fmt.Errorf("server: %w", err)

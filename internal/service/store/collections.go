@@ -21,12 +21,28 @@ var (
 	ErrNotInCollection = errors.New("clip is not in the collection")
 )
 
+// Collection is a collection record (the API's apitypes.Collection is its
+// JSON shape, with the times as text).
+type Collection struct {
+	CollectionID   string
+	CollectionName string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// API is the collection as the API answers it, its times in the spec's
+// format.
+func (c Collection) API() apitypes.Collection {
+	return apitypes.Collection{CollectionID: c.CollectionID, CollectionName: c.CollectionName,
+		CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt)}
+}
+
 // CreateCollection creates a collection for orgID unless the org already
 // has maxCollections of them (maxCollections <= 0: no limit), checked in the
 // same transaction so parallel creates cannot overshoot the quota.
-func (s *Store) CreateCollection(ctx context.Context, orgID, name string, maxCollections int) (apitypes.Collection, error) {
-	now := Timestamp(s.Now())
-	c := apitypes.Collection{CollectionID: NewID("col_"), CollectionName: name, CreatedAt: now, UpdatedAt: now}
+func (s *Store) CreateCollection(ctx context.Context, orgID, name string, maxCollections int) (Collection, error) {
+	now := s.Now().Truncate(time.Millisecond) // as stored, so a later read is equal
+	c := Collection{CollectionID: NewID("col_"), CollectionName: name, CreatedAt: now, UpdatedAt: now}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.lockOrg(ctx, tx, orgID); err != nil {
 			return err
@@ -41,7 +57,7 @@ func (s *Store) CreateCollection(ctx context.Context, orgID, name string, maxCol
 			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO collections(id, org_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			c.CollectionID, orgID, name, now, now)
+			c.CollectionID, orgID, name, timeText(now), timeText(now))
 		if err != nil {
 			return fmt.Errorf("insert collection: %w", err)
 		}
@@ -52,11 +68,11 @@ func (s *Store) CreateCollection(ctx context.Context, orgID, name string, maxCol
 
 // GetCollection returns the org's collection id; ErrNotFound when it is
 // missing or belongs to another org.
-func (s *Store) GetCollection(ctx context.Context, orgID, id string) (apitypes.Collection, error) {
+func (s *Store) GetCollection(ctx context.Context, orgID, id string) (Collection, error) {
 	return getCollection(ctx, s.db, orgID, id)
 }
 
-func getCollection(ctx context.Context, q querier, orgID, id string) (apitypes.Collection, error) {
+func getCollection(ctx context.Context, q querier, orgID, id string) (Collection, error) {
 	c, err := scanCollection(q.QueryRowContext(ctx, `SELECT id, name, created_at, updated_at FROM collections WHERE id = ? AND org_id = ?`, id, orgID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, ErrNotFound
@@ -70,7 +86,7 @@ func getCollection(ctx context.Context, q querier, orgID, id string) (apitypes.C
 // ListCollections returns up to limit of the org's collections after
 // skipping offset, in creation order, and how many there are in all. With
 // contentID set only the collections holding that clip count.
-func (s *Store) ListCollections(ctx context.Context, orgID, contentID string, offset, limit int) ([]apitypes.Collection, int, error) {
+func (s *Store) ListCollections(ctx context.Context, orgID, contentID string, offset, limit int) ([]Collection, int, error) {
 	where, args := `org_id = ?`, []any{orgID}
 	if contentID != "" {
 		where += ` AND id IN (SELECT collection_id FROM collection_contents WHERE content_id = ?)`
@@ -88,9 +104,11 @@ func (s *Store) ListCollections(ctx context.Context, orgID, contentID string, of
 	return out, total, nil
 }
 
-func scanCollection(row scanner) (apitypes.Collection, error) {
-	var c apitypes.Collection
-	err := row.Scan(&c.CollectionID, &c.CollectionName, &c.CreatedAt, &c.UpdatedAt)
+func scanCollection(row scanner) (Collection, error) {
+	var c Collection
+	var created, updated string
+	err := row.Scan(&c.CollectionID, &c.CollectionName, &created, &updated)
+	c.CreatedAt, c.UpdatedAt = parseTimestamp(created), parseTimestamp(updated)
 	return c, err
 }
 

@@ -59,7 +59,7 @@ func TestCollectionContents(t *testing.T) {
 		theirs := saveClips(t, s, "other", "c1")
 
 		col, err := s.CreateCollection(ctx, "org", "best", 0)
-		if err != nil || col.CollectionName != "best" || col.CreatedAt == "" || col.CreatedAt != col.UpdatedAt {
+		if err != nil || col.CollectionName != "best" || col.CreatedAt.IsZero() || !col.CreatedAt.Equal(col.UpdatedAt) {
 			t.Fatalf("CreateCollection: %+v %v", col, err)
 		}
 		// Added in the order c3, c1, c3 (again: no change), c2; a change of the
@@ -74,12 +74,12 @@ func TestCollectionContents(t *testing.T) {
 				t.Fatalf("add %s: %v", id, err)
 			}
 			if i == 2 {
-				if got, _ := s.GetCollection(ctx, "org", col.CollectionID); got.UpdatedAt != Timestamp(later) {
-					t.Errorf("updatedAt %s after adding a clip twice, want %s", got.UpdatedAt, Timestamp(later))
+				if got, _ := s.GetCollection(ctx, "org", col.CollectionID); Timestamp(got.UpdatedAt) != Timestamp(later) {
+					t.Errorf("updatedAt %s after adding a clip twice, want %s", Timestamp(got.UpdatedAt), Timestamp(later))
 				}
 			}
 		}
-		if got, _ := s.GetCollection(ctx, "org", col.CollectionID); got.UpdatedAt != Timestamp(later.Add(time.Hour)) || got.CreatedAt != col.CreatedAt {
+		if got, _ := s.GetCollection(ctx, "org", col.CollectionID); Timestamp(got.UpdatedAt) != Timestamp(later.Add(time.Hour)) || !got.CreatedAt.Equal(col.CreatedAt) {
 			t.Errorf("after adds: %+v, want updatedAt %s", got, Timestamp(later.Add(time.Hour)))
 		}
 		got, err := s.CollectionClips(ctx, "org", col.CollectionID, 0, -1)

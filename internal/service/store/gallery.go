@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 // The reads of the gallery (package gallery): an organization's projects
@@ -64,21 +62,22 @@ func (s *Store) OrgProjectsByID(ctx context.Context, orgID string, ids []string)
 // starts from the project's clips (clips_project) and finds their
 // collections through collection_contents_content, so it reads only what
 // the project's clips are in, however many collections the org has.
-func (s *Store) ClipCollections(ctx context.Context, orgID, projectID string) (map[string][]apitypes.Collection, error) {
+func (s *Store) ClipCollections(ctx context.Context, orgID, projectID string) (map[string][]Collection, error) {
 	type held struct {
 		contentID  string
-		collection apitypes.Collection
+		collection Collection
 	}
 	rows, err := queryAll(ctx, s.db, func(row scanner) (held, error) {
 		var h held
-		err := row.Scan(&h.contentID, &h.collection.CollectionID, &h.collection.CollectionName,
-			&h.collection.CreatedAt, &h.collection.UpdatedAt)
+		var created, updated string
+		err := row.Scan(&h.contentID, &h.collection.CollectionID, &h.collection.CollectionName, &created, &updated)
+		h.collection.CreatedAt, h.collection.UpdatedAt = parseTimestamp(created), parseTimestamp(updated)
 		return h, err
 	}, clipCollectionsQuery, projectID, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("collections of the clips of %s: %w", projectID, err)
 	}
-	out := map[string][]apitypes.Collection{}
+	out := map[string][]Collection{}
 	for _, h := range rows {
 		out[h.contentID] = append(out[h.contentID], h.collection)
 	}
@@ -100,7 +99,7 @@ type CollectionClip struct {
 // CollectionWithClips is a collection and its clips in the order they
 // were added.
 type CollectionWithClips struct {
-	apitypes.Collection
+	Collection
 	Clips []CollectionClip
 }
 
@@ -113,15 +112,16 @@ func (s *Store) OrgCollectionsWithClips(ctx context.Context, orgID string, offse
 		return nil, 0, fmt.Errorf("count collections: %w", err)
 	}
 	type row struct {
-		collection apitypes.Collection
+		collection Collection
 		clip       CollectionClip
 		hasClip    bool
 	}
 	rows, err := queryAll(ctx, s.db, func(sc scanner) (row, error) {
 		var r row
 		var id, project, curation, title sql.NullString
-		err := sc.Scan(&r.collection.CollectionID, &r.collection.CollectionName, &r.collection.CreatedAt,
-			&r.collection.UpdatedAt, &id, &project, &curation, &title)
+		var created, updated string
+		err := sc.Scan(&r.collection.CollectionID, &r.collection.CollectionName, &created, &updated, &id, &project, &curation, &title)
+		r.collection.CreatedAt, r.collection.UpdatedAt = parseTimestamp(created), parseTimestamp(updated)
 		r.clip, r.hasClip = CollectionClip{ID: id.String, ProjectID: project.String, CurationID: curation.String, Title: title.String}, id.Valid
 		return r, err
 	}, `SELECT c.id, c.name, c.created_at, c.updated_at, k.id, k.project_id, k.curation_id, k.title

@@ -140,7 +140,7 @@ func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		var cols []apitypes.Collection
+		var cols []Collection
 		for _, name := range []string{"first", "empty", "third"} {
 			c, err := s.CreateCollection(ctx, "org", name, 0)
 			if err != nil {

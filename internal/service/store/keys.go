@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // API keys are kept as the SHA-256 of the key (what requests are looked up
@@ -97,7 +98,7 @@ func (s *Store) LookupKey(ctx context.Context, key string) (Key, error) {
 // KeyInfo is a key as `keys list` shows it.
 type KeyInfo struct {
 	Key
-	CreatedAt string
+	CreatedAt time.Time
 }
 
 // Keys lists every key (never the key itself), by organization, oldest
@@ -105,7 +106,9 @@ type KeyInfo struct {
 func (s *Store) Keys(ctx context.Context) ([]KeyInfo, error) {
 	out, err := queryAll(ctx, s.db, func(sc scanner) (KeyInfo, error) {
 		var k KeyInfo
-		err := sc.Scan(&k.Hash, &k.Prefix, &k.OrgID, &k.UserID, &k.CreatedAt)
+		var created string
+		err := sc.Scan(&k.Hash, &k.Prefix, &k.OrgID, &k.UserID, &created)
+		k.CreatedAt = parseTimestamp(created)
 		return k, err
 	}, `SELECT `+keyColumns+`, created_at FROM api_keys ORDER BY org_id, seq`)
 	if err != nil {

@@ -72,7 +72,8 @@ func (s *Store) checkMasterKey(ctx context.Context) error {
 	}
 	if _, err := s.master.Open(purposeMediaKey, sealed); err != nil {
 		return fmt.Errorf("the master key does not open this database's secrets (%w): "+
-			"start with the key it was sealed with (the key file of its data directory, --master-key-file or %s)",
+			"start with the key it was sealed with (--master-key-file or %s; a restored backup or a copied data directory "+
+			"needs the key of the installation it came from, which neither holds)",
 			err, masterkey.Env)
 	}
 	return nil

@@ -92,14 +92,22 @@ func (s *Store) ReplaceRunClips(ctx context.Context, projectID, orgID string, ru
 }
 
 // EndLeases ends every project's lease, in the transaction it runs in:
-// clipperd migrate copies a stopped installation, whose runs hold no
-// lease any more, so the moved installation's watchdog requeues them at
-// its first pass instead of waiting out leases nobody renews.
+// clipperd migrate copies a stopped installation, and clipperd restore a
+// backup, whose runs hold no lease any more, so the new installation's
+// watchdog requeues them at its first pass instead of waiting out leases
+// nobody renews.
 func EndLeases() TxHook {
-	return func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE projects SET lease_until = NULL WHERE lease_until IS NOT NULL`); err != nil {
-			return fmt.Errorf("end the copied leases: %w", err)
-		}
-		return nil
+	return endLeases
+}
+
+// EndAllLeases is EndLeases in a transaction of its own.
+func (s *Store) EndAllLeases(ctx context.Context) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return endLeases(ctx, tx) })
+}
+
+func endLeases(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE projects SET lease_until = NULL WHERE lease_until IS NOT NULL`); err != nil {
+		return fmt.Errorf("end the copied leases: %w", err)
 	}
+	return nil
 }

@@ -39,8 +39,10 @@ type options struct {
 
 // WithMasterKey gives the key that seals the store's secrets. Without it a
 // SQLite store uses (and at first makes) the key file masterkey.DefaultFile
-// beside its database; a PostgreSQL store needs it, since every process
-// that shares the database must share the key.
+// beside its database, a convenience of tests: servers and commands always
+// give the key they resolved (masterkey.Resolve), which by default lives
+// outside the data directory. A PostgreSQL store needs it, since every
+// process that shares the database must share the key.
 func WithMasterKey(k *masterkey.Key) Option {
 	return func(o *options) { o.master = k }
 }

@@ -92,9 +92,13 @@ func sharedVideo(opts testvideo.Options) (*video, error) {
 	return v, nil
 }
 
-// Main runs the package's tests, then removes the shared videos.
-func Main(m *testing.M) {
+// Main runs the package's tests, then removes the shared videos and runs
+// the package's own cleanups (Main exits, so deferred calls would not run).
+func Main(m *testing.M, cleanups ...func()) {
 	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
 	shared.mu.Lock()
 	if shared.dir != "" {
 		_ = os.RemoveAll(shared.dir)
