@@ -59,7 +59,11 @@ func (r *Runner) watch(ctx context.Context) error {
 		}
 		return nil
 	}, func(id string, err error, n int, wait time.Duration) {
-		r.log.Error("requeue a project whose run's lease ended, or whose job's claim was lost", "project", id, "err", err, "failures", n, "retryIn", wait)
+		msg := "requeue a project whose run's lease ended"
+		if !expired[id] {
+			msg = "requeue a project whose job's claim was lost"
+		}
+		r.log.Error(msg, "project", id, "err", err, "failures", n, "retryIn", wait)
 	})
 	return nil
 }
