@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/datadirtest"
 )
 
 // TestMain points the user's configuration directory, where clipperd keeps
@@ -23,17 +23,5 @@ func TestMain(m *testing.M) {
 }
 
 // openData opens the store of a data directory with the master key its
-// server found (the default key file of the tests' configuration
-// directory, or an older installation's key file in dir).
-func openData(t *testing.T, dir string) *store.Store {
-	t.Helper()
-	key, _, err := masterkey.Resolve("", "", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.Context(), dir, store.WithMasterKey(key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
+// server found.
+func openData(t *testing.T, dir string) *store.Store { return datadirtest.Open(t, dir) }

@@ -21,10 +21,9 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/datadirtest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
@@ -210,7 +209,7 @@ var accAccounts = []apitypes.SocialAccount{
 }
 
 func seedSocialAccounts(ctx context.Context, dataDir string) error {
-	st, err := openBeside(ctx, dataDir)
+	st, err := datadirtest.OpenContext(ctx, dataDir)
 	if err != nil {
 		return err
 	}
@@ -221,17 +220,6 @@ func seedSocialAccounts(ctx context.Context, dataDir string) error {
 		}
 	}
 	return nil
-}
-
-// openBeside opens the store of a clipperd serving dataDir, with the master
-// key that clipperd resolved (by default the user's configuration
-// directory's key file, not one beside the database).
-func openBeside(ctx context.Context, dataDir string) (*store.Store, error) {
-	key, _, err := masterkey.Resolve("", "", dataDir)
-	if err != nil {
-		return nil, err
-	}
-	return store.Open(ctx, dataDir, store.WithMasterKey(key))
 }
 
 // testAccProviders serves the provider in-process, polling faster than the

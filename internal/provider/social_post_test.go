@@ -25,6 +25,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/datadirtest"
 )
 
 // Helpers of the social posting tests, and the unit tests of what
@@ -146,7 +147,7 @@ func errorParts(parts ...string) *regexp.Regexp {
 // the API does not show (a schedule's state), closing it when t ends.
 func storeOf(t *testing.T, dataDir string) *store.Store {
 	t.Helper()
-	st, err := openBeside(t.Context(), dataDir)
+	st, err := datadirtest.OpenContext(t.Context(), dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/datadirtest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/videotest"
 )
@@ -338,15 +339,4 @@ func hangingSource(t *testing.T) string {
 // openData opens the store of a data directory with the master key its
 // server found when given none (the default key file of the tests'
 // configuration directory, or an older installation's key file in dir).
-func openData(t *testing.T, dir string) *store.Store {
-	t.Helper()
-	key, _, err := masterkey.Resolve("", "", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.Context(), dir, store.WithMasterKey(key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
+func openData(t *testing.T, dir string) *store.Store { return datadirtest.Open(t, dir) }
