@@ -39,6 +39,9 @@ const (
 type Handler struct {
 	next  slog.Handler
 	attrs string // the With attributes and groups, part of each key
+	// all holds back warnings and errors without an error too (River's,
+	// whose completer says "Too many errors; giving up" with none).
+	all   bool
 	state *state
 	// Now is the clock (tests); nil is time.Now.
 	now func() time.Time
@@ -62,6 +65,20 @@ func New(next slog.Handler, now func() time.Time) *Handler {
 		now = time.Now
 	}
 	return &Handler{next: next, state: &state{seen: map[string]*repeats{}}, now: now}
+}
+
+// All is h holding back repeated warnings and errors that carry no error
+// as well, keyed by message and attributes; it shares h's counts. For a
+// library's logger (River) whose retry lines may not name their cause. A
+// handler that is not a *Handler is wrapped anew.
+func All(h slog.Handler) slog.Handler {
+	q, ok := h.(*Handler)
+	if !ok {
+		q = New(h, nil)
+	}
+	c := *q
+	c.all = true
+	return &c
 }
 
 // Enabled is next's.
@@ -120,7 +137,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 // key names the failure r reports: its level, message, the handler's
 // attributes and its error's innermost cause (the same full disk under
 // different projects' wrapping is one failure). Records below Warn, or
-// without an error, are not held back (ok false).
+// without an error unless h.all, are not held back (ok false).
 func (h *Handler) key(r slog.Record) (string, bool) {
 	if r.Level < slog.LevelWarn {
 		return "", false
@@ -137,7 +154,7 @@ func (h *Handler) key(r slog.Record) (string, bool) {
 		}
 		return false
 	})
-	if cause == "" {
+	if cause == "" && !h.all {
 		return "", false
 	}
 	return strings.Join([]string{r.Level.String(), r.Message, h.attrs, cause}, "\x00"), true

@@ -93,3 +93,32 @@ func TestCauseFollowsWrapsAndJoins(t *testing.T) {
 		t.Fatalf("Cause = %v", got)
 	}
 }
+
+// All holds back River's retry lines that name no error, sharing the
+// counts of the handler it is made from; without All they pass.
+func TestAllHoldsBackLinesWithoutAnError(t *testing.T) {
+	var buf bytes.Buffer
+	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	h := New(slog.NewTextHandler(&buf, nil), c.now)
+	plain := slog.New(h.WithAttrs([]slog.Attr{slog.String("component", "jobs")}))
+	river := slog.New(All(plain.Handler()))
+	for range 10 {
+		plain.Error("jobcompleter.BatchCompleter: Too many errors; giving up")
+	}
+	if got := strings.Count(buf.String(), "\n"); got != 10 {
+		t.Fatalf("%d lines without All, want every one of 10", got)
+	}
+	buf.Reset()
+	for range 10 {
+		river.Error("jobcompleter.BatchCompleter: Too many errors; giving up")
+		c.t = c.t.Add(100 * time.Millisecond)
+	}
+	// At 0 s, then 1 s on (the 11th), counting the 9 between.
+	river.Error("jobcompleter.BatchCompleter: Too many errors; giving up")
+	if got := strings.Count(buf.String(), "\n"); got != 2 || !strings.Contains(buf.String(), RepeatedKey+"=9") {
+		t.Fatalf("with All: %d lines, want 2, the second with repeated=9:\n%s", got, buf.String())
+	}
+	if _, ok := All(slog.NewTextHandler(&buf, nil)).(*Handler); !ok {
+		t.Fatal("All of a plain handler does not quiet it")
+	}
+}
