@@ -309,8 +309,8 @@ func seedRenderedClip(t *testing.T, dir, publicURL string) (projectID, clipID st
 	if err := st.CreateProject(t.Context(), p, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: p.ID + ".c01", CurationID: "c01", URIForExport: publicURL + "/media/" + p.ID + "/c01.mp4"}
-	if err := st.ReplaceClips(t.Context(), p.ID, server.DevOrgID, []apitypes.ExportableClip{clip}); err != nil {
+	clip := store.Clip{ID: p.ID + ".c01", CurationID: "c01", URIForExport: publicURL + "/media/" + p.ID + "/c01.mp4"}
+	if err := st.ReplaceClips(t.Context(), p.ID, server.DevOrgID, []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	render := filepath.Join(dir, "media", p.ID, "c01.mp4")

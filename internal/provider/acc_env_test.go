@@ -21,6 +21,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -48,8 +49,18 @@ var acc struct {
 	err  error
 }
 
+// TestMain points the user's configuration directory, where clipperd keeps
+// its master key file when given none, at a temporary one: the tests never
+// write the real ~/.config.
 func TestMain(m *testing.M) {
+	config, err := os.MkdirTemp("", "clipper-acc-config-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = os.Setenv("XDG_CONFIG_HOME", config)
 	code := m.Run()
+	_ = os.RemoveAll(config)
 	if acc.srv != nil {
 		if err := acc.srv.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "closing clipperd: %v\n", err)
@@ -199,7 +210,7 @@ var accAccounts = []apitypes.SocialAccount{
 }
 
 func seedSocialAccounts(ctx context.Context, dataDir string) error {
-	st, err := store.Open(ctx, dataDir)
+	st, err := openBeside(ctx, dataDir)
 	if err != nil {
 		return err
 	}
@@ -210,6 +221,17 @@ func seedSocialAccounts(ctx context.Context, dataDir string) error {
 		}
 	}
 	return nil
+}
+
+// openBeside opens the store of a clipperd serving dataDir, with the master
+// key that clipperd resolved (by default the user's configuration
+// directory's key file, not one beside the database).
+func openBeside(ctx context.Context, dataDir string) (*store.Store, error) {
+	key, _, err := masterkey.Resolve("", "", dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, dataDir, store.WithMasterKey(key))
 }
 
 // testAccProviders serves the provider in-process, polling faster than the

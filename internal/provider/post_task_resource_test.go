@@ -160,8 +160,8 @@ func seedPostable(t *testing.T, dataDir, platform string) (contentID, account st
 	if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: p.ID + ".c01", CurationID: "c01", ProjectID: p.ID}
-	if err := st.ReplaceClips(ctx, p.ID, server.DevOrgID, []apitypes.ExportableClip{clip}); err != nil {
+	clip := store.Clip{ID: p.ID + ".c01", CurationID: "c01", ProjectID: p.ID}
+	if err := st.ReplaceClips(ctx, p.ID, server.DevOrgID, []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := st.ConnectSocialAccount(ctx, server.DevOrgID, apitypes.SocialAccount{Platform: platform, ExtUserName: "Clipper " + platform})

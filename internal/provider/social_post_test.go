@@ -146,7 +146,7 @@ func errorParts(parts ...string) *regexp.Regexp {
 // the API does not show (a schedule's state), closing it when t ends.
 func storeOf(t *testing.T, dataDir string) *store.Store {
 	t.Helper()
-	st, err := store.Open(t.Context(), dataDir)
+	st, err := openBeside(t.Context(), dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // Paging of GET /api/exportable-clips. The spec leaves the defaults open:
@@ -65,18 +66,19 @@ func (a *API) clipsOfProject(w http.ResponseWriter, r *http.Request, projectID s
 
 // writeClips answers a page of clips (a bare array, never null) with
 // signed media addresses, or err.
-func (a *API) writeClips(w http.ResponseWriter, r *http.Request, clips []apitypes.ExportableClip, err error) {
+func (a *API) writeClips(w http.ResponseWriter, r *http.Request, clips []store.Clip, err error) {
+	var out []apitypes.ExportableClip
 	if err == nil {
-		err = a.signClips(r.Context(), clips)
+		out, err = a.signedClips(r.Context(), clips)
 	}
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	for i := range clips {
-		presentClip(&clips[i])
+	for i := range out {
+		presentClip(&out[i])
 	}
-	writeJSON(w, http.StatusOK, clips)
+	writeJSON(w, http.StatusOK, out)
 }
 
 func presentClip(c *apitypes.ExportableClip) {

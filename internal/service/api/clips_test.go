@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,9 +21,9 @@ func TestExportableClipsPaging(t *testing.T) {
 	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: now}, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
-	var clips []apitypes.ExportableClip
+	var clips []store.Clip
 	for _, id := range []string{"c1", "c2", "c3"} {
-		clips = append(clips, apitypes.ExportableClip{ID: "p1." + id, CurationID: id, UpdatedAt: store.Timestamp(now)})
+		clips = append(clips, store.Clip{ID: "p1." + id, CurationID: id, UpdatedAt: now})
 	}
 	if err := st.ReplaceClips(t.Context(), "p1", "org-a", clips); err != nil {
 		t.Fatal(err)
@@ -76,4 +77,34 @@ func answer(rec interface {
 		_ = json.Unmarshal(raw, &a.err)
 	}
 	return &a
+}
+
+// TestClipTimesInTheSpecFormat: a clip's times, kept as times in the
+// store, are answered in the spec's format (UTC, milliseconds), in the
+// project's listing and the collection's.
+func TestClipTimesInTheSpecFormat(t *testing.T) {
+	st, key := keyedStore(t)
+	created := time.Date(2026, 11, 23, 1, 2, 3, 456789000, time.FixedZone("CET", 3600))
+	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: created}, store.Admission{}); err != nil {
+		t.Fatal(err)
+	}
+	clip := store.Clip{ID: "p1.c1", CurationID: "c1", CreatedAt: created, UpdatedAt: created.Add(time.Hour)}
+	if err := st.ReplaceClips(t.Context(), "p1", "org-a", []store.Clip{clip}); err != nil {
+		t.Fatal(err)
+	}
+	col, err := st.CreateCollection(t.Context(), "org-a", "best", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddCollectionContent(t.Context(), "org-a", col.CollectionID, clip.ID); err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
+	for _, q := range []string{"q=findByProjectId&projectId=p1", "q=findByCollectionId&collectionId=" + col.CollectionID} {
+		rec := send(t, h, http.MethodGet, "/api/exportable-clips?"+q, key, "")
+		body := rec.Body.String()
+		if rec.Code != http.StatusOK || !strings.Contains(body, `"createdAt":"2026-11-23T00:02:03.456Z"`) || !strings.Contains(body, `"updatedAt":"2026-11-23T01:02:03.456Z"`) {
+			t.Errorf("%s: %d %s; want createdAt 2026-11-23T00:02:03.456Z and updatedAt 2026-11-23T01:02:03.456Z", q, rec.Code, body)
+		}
+	}
 }

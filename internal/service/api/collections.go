@@ -121,12 +121,13 @@ func (a *API) exportCollection(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, about("collection", id, err))
 		return
 	}
-	if err := a.signClips(r.Context(), clips); err != nil {
+	signed, err := a.signedClips(r.Context(), clips)
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	out := apitypes.ExportedCollection{ContentList: make([]apitypes.ExportedContent, 0, len(clips))}
-	for _, c := range clips {
+	out := apitypes.ExportedCollection{ContentList: make([]apitypes.ExportedContent, 0, len(signed))}
+	for _, c := range signed {
 		out.ContentList = append(out.ContentList, apitypes.ExportedContent{ContentID: c.ID, URIForExport: c.URIForExport})
 	}
 	writeJSON(w, http.StatusOK, apitypes.Envelope[apitypes.ExportedCollection]{Data: out})

@@ -89,7 +89,7 @@ func (a *API) copyJobOf(ctx context.Context, key store.Key, req *apitypes.Social
 	}
 	return &store.CopyJob{
 		OrgID: key.OrgID, ProjectID: req.ProjectID, ClipID: req.ClipID, PostAccountID: acct.PostAccountID,
-		SubAccountID: req.SubAccountID, Prompt: req.Prompt, Platform: acct.Platform, ClipVersion: clip.UpdatedAt,
+		SubAccountID: req.SubAccountID, Prompt: req.Prompt, Platform: acct.Platform, ClipVersion: clip.Version(),
 	}, nil
 }
 

@@ -58,7 +58,7 @@ func newCopyFixture(t *testing.T) *copyFixture {
 		if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ReplaceClips(ctx, p.ID, p.OrgID, []apitypes.ExportableClip{{ID: p.ID + ".c01", CurationID: "c01", Title: "A clip", UpdatedAt: store.Timestamp(now)}}); err != nil {
+		if err := st.ReplaceClips(ctx, p.ID, p.OrgID, []store.Clip{{ID: p.ID + ".c01", CurationID: "c01", Title: "A clip", UpdatedAt: now}}); err != nil {
 			t.Fatal(err)
 		}
 	}

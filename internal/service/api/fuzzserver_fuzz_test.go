@@ -51,7 +51,7 @@ func newFuzzServer(f *testing.F) *fuzzServer {
 	if err := st.CreateProject(ctx, &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: now}, store.Admission{}); err != nil {
 		f.Fatal(err)
 	}
-	if err := st.ReplaceClips(ctx, "p1", "org-a", []apitypes.ExportableClip{{ID: "p1.c01", CurationID: "c01", Title: "A clip", UpdatedAt: store.Timestamp(now)}}); err != nil {
+	if err := st.ReplaceClips(ctx, "p1", "org-a", []store.Clip{{ID: "p1.c01", CurationID: "c01", Title: "A clip", UpdatedAt: now}}); err != nil {
 		f.Fatal(err)
 	}
 	for _, a := range []struct {

@@ -127,13 +127,15 @@ func (a *API) checkMediaLink(r *http.Request, project, file string) error {
 	return nil
 }
 
-// signClips signs the media addresses of clips for their projects'
-// visibility, looking each project up once. The store keeps the addresses
-// unsigned; every read hands out signed ones.
-func (a *API) signClips(ctx context.Context, clips []apitypes.ExportableClip) error {
+// signedClips are clips as the API answers them (never nil), their media
+// addresses signed for their projects' visibility, looking each project up
+// once. The store keeps the addresses unsigned; every read hands out signed
+// ones.
+func (a *API) signedClips(ctx context.Context, clips []store.Clip) ([]apitypes.ExportableClip, error) {
+	out := make([]apitypes.ExportableClip, len(clips))
 	visibility := map[string]string{}
-	for i := range clips {
-		c := &clips[i]
+	for i, c := range clips {
+		out[i] = c.API()
 		v, seen := visibility[c.ProjectID]
 		if !seen {
 			p, err := a.store.GetProject(ctx, c.ProjectID)
@@ -141,15 +143,15 @@ func (a *API) signClips(ctx context.Context, clips []apitypes.ExportableClip) er
 			case err == nil:
 				v = p.Visibility
 			case !errors.Is(err, store.ErrNotFound):
-				return err
+				return nil, err
 			}
 			visibility[c.ProjectID] = v
 		}
-		if err := a.links.SignClip(ctx, c, v); err != nil {
-			return err
+		if err := a.links.SignClip(ctx, &out[i], v); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // mediaTypes are the files of a clip served: its renders and its captions.

@@ -73,8 +73,8 @@ func newMediaFixture(t *testing.T) *mediaFixture {
 		t.Fatal(err)
 	}
 	base := "http://clipperd.test/media/p1/"
-	clip := apitypes.ExportableClip{ID: "p1.c1", ProjectID: "p1", CurationID: "c1", URIForExport: base + "c1.mp4", URIForPreview: base + "c1.preview.mp4", UpdatedAt: store.Timestamp(now)}
-	if err := st.ReplaceClips(t.Context(), "p1", "org-a", []apitypes.ExportableClip{clip}); err != nil {
+	clip := store.Clip{ID: "p1.c1", ProjectID: "p1", CurationID: "c1", URIForExport: base + "c1.mp4", URIForPreview: base + "c1.preview.mp4", UpdatedAt: now}
+	if err := st.ReplaceClips(t.Context(), "p1", "org-a", []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "media", "p1"), 0o755); err != nil {

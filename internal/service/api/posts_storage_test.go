@@ -52,8 +52,8 @@ func newPostEnv(t *testing.T, media blob.Store, limits quota.Limits) *postEnv {
 	if err := st.CreateProject(ctx, p, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: "p1.c01", CurationID: "c01", URIForExport: "/media/p1/c01.mp4", StorageUsed: renderSize}
-	if err := st.ReplaceClips(ctx, "p1", "org-a", []apitypes.ExportableClip{clip}); err != nil {
+	clip := store.Clip{ID: "p1.c01", CurationID: "c01", URIForExport: "/media/p1/c01.mp4", StorageUsed: renderSize}
+	if err := st.ReplaceClips(ctx, "p1", "org-a", []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	if err := blob.Write(ctx, media, blob.MediaKey("p1", "c01.mp4"), bytes.NewReader(bytes.Repeat([]byte("v"), renderSize))); err != nil {

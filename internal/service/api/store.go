@@ -44,15 +44,15 @@ type Store interface {
 	CheckStorage(ctx context.Context, orgID string, adding, limit int64) error
 
 	// Clips and their media.
-	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
-	ListClips(ctx context.Context, projectID string, offset, limit int) ([]apitypes.ExportableClip, error)
+	GetClip(ctx context.Context, id string) (*store.Clip, error)
+	ListClips(ctx context.Context, projectID string, offset, limit int) ([]store.Clip, error)
 	MediaSumOf(ctx context.Context, key string) (store.MediaSum, error)
 
 	// Collections.
 	CreateCollection(ctx context.Context, orgID, name string, maxCollections int) (store.Collection, error)
 	DeleteCollection(ctx context.Context, orgID, id string) error
 	ListCollections(ctx context.Context, orgID, contentID string, offset, limit int) ([]store.Collection, int, error)
-	CollectionClips(ctx context.Context, orgID, collectionID string, offset, limit int) ([]apitypes.ExportableClip, error)
+	CollectionClips(ctx context.Context, orgID, collectionID string, offset, limit int) ([]store.Clip, error)
 	AddCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error
 	RemoveCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error
 

@@ -32,8 +32,8 @@ func dataDir(t *testing.T) (string, *masterkey.Key) {
 	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org", Stage: apitypes.StageComplete}, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: "p1.c1", CurationID: "c1", URIForExport: "/media/p1/c1.mp4", URIForPreview: "/media/p1/c1.preview.mp4"}
-	if err := st.ReplaceClips(t.Context(), "p1", "org", []apitypes.ExportableClip{clip}); err != nil {
+	clip := store.Clip{ID: "p1.c1", CurationID: "c1", URIForExport: "/media/p1/c1.mp4", URIForPreview: "/media/p1/c1.preview.mp4"}
+	if err := st.ReplaceClips(t.Context(), "p1", "org", []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	media, err := blob.NewDir(dir, nil)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
@@ -63,9 +64,9 @@ func TestCensorJobHearsTheWord(t *testing.T) {
 	if err := f.st.ReplaceTranscript(t.Context(), "p1", rows); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: "p1.c01", CurationID: "c01", RunID: "run_1", CreatedAt: "2030-01-01T00:00:00.000Z",
+	clip := store.Clip{ID: "p1.c01", CurationID: "c01", RunID: "run_1", CreatedAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
 		TimeRanges: [][2]int64{{0, clipMs}}}
-	if err := f.st.ReplaceClips(t.Context(), "p1", "org", []apitypes.ExportableClip{clip}); err != nil {
+	if err := f.st.ReplaceClips(t.Context(), "p1", "org", []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(clipFile)

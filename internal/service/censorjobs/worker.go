@@ -60,7 +60,7 @@ type Store interface {
 	UnfinishedCensorJobs(ctx context.Context) ([]string, error)
 	StartCensorJob(ctx context.Context, id string) (bool, error)
 	CensorJob(ctx context.Context, id string) (*store.CensorJob, error)
-	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
+	GetClip(ctx context.Context, id string) (*store.Clip, error)
 	Transcript(ctx context.Context, projectID string) ([]store.TranscriptWord, error)
 	GetProject(ctx context.Context, id string) (*store.Project, error)
 	FinishCensorJob(ctx context.Context, j *store.CensorJob, then store.TxHook) error
@@ -273,9 +273,11 @@ func (w *Worker) spotsIn(ctx context.Context, project string) bool {
 }
 
 // renderVersion names a clip's render: its run and creation time, which a
-// project run again changes.
-func renderVersion(c *apitypes.ExportableClip) string {
-	sum := sha256.Sum256([]byte(c.RunID + "|" + c.CreatedAt))
+// project run again changes. The time is hashed as the API writes it, as
+// releases that kept clips as text did, so the originals they kept are
+// found again.
+func renderVersion(c *store.Clip) string {
+	sum := sha256.Sum256([]byte(c.RunID + "|" + c.API().CreatedAt))
 	return hex.EncodeToString(sum[:6])
 }
 

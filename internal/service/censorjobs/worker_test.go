@@ -129,9 +129,9 @@ func TestAdoptsJobsWithoutAJob(t *testing.T) {
 func TestRestartCensorsOnce(t *testing.T) {
 	toolexectest.RequireTools(t, "ffmpeg")
 	f := newFixture(t)
-	clip := apitypes.ExportableClip{ID: "p1.c01", CurationID: "c01", RunID: "run_1", CreatedAt: "2030-01-01T00:00:00.000Z",
+	clip := store.Clip{ID: "p1.c01", CurationID: "c01", RunID: "run_1", CreatedAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
 		TimeRanges: [][2]int64{{0, 2000}}}
-	if err := f.st.ReplaceClips(t.Context(), "p1", "org", []apitypes.ExportableClip{clip}); err != nil {
+	if err := f.st.ReplaceClips(t.Context(), "p1", "org", []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.st.ReplaceTranscript(t.Context(), "p1", []store.TranscriptWord{
@@ -231,5 +231,15 @@ func TestRestartCensorsOnce(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s after censoring: %v; want its recorded sum to be the censored file's", key, err)
 		}
+	}
+}
+
+// TestRenderVersionAsBefore: a clip's render version hashes its creation
+// time as the releases that kept clips as text did, so the originals they
+// kept are found (the value is sha256("run_1|2030-01-01T00:00:00.000Z")).
+func TestRenderVersionAsBefore(t *testing.T) {
+	clip := store.Clip{RunID: "run_1", CreatedAt: time.Date(2030, 1, 1, 1, 0, 0, 0, time.FixedZone("CET", 3600))}
+	if got := renderVersion(&clip); got != "fb3b30720a6a" {
+		t.Errorf("renderVersion = %s, want fb3b30720a6a", got)
 	}
 }

@@ -36,7 +36,7 @@ func (args) Kind() string { return "social_copy" }
 type Store interface {
 	RunningCopyJobs(ctx context.Context) ([]string, error)
 	CopyJob(ctx context.Context, id string) (*store.CopyJob, error)
-	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
+	GetClip(ctx context.Context, id string) (*store.Clip, error)
 	FinishCopyJob(ctx context.Context, j *store.CopyJob, then store.TxHook) error
 }
 
@@ -162,7 +162,7 @@ func (w *Worker) makeCopy(ctx context.Context, j *store.CopyJob) error {
 		j.Status, j.Error = apitypes.CopyFailed, err.Error()
 		return nil //nolint:nilerr // the generator's refusal is the job's outcome, not a reason to retry
 	}
-	j.Status, j.ClipVersion = apitypes.CopyCompleted, clip.UpdatedAt
+	j.Status, j.ClipVersion = apitypes.CopyCompleted, clip.Version()
 	j.Title, j.Description, j.Hashtags = out.Title, out.Description, out.Hashtags
 	return nil
 }

@@ -15,9 +15,9 @@ import (
 )
 
 // clip is the one clip of project p1 of org-a.
-var clip = apitypes.ExportableClip{
+var clip = store.Clip{
 	ID: "p1.c01", CurationID: "c01", Title: "Clip 1 of Talk (0:00–0:12)", Description: "0:00 to 0:12 of Talk.",
-	Text: "table tests keep cases apart.", Hashtags: "#Go", Keywords: []string{"testing"}, UpdatedAt: "2030-01-01T00:00:00.000Z",
+	Text: "table tests keep cases apart.", Hashtags: "#Go", Keywords: []string{"testing"}, UpdatedAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
 }
 
 // setup is a store holding clip, the job system on it with the worker
@@ -30,7 +30,7 @@ func setup(t *testing.T) (*store.Store, *Worker, *store.CopyJob) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	if err := st.ReplaceClips(t.Context(), "p1", "org-a", []apitypes.ExportableClip{clip}); err != nil {
+	if err := st.ReplaceClips(t.Context(), "p1", "org-a", []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	w := newWorker(t, st)
@@ -57,7 +57,7 @@ func newWorker(t *testing.T, st *store.Store) *Worker {
 func newJob(t *testing.T, st *store.Store, w *Worker) *store.CopyJob {
 	t.Helper()
 	j := &store.CopyJob{OrgID: "org-a", ProjectID: "p1", ClipID: "c01", PostAccountID: "pa_1", Prompt: "casual", Platform: "TWITTER",
-		ClipVersion: clip.UpdatedAt}
+		ClipVersion: clip.Version()}
 	if err := st.CreateCopyJob(t.Context(), j, false, w.Enqueue(j)); err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +125,8 @@ func TestJobRunsThenCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Status != apitypes.CopyCompleted || got.Cached || got.Title != want.Title || got.Description != want.Description ||
-		got.Hashtags != want.Hashtags || got.ClipVersion != clip.UpdatedAt || got.Error != "" {
-		t.Errorf("finished job %+v, want COMPLETED with %+v from clip version %s", got, want, clip.UpdatedAt)
+		got.Hashtags != want.Hashtags || got.ClipVersion != clip.Version() || got.Error != "" {
+		t.Errorf("finished job %+v, want COMPLETED with %+v from clip version %s", got, want, clip.Version())
 	}
 	if got.Title != "clip 1 of talk (0:00–0:12)" {
 		t.Errorf("title %q: the casual tone was not applied", got.Title)
@@ -171,7 +171,7 @@ func TestUnknownPlatformFails(t *testing.T) {
 func TestRestartRunsLeftJobs(t *testing.T) {
 	st, first, cut := setup(t)
 	older := &store.CopyJob{OrgID: "org-a", ProjectID: "p1", ClipID: "c01", PostAccountID: "pa_1", Prompt: "formal", Platform: "TWITTER",
-		ClipVersion: clip.UpdatedAt}
+		ClipVersion: clip.Version()}
 	if err := st.CreateCopyJob(t.Context(), older, false, nil); err != nil {
 		t.Fatal(err)
 	}

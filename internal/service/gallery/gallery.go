@@ -22,7 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -49,7 +48,7 @@ type Store interface {
 	OrgProjects(ctx context.Context, orgID string, offset, limit int) ([]store.ProjectSummary, int, error)
 	OrgProjectsByID(ctx context.Context, orgID string, ids []string) ([]store.ProjectSummary, error)
 	GetProject(ctx context.Context, id string) (*store.Project, error)
-	ListClips(ctx context.Context, projectID string, offset, limit int) ([]apitypes.ExportableClip, error)
+	ListClips(ctx context.Context, projectID string, offset, limit int) ([]store.Clip, error)
 	ClipCollections(ctx context.Context, orgID, projectID string) (map[string][]store.Collection, error)
 	OrgCollectionsWithClips(ctx context.Context, orgID string, offset, limit int) ([]store.CollectionWithClips, int, error)
 	OrgSchedules(ctx context.Context, orgID, status string, limit int) ([]store.ScheduleWithPost, error)

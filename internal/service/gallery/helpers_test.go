@@ -141,12 +141,12 @@ func (e *env) project(t *testing.T, org, title string, mutate func(*store.Projec
 }
 
 // clips gives p clips named by titles, each with media addresses.
-func (e *env) clips(t *testing.T, p *store.Project, titles ...string) []apitypes.ExportableClip {
+func (e *env) clips(t *testing.T, p *store.Project, titles ...string) []store.Clip {
 	t.Helper()
-	var clips []apitypes.ExportableClip
+	var clips []store.Clip
 	for i, title := range titles {
 		id := "c" + string(rune('1'+i))
-		clips = append(clips, apitypes.ExportableClip{
+		clips = append(clips, store.Clip{
 			ID: p.ID + "." + id, CurationID: id, Title: title, Description: "about " + title, Text: "the words of " + title,
 			Hashtags: "#talk #clip" + id, TimeRanges: [][2]int64{{int64(i) * 65000, int64(i)*65000 + 30500}},
 			URIForPreview: publicURL + "/media/" + p.ID + "/" + id + ".preview.mp4",

@@ -202,7 +202,8 @@ func TestProjectPageShowsClipsWithSignedMedia(t *testing.T) {
 
 	// The addresses are the ones the API hands out: signed by medialink.
 	signer := medialink.New(e.st, publicURL, 0, 0, e.clock.now)
-	for _, clip := range clips {
+	for _, stored := range clips {
+		clip := stored.API()
 		if err := signer.SignClip(ctx, &clip, p.Visibility); err != nil {
 			t.Fatal(err)
 		}

@@ -222,8 +222,9 @@ func (g *Gallery) project(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := projectPage{Row: newProjectRow(store.ProjectSummary{Project: p, ClipCount: len(clips)}), Prefs: projectPrefs(p)}
-	for _, c := range clips {
-		// Signed exactly as the API hands them out.
+	for _, clip := range clips {
+		// Shown and signed exactly as the API hands them out.
+		c := clip.API()
 		if err := g.links.SignClip(ctx, &c, p.Visibility); err != nil {
 			g.fail(w, r, err)
 			return

@@ -77,7 +77,7 @@ func (e *env) project(sourceID string, n int) *store.Project {
 	}); err != nil {
 		e.t.Fatal(err)
 	}
-	err := e.st.ReplaceClips(context.Background(), p.ID, "org", []apitypes.ExportableClip{
+	err := e.st.ReplaceClips(context.Background(), p.ID, "org", []store.Clip{
 		{ID: p.ID + ".c1", CurationID: "c1", URIForExport: "http://x/media/" + p.ID + "/clip.mp4", StorageUsed: int64(n)},
 	})
 	if err != nil {

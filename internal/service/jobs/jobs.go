@@ -125,6 +125,7 @@ type Jobs struct {
 	client  *river.Client[*sql.Tx]
 	workers *river.Workers
 	db      *sql.DB
+	engine  string // EngineSQLite or EnginePostgres
 	retry   backoff.Retry
 	log     *slog.Logger
 
@@ -159,7 +160,7 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 		return nil, err
 	}
 	rescueAfter := cmp.Or(cfg.RescueAfter, DefaultRescueAfter)
-	j := &Jobs{workers: river.NewWorkers(), db: cfg.DB, retry: cfg.Retry.Or(DefaultRetry), log: logger, kinds: map[string]Kind{}}
+	j := &Jobs{workers: river.NewWorkers(), db: cfg.DB, engine: cfg.Engine, retry: cfg.Retry.Or(DefaultRetry), log: logger, kinds: map[string]Kind{}}
 	poll := cfg.FetchPollInterval
 	if poll == 0 && cfg.Engine == EngineSQLite {
 		poll = sqlitePoll

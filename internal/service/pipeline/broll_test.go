@@ -53,7 +53,7 @@ func TestBrollAndOverlayInARender(t *testing.T) {
 		Rect: &apitypes.Rect{XPct: f64(60), YPct: f64(5), WPct: f64(30), HPct: f64(20)}}
 
 	end := spans[2].End + 0.3
-	render := func(broll bool) (apitypes.ExportableClip, string) {
+	render := func(broll bool) (store.Clip, string) {
 		id := e.create(apitypes.CreateProjectRequest{
 			VideoURL:     e.upload(src),
 			CurationPref: &apitypes.CurationPref{SkipCurate: yes(), Range: &apitypes.Range{StartSec: f64(0), EndSec: f64(end)}},
@@ -117,7 +117,7 @@ func TestScreenOverlayFileIdCoversTheFrame(t *testing.T) {
 	mediacheck.FFmpeg(t, "-f", "lavfi", "-i", "color=c=0x00FF00:s=100x100", "-frames:v", "1", green)
 	id := e.upload(green)
 	src := e.upload(testVideo(t))
-	render := func(enable *bool) (apitypes.ExportableClip, string) {
+	render := func(enable *bool) (store.Clip, string) {
 		p := e.create(apitypes.CreateProjectRequest{
 			VideoURL:     src,
 			CurationPref: &apitypes.CurationPref{SkipCurate: yes(), Range: &apitypes.Range{StartSec: f64(0), EndSec: f64(4)}},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe/speechtest"
 )
@@ -35,7 +36,7 @@ func TestRemoveFillerWordsShortensTheClip(t *testing.T) {
 	}
 	e.runner()
 	end := spans[2].End + 0.3
-	run := func(remove bool) (apitypes.ExportableClip, string) {
+	run := func(remove bool) (store.Clip, string) {
 		id := e.create(apitypes.CreateProjectRequest{
 			VideoURL:     e.upload(src),
 			CurationPref: &apitypes.CurationPref{SkipCurate: yes(), Range: &apitypes.Range{StartSec: f64(0), EndSec: f64(end)}},

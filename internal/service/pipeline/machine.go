@@ -91,7 +91,7 @@ type job struct {
 	plans      []*clipPlan
 	renderUsed apitypes.RenderPref // the render preferences applied, reported on clips
 	broll      *brollLibrary       // the org's b-roll library, with enableBroll (broll.go)
-	clips      []apitypes.ExportableClip
+	clips      []store.Clip
 }
 
 var (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -40,13 +39,17 @@ func (r *Runner) conclusionDeliveries(p *store.Project, clips []apitypes.Exporta
 	return out
 }
 
-// signedClips are clips with the signed addresses a conclusion email hands
-// out (Config.MediaLinks); the store keeps them unsigned.
-func (r *Runner) signedClips(ctx context.Context, p *store.Project, clips []apitypes.ExportableClip) ([]apitypes.ExportableClip, error) {
-	if r.cfg.MediaLinks == nil {
-		return clips, nil
+// signedClips are clips as the API answers them, with the signed
+// addresses a conclusion email hands out (Config.MediaLinks); the store
+// keeps them unsigned.
+func (r *Runner) signedClips(ctx context.Context, p *store.Project, clips []store.Clip) ([]apitypes.ExportableClip, error) {
+	var out []apitypes.ExportableClip
+	for _, c := range clips {
+		out = append(out, c.API())
 	}
-	out := slices.Clone(clips)
+	if r.cfg.MediaLinks == nil {
+		return out, nil
+	}
 	for i := range out {
 		if err := r.cfg.MediaLinks.SignClip(ctx, &out[i], p.Visibility); err != nil {
 			return nil, err

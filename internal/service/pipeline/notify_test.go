@@ -23,7 +23,7 @@ func TestCompletionEmailSignsAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := publicURL + "/media/prj_1/c1.mp4"
-	clips := []apitypes.ExportableClip{{ID: "prj_1.c1", ProjectID: "prj_1", CurationID: "c1", Title: "One", URIForExport: stored, URIForPreview: publicURL + "/media/prj_1/c1.preview.mp4"}}
+	clips := []store.Clip{{ID: "prj_1.c1", ProjectID: "prj_1", CurationID: "c1", Title: "One", URIForExport: stored, URIForPreview: publicURL + "/media/prj_1/c1.preview.mp4"}}
 	for _, c := range []struct {
 		visibility string
 		public     bool

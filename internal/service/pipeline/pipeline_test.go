@@ -213,8 +213,8 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 		if !strings.Contains(c.Title, "Team talk") || c.Description == "" || c.Text != "" || c.Genre != "Podcast" || c.PromptName == "" {
 			t.Errorf("clip %d text fields: title %q description %q text %q genre %q promptName %q", i, c.Title, c.Description, c.Text, c.Genre, c.PromptName)
 		}
-		if c.CreatedAt == "" || c.UpdatedAt == "" || c.ProductTier != "PRO" || c.RenderPref == nil || c.RenderPref.LayoutAspectRatio != apitypes.AspectPortrait {
-			t.Errorf("clip %d createdAt %q updatedAt %q tier %q renderPref %+v", i, c.CreatedAt, c.UpdatedAt, c.ProductTier, c.RenderPref)
+		if c.CreatedAt.IsZero() || c.UpdatedAt.IsZero() || c.ProductTier != "PRO" || c.RenderPref == nil || c.RenderPref.LayoutAspectRatio != apitypes.AspectPortrait {
+			t.Errorf("clip %d createdAt %v updatedAt %v tier %q renderPref %+v", i, c.CreatedAt, c.UpdatedAt, c.ProductTier, c.RenderPref)
 		}
 	}
 	if p.StorageSize != total {

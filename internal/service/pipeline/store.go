@@ -39,6 +39,6 @@ type Store interface {
 
 	// Results of a run: its transcript, its clips, the sums of its renders.
 	ReplaceTranscript(ctx context.Context, projectID string, words []store.TranscriptWord) error
-	ReplaceRunClips(ctx context.Context, projectID, orgID string, run int64, clips []apitypes.ExportableClip) error
+	ReplaceRunClips(ctx context.Context, projectID, orgID string, run int64, clips []store.Clip) error
 	RecordMediaSum(ctx context.Context, key string, sum store.MediaSum) error
 }

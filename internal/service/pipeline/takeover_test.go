@@ -84,7 +84,7 @@ func takeover(t *testing.T, e *env, src string) {
 		t.Errorf("the stale run changed the project: stage %s token %d updated %v (was %v)", after.Stage, after.RunToken, after.UpdatedAt, p.UpdatedAt)
 	}
 	again, err := e.st.ListClips(context.Background(), id, 0, 100)
-	if err != nil || !slices.EqualFunc(again, clips, func(a, b apitypes.ExportableClip) bool { return a.ID == b.ID && a.RunID == b.RunID }) {
+	if err != nil || !slices.EqualFunc(again, clips, func(a, b store.Clip) bool { return a.ID == b.ID && a.RunID == b.RunID }) {
 		t.Errorf("clips after the stale run %v (%v), want run 1's %v", again, err, clips)
 	}
 	used, err := e.st.CreditsUsed(context.Background(), testOrg)

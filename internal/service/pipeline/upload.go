@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
@@ -28,11 +29,11 @@ func (r *Runner) uploadStage(ctx context.Context, j *job) error {
 	if promptName == "" {
 		promptName = apitypes.ModelClipBasic
 	}
-	now := store.Timestamp(r.cfg.Store.Now())
-	clips := make([]apitypes.ExportableClip, len(j.plans))
+	now := r.cfg.Store.Now().Truncate(time.Millisecond) // as stored, so j.clips equal a later read
+	clips := make([]store.Clip, len(j.plans))
 	for i, pl := range j.plans {
 		used := j.renderUsed
-		clips[i] = apitypes.ExportableClip{
+		clips[i] = store.Clip{
 			ID:            p.ID + "." + pl.curationID,
 			ProjectID:     p.ID,
 			CurationID:    pl.curationID,

@@ -21,7 +21,8 @@ import (
 // row's lock, so several processes looking at once handle it once, and a
 // run that renewed meanwhile keeps its project. A requeue that fails (the
 // database refuses the project's writes) is tried again on the loops'
-// backoff (failing), not on every look.
+// backoff (failing), not on every look. It also queues again the QUEUED
+// projects whose job a process claimed and never started (unclaimed.go).
 func (r *Runner) watch(ctx context.Context) error {
 	now, err := r.leases.now(ctx)
 	if err != nil {
@@ -31,10 +32,39 @@ func (r *Runner) watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.failedRequeues.attempt(ids, r.cfg.Clock(), func(id string) error { return r.leaseEnded(ctx, id, now) },
-		func(id string, err error, n int, wait time.Duration) {
-			r.log.Error("requeue a project whose run's lease ended", "project", id, "err", err, "failures", n, "retryIn", wait)
-		})
+	unstarted, err := r.unstartedClaims(ctx)
+	if err != nil {
+		return err
+	}
+	// A run's job is held for as long as the run, so a project whose lease
+	// ended is usually in both lists: each write checks its own case under
+	// the row's lock, and the one that does not apply does nothing.
+	expired := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		expired[id] = true
+	}
+	for id := range unstarted {
+		if !expired[id] {
+			ids = append(ids, id)
+		}
+	}
+	r.failedRequeues.attempt(ids, r.cfg.Clock(), func(id string) error {
+		if expired[id] {
+			if err := r.leaseEnded(ctx, id, now); err != nil {
+				return err
+			}
+		}
+		if run, ok := unstarted[id]; ok {
+			return r.claimLost(ctx, id, run)
+		}
+		return nil
+	}, func(id string, err error, n int, wait time.Duration) {
+		msg := "requeue a project whose run's lease ended"
+		if !expired[id] {
+			msg = "requeue a project whose job's claim was lost"
+		}
+		r.log.Error(msg, "project", id, "err", err, "failures", n, "retryIn", wait)
+	})
 	return nil
 }
 

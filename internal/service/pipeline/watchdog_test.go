@@ -137,7 +137,7 @@ func TestStaleRunWritesNothing(t *testing.T) {
 	if !errors.Is(err, store.ErrStaleRun) {
 		t.Errorf("stage write of the stale run: %v, want ErrStaleRun", err)
 	}
-	if err := e.st.ReplaceRunClips(ctx, id, testOrg, 0, []apitypes.ExportableClip{{ID: id + ".c01", CurationID: "c01"}}); !errors.Is(err, store.ErrStaleRun) {
+	if err := e.st.ReplaceRunClips(ctx, id, testOrg, 0, []store.Clip{{ID: id + ".c01", CurationID: "c01"}}); !errors.Is(err, store.ErrStaleRun) {
 		t.Errorf("clips of the stale run: %v, want ErrStaleRun", err)
 	}
 	r.stall(ctx, id, 0, apitypes.StageRender, errors.New("ffmpeg failed"), 0)

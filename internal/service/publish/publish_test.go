@@ -65,8 +65,8 @@ func newEnv(t *testing.T) *env {
 	if err := st.EnsureKey(ctx, testKey, testOrg, "user-1"); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: testProject + "." + testClip, CurationID: testClip, URIForExport: mediaURL}
-	if err := st.ReplaceClips(ctx, testProject, testOrg, []apitypes.ExportableClip{clip}); err != nil {
+	clip := store.Clip{ID: testProject + "." + testClip, CurationID: testClip, URIForExport: mediaURL}
+	if err := st.ReplaceClips(ctx, testProject, testOrg, []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	media := filepath.Join(e.dataDir, "media", testProject, testClip+".mp4")

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
@@ -25,7 +24,7 @@ type PostStore interface {
 	SigningStore
 	PendingPosts(ctx context.Context) ([]string, error)
 	GetPost(ctx context.Context, id string) (*store.Post, error)
-	GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error)
+	GetClip(ctx context.Context, id string) (*store.Clip, error)
 	MarkPostPublished(ctx context.Context, id string, publishedAt time.Time, location string, storageSize int64, then store.TxHook) error
 	SavePostAttempt(ctx context.Context, p *store.Post, then store.TxHook) error
 	MediaSumOf(ctx context.Context, key string) (store.MediaSum, error)

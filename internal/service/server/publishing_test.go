@@ -43,8 +43,8 @@ func seededClip(t *testing.T, srv *Server, render []byte) (projectID, clipID str
 	if err := srv.store.CreateProject(ctx, p, store.Admission{}); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: p.ID + ".c01", CurationID: "c01", URIForExport: srv.URL() + "/media/" + p.ID + "/c01.mp4"}
-	if err := srv.store.ReplaceClips(ctx, p.ID, DevOrgID, []apitypes.ExportableClip{clip}); err != nil {
+	clip := store.Clip{ID: p.ID + ".c01", CurationID: "c01", URIForExport: srv.URL() + "/media/" + p.ID + "/c01.mp4"}
+	if err := srv.store.ReplaceClips(ctx, p.ID, DevOrgID, []store.Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	media := filepath.Join(srv.dir, "media", p.ID, "c01.mp4")

@@ -5,13 +5,59 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 // Clips are stored in columns of the clips table; clipValues and scanClip
-// are the one mapping between a row and the API's exportable clip. The
-// time ranges, keywords and render preferences are JSON documents.
+// map a row to a Clip and back, Clip.API a Clip to the API's exportable
+// clip. The time ranges, keywords and render preferences are JSON
+// documents.
+
+// Clip is a clip record (the API's apitypes.ExportableClip is its JSON
+// shape, with the times as text).
+type Clip struct {
+	ID            string
+	ProjectID     string
+	CurationID    string
+	RunID         string
+	OrgID         string
+	UserID        string
+	URIForPreview string // unsigned, relative to the public URL (medialink.Path)
+	URIForExport  string
+	StorageUsed   int64
+	DurationMs    int64
+	TimeRanges    [][2]int64
+	Keywords      []string
+	PromptName    string
+	Title         string
+	Description   string
+	Hashtags      string
+	Text          string
+	Genre         string
+	Subgenre      string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	ProductTier   string
+	RenderPref    *apitypes.RenderPref
+}
+
+// API is the clip as the API answers it, its times in the spec's format
+// (as stored: a zero time, which no render makes, stays "").
+func (c Clip) API() apitypes.ExportableClip {
+	return apitypes.ExportableClip{
+		ID: c.ID, ProjectID: c.ProjectID, CurationID: c.CurationID, RunID: c.RunID, OrgID: c.OrgID, UserID: c.UserID,
+		URIForPreview: c.URIForPreview, URIForExport: c.URIForExport, StorageUsed: c.StorageUsed, DurationMs: c.DurationMs,
+		TimeRanges: c.TimeRanges, Keywords: c.Keywords, PromptName: c.PromptName, Title: c.Title, Description: c.Description,
+		Hashtags: c.Hashtags, Text: c.Text, Genre: c.Genre, Subgenre: c.Subgenre,
+		CreatedAt: timeText(c.CreatedAt), UpdatedAt: timeText(c.UpdatedAt), ProductTier: c.ProductTier, RenderPref: c.RenderPref,
+	}
+}
+
+// Version names the clip's current version, its updatedAt as stored: a
+// copy job's ClipVersion, which a cached copy must equal.
+func (c Clip) Version() string { return timeText(c.UpdatedAt) }
 
 const clipColumns = `id, project_id, org_id, seq, curation_id, run_id, user_id, uri_for_preview, uri_for_export,
 	storage_used, duration_ms, time_ranges, keywords, prompt_name, title, description, hashtags, text,
@@ -19,7 +65,7 @@ const clipColumns = `id, project_id, org_id, seq, curation_id, run_id, user_id, 
 
 // clipValues are c's column values, in clipColumns order, as clip number
 // seq of its project.
-func clipValues(c *apitypes.ExportableClip, seq int) ([]any, error) {
+func clipValues(c *Clip, seq int) ([]any, error) {
 	ranges, err := json.Marshal(c.TimeRanges)
 	if err != nil {
 		return nil, err
@@ -36,17 +82,17 @@ func clipValues(c *apitypes.ExportableClip, seq int) ([]any, error) {
 	}
 	return []any{c.ID, c.ProjectID, c.OrgID, seq, c.CurationID, c.RunID, c.UserID, c.URIForPreview, c.URIForExport,
 		c.StorageUsed, c.DurationMs, string(ranges), string(keywords), c.PromptName, c.Title, c.Description, c.Hashtags, c.Text,
-		c.Genre, c.Subgenre, c.ProductTier, nullString(string(pref)), c.CreatedAt, c.UpdatedAt}, nil
+		c.Genre, c.Subgenre, c.ProductTier, nullString(string(pref)), timeText(c.CreatedAt), timeText(c.UpdatedAt)}, nil
 }
 
-func scanClip(row scanner) (apitypes.ExportableClip, error) {
-	var c apitypes.ExportableClip
+func scanClip(row scanner) (Clip, error) {
+	var c Clip
 	var seq int
 	var ranges, keywords string
 	var pref sql.NullString
 	err := row.Scan(&c.ID, &c.ProjectID, &c.OrgID, &seq, &c.CurationID, &c.RunID, &c.UserID, &c.URIForPreview, &c.URIForExport,
 		&c.StorageUsed, &c.DurationMs, &ranges, &keywords, &c.PromptName, &c.Title, &c.Description, &c.Hashtags, &c.Text,
-		&c.Genre, &c.Subgenre, &c.ProductTier, &pref, &c.CreatedAt, &c.UpdatedAt)
+		&c.Genre, &c.Subgenre, &c.ProductTier, &pref, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt})
 	if err != nil {
 		return c, err
 	}
@@ -66,7 +112,7 @@ func scanClip(row scanner) (apitypes.ExportableClip, error) {
 }
 
 // insertClip stores c as clip number seq of its project.
-func insertClip(ctx context.Context, q execer, c *apitypes.ExportableClip, seq int) error {
+func insertClip(ctx context.Context, q execer, c *Clip, seq int) error {
 	vals, err := clipValues(c, seq)
 	if err != nil {
 		return fmt.Errorf("encode clip %s: %w", c.ID, err)
@@ -77,14 +123,14 @@ func insertClip(ctx context.Context, q execer, c *apitypes.ExportableClip, seq i
 	return nil
 }
 
-// ReplaceClips sets the exportable clips of a project, in order, replacing
+// ReplaceClips sets the clips of a project, in order, replacing
 // any from an earlier attempt. Each clip's projectId and orgId are the
 // project's.
-func (s *Store) ReplaceClips(ctx context.Context, projectID, orgID string, clips []apitypes.ExportableClip) error {
+func (s *Store) ReplaceClips(ctx context.Context, projectID, orgID string, clips []Clip) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return replaceClips(ctx, tx, projectID, orgID, clips) })
 }
 
-func replaceClips(ctx context.Context, tx *sql.Tx, projectID, orgID string, clips []apitypes.ExportableClip) error {
+func replaceClips(ctx context.Context, tx *sql.Tx, projectID, orgID string, clips []Clip) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM clips WHERE project_id = ?`, projectID); err != nil {
 		return fmt.Errorf("clear clips: %w", err)
 	}
@@ -99,7 +145,7 @@ func replaceClips(ctx context.Context, tx *sql.Tx, projectID, orgID string, clip
 }
 
 // ListClips returns up to limit clips of a project after skipping offset.
-func (s *Store) ListClips(ctx context.Context, projectID string, offset, limit int) ([]apitypes.ExportableClip, error) {
+func (s *Store) ListClips(ctx context.Context, projectID string, offset, limit int) ([]Clip, error) {
 	clips, err := queryAll(ctx, s.db, scanClip, `SELECT `+clipColumns+` FROM clips WHERE project_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
 		projectID, limit, offset)
 	if err != nil {
@@ -108,10 +154,10 @@ func (s *Store) ListClips(ctx context.Context, projectID string, offset, limit i
 	return clips, nil
 }
 
-// GetClip returns the exportable clip with the composite id
+// GetClip returns the clip with the composite id
 // {projectId}.{curationId}; ErrNotFound when absent. Callers serving an org
 // check OrgID themselves.
-func (s *Store) GetClip(ctx context.Context, id string) (*apitypes.ExportableClip, error) {
+func (s *Store) GetClip(ctx context.Context, id string) (*Clip, error) {
 	c, err := queryOne(ctx, s.db, scanClip, `SELECT `+clipColumns+` FROM clips WHERE id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("get clip %s: %w", id, err)

@@ -196,7 +196,7 @@ func touchCollection(ctx context.Context, tx *sql.Tx, res sql.Result, collection
 // skipping offset, in the order they were added (limit < 0: all of them).
 // A content whose clip is gone (a re-run of its project replaced its clips)
 // is left out. ErrNotFound: no such collection.
-func (s *Store) CollectionClips(ctx context.Context, orgID, collectionID string, offset, limit int) ([]apitypes.ExportableClip, error) {
+func (s *Store) CollectionClips(ctx context.Context, orgID, collectionID string, offset, limit int) ([]Clip, error) {
 	if _, err := s.GetCollection(ctx, orgID, collectionID); err != nil {
 		return nil, err
 	}

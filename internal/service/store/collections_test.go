@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 // saveClips stores clips with the given curation ids for a new project of org
@@ -16,11 +14,11 @@ import (
 func saveClips(t *testing.T, s *Store, org string, curations ...string) []string {
 	t.Helper()
 	p := newProject(org)
-	clips := make([]apitypes.ExportableClip, len(curations))
+	clips := make([]Clip, len(curations))
 	ids := make([]string, len(curations))
 	for i, c := range curations {
 		ids[i] = p.ID + "." + c
-		clips[i] = apitypes.ExportableClip{ID: ids[i], ProjectID: p.ID, CurationID: c, OrgID: org, URIForExport: "http://x/" + c + ".mp4"}
+		clips[i] = Clip{ID: ids[i], ProjectID: p.ID, CurationID: c, OrgID: org, URIForExport: "http://x/" + c + ".mp4"}
 	}
 	if err := s.ReplaceClips(context.Background(), p.ID, org, clips); err != nil {
 		t.Fatal(err)
@@ -28,7 +26,7 @@ func saveClips(t *testing.T, s *Store, org string, curations ...string) []string
 	return ids
 }
 
-func clipIDs(clips []apitypes.ExportableClip) []string {
+func clipIDs(clips []Clip) []string {
 	out := make([]string, len(clips))
 	for i, c := range clips {
 		out[i] = c.ID
@@ -47,6 +45,32 @@ func TestGetClip(t *testing.T) {
 		}
 		if _, err := s.GetClip(ctx, "nope.c1"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("GetClip of a missing clip: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// TestClipTimesReadBackEqual: a clip's times, written as times, read back
+// equal (UTC, to the millisecond) on both engines, so its Version, a copy
+// job's ClipVersion, is the same text before and after.
+func TestClipTimesReadBackEqual(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, _ := be.open(t)
+		created := time.Date(2026, 11, 23, 1, 2, 3, 456789000, time.FixedZone("CET", 3600))
+		updated := created.Add(90 * time.Minute)
+		in := Clip{ID: "p.c1", CurationID: "c1", CreatedAt: created, UpdatedAt: updated}
+		if err := s.ReplaceClips(ctx, "p", "org", []Clip{in}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetClip(ctx, in.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.CreatedAt.Equal(stamp(created)) || !got.UpdatedAt.Equal(stamp(updated)) || got.CreatedAt.Location() != time.UTC {
+			t.Errorf("read times %v, %v; want %v, %v", got.CreatedAt, got.UpdatedAt, stamp(created), stamp(updated))
+		}
+		if got.Version() != in.Version() || got.Version() != "2026-11-23T01:32:03.456Z" {
+			t.Errorf("version read %q, written %q; want both 2026-11-23T01:32:03.456Z", got.Version(), in.Version())
 		}
 	})
 }

@@ -290,9 +290,9 @@ func BenchmarkCopyToPostgres(b *testing.B) {
 		if err := src.CreateProject(ctx, p, Admission{}); err != nil {
 			b.Fatal(err)
 		}
-		clips := make([]apitypes.ExportableClip, clipsEach)
+		clips := make([]Clip, clipsEach)
 		for i := range clips {
-			clips[i] = apitypes.ExportableClip{ID: fmt.Sprintf("%s.c%02d", p.ID, i), ProjectID: p.ID, CurationID: fmt.Sprintf("c%02d", i),
+			clips[i] = Clip{ID: fmt.Sprintf("%s.c%02d", p.ID, i), ProjectID: p.ID, CurationID: fmt.Sprintf("c%02d", i),
 				OrgID: "org", URIForExport: "/media/" + p.ID + "/c.mp4", Title: "A title", Description: strings.Repeat("words ", 40)}
 		}
 		if err := src.ReplaceClips(ctx, p.ID, "org", clips); err != nil {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
 
 func TestOrgProjectsNewestFirstWithClipCounts(t *testing.T) {
@@ -27,7 +25,7 @@ func TestOrgProjectsNewestFirstWithClipCounts(t *testing.T) {
 		if err := s.CreateProject(ctx, newProject("other"), Admission{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ReplaceClips(ctx, ids[0], "org", []apitypes.ExportableClip{{ID: ids[0] + ".a"}, {ID: ids[0] + ".b"}}); err != nil {
+		if err := s.ReplaceClips(ctx, ids[0], "org", []Clip{{ID: ids[0] + ".a"}, {ID: ids[0] + ".b"}}); err != nil {
 			t.Fatal(err)
 		}
 		page, total, err := s.OrgProjects(ctx, "org", 1, 5)
@@ -135,7 +133,7 @@ func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
 		if err := s.CreateProject(ctx, p, Admission{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ReplaceClips(ctx, p.ID, "org", []apitypes.ExportableClip{
+		if err := s.ReplaceClips(ctx, p.ID, "org", []Clip{
 			{ID: p.ID + ".a", CurationID: "a", Title: "A", Text: "a long transcript"}, {ID: p.ID + ".b", CurationID: "b", Title: "B"},
 		}); err != nil {
 			t.Fatal(err)

@@ -49,10 +49,10 @@ func writeV14DataDir(t *testing.T) (dir string, ids map[string]string) {
 		apitypes.StageRender, "/old/data/media/"+ids["imported"]+"/source.mp4", ids["imported"]); err != nil {
 		t.Fatal(err)
 	}
-	clip := apitypes.ExportableClip{ID: ids["imported"] + ".c01", CurationID: "c01",
+	clip := Clip{ID: ids["imported"] + ".c01", CurationID: "c01",
 		URIForExport:  "http://old-host:8787/media/" + ids["imported"] + "/c01.mp4",
 		URIForPreview: "https://clips.example.com/prefix/media/" + ids["imported"] + "/c01.preview.mp4"}
-	if err := s.ReplaceClips(ctx, ids["imported"], "org", []apitypes.ExportableClip{clip}); err != nil {
+	if err := s.ReplaceClips(ctx, ids["imported"], "org", []Clip{clip}); err != nil {
 		t.Fatal(err)
 	}
 	for _, dest := range []string{PublishToDir, "webhook:https://hooks.example.com/posts"} {

@@ -74,7 +74,7 @@ func (s *Store) ExpiredLeases(ctx context.Context, now time.Time) ([]string, err
 // writes nothing, and returns ErrStaleRun, unless the project still
 // carries run, so a run taken over never replaces the clips of the one
 // that took over.
-func (s *Store) ReplaceRunClips(ctx context.Context, projectID, orgID string, run int64, clips []apitypes.ExportableClip) error {
+func (s *Store) ReplaceRunClips(ctx context.Context, projectID, orgID string, run int64, clips []Clip) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var have int64
 		err := tx.QueryRowContext(ctx, `SELECT run_token FROM projects WHERE id = ?`+s.forUpdate(), projectID).Scan(&have)

@@ -52,7 +52,7 @@ func TestRunLeaseAndFence(t *testing.T) {
 		if ids, err := s.ExpiredLeases(ctx, now.Add(3*time.Minute)); err != nil || len(ids) != 1 || ids[0] != running.ID {
 			t.Errorf("ExpiredLeases after the lease = %v, %v; want [%s]", ids, err, running.ID)
 		}
-		clips := []apitypes.ExportableClip{{ID: running.ID + ".c01", CurationID: "c01"}}
+		clips := []Clip{{ID: running.ID + ".c01", CurationID: "c01"}}
 		if err := s.ReplaceRunClips(ctx, running.ID, "org", 2, clips); !errors.Is(err, ErrStaleRun) {
 			t.Errorf("clips of a stale run: %v, want ErrStaleRun", err)
 		}

@@ -161,7 +161,7 @@ func TestExpireProjectMedia(t *testing.T) {
 		addProject(t, s, apitypes.StageComplete, 500, shared.ID, future)
 		addProject(t, s, apitypes.StageRender, 0, "", past) // still in work
 		addProject(t, s, apitypes.StageComplete, 500, "", future)
-		if err := s.ReplaceClips(ctx, done.ID, "org", []apitypes.ExportableClip{
+		if err := s.ReplaceClips(ctx, done.ID, "org", []Clip{
 			{ID: done.ID + ".a", CurationID: "a", URIForExport: "http://x/media/a.mp4", URIForPreview: "http://x/media/a.p.mp4", StorageUsed: 400},
 		}); err != nil {
 			t.Fatal(err)

@@ -136,11 +136,11 @@ func TestClipsPagingAndReplace(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
-		mk := func(n int) []apitypes.ExportableClip {
-			var cs []apitypes.ExportableClip
+		mk := func(n int) []Clip {
+			var cs []Clip
 			for i := range n {
 				id := string(rune('a' + i))
-				cs = append(cs, apitypes.ExportableClip{ID: "p." + id, ProjectID: "p", CurationID: id})
+				cs = append(cs, Clip{ID: "p." + id, ProjectID: "p", CurationID: id})
 			}
 			return cs
 		}
