@@ -32,6 +32,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 )
 
 // The engines a store runs on; Config.Engine is one of them.
@@ -186,7 +187,9 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 		// this default to be within RescueStuckJobsAfter.
 		JobTimeout:        rescueAfter,
 		FetchPollInterval: poll,
-		Logger:            logger,
+		// River logs each retry of its elector and completer; on a full
+		// disk they repeat, some without their error: quieted (quietlog).
+		Logger: slog.New(quietlog.All(logger.Handler())),
 		// River's own errors are logged by River; a worker's by the
 		// error handler, with the job it belongs to.
 		ErrorHandler: errorLog{logger},

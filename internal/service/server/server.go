@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
@@ -245,6 +246,9 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// A failure that repeats (a full disk fails every loop, project and
+	// River's elector alike) is logged on the failure curve, not per retry.
+	logger = slog.New(quietlog.New(logger.Handler(), nil))
 
 	asr, err := newTranscriber(cfg, logger)
 	if err != nil {
