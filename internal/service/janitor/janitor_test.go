@@ -49,6 +49,26 @@ func newEnv(t *testing.T) *env {
 	return &env{t: t, st: st, dir: dir, clock: c, j: j}
 }
 
+// mediaApart gives the env a janitor whose media are in a directory of
+// their own (a bucket's stand-in) while uploads arrive in the data
+// directory, as on a node with --media elsewhere; now, when given, is the
+// janitor's clock. It returns the media store.
+func (e *env) mediaApart(now func() time.Time) blob.Store {
+	e.t.Helper()
+	media, err := blob.NewDir(e.t.TempDir(), nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	uploads, err := blob.NewDir(e.dir, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if e.j, err = New(Config{Store: e.st, Media: media, Uploads: uploads, UploadExpiry: 168 * time.Hour, Now: now}); err != nil {
+		e.t.Fatal(err)
+	}
+	return media
+}
+
 // upload stores an upload of n bytes with its file, complete or not.
 func (e *env) upload(n int, complete bool) *store.Upload {
 	e.t.Helper()
@@ -233,17 +253,7 @@ func (e *env) path(u *store.Upload) string {
 // was being written, and an expired complete one from the media.
 func TestExpiredUploadsLeaveBothStores(t *testing.T) {
 	e := newEnv(t)
-	media, err := blob.NewDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uploads, err := blob.NewDir(e.dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.j, err = New(Config{Store: e.st, Media: media, Uploads: uploads, UploadExpiry: 168 * time.Hour}); err != nil {
-		t.Fatal(err)
-	}
+	media := e.mediaApart(nil)
 	unfinished := e.upload(10, false) // written in the data directory
 	landed := &store.Upload{ID: store.NewID("up_"), OrgID: "org", UserID: "user", Total: 20, Received: 20, Complete: true}
 	landed.Key = blob.UploadKey(landed.ID)
@@ -320,18 +330,7 @@ func TestProjectExpiryRemovesItsPostsClips(t *testing.T) {
 // deleted the record (here: no record at all).
 func TestExpiredUploadsLeaveNoParts(t *testing.T) {
 	e := newEnv(t)
-	media, err := blob.NewDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uploads, err := blob.NewDir(e.dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.j, err = New(Config{Store: e.st, Media: media, Uploads: uploads, UploadExpiry: 168 * time.Hour,
-		Now: func() time.Time { return e.clock.now().Add(169 * time.Hour) }}); err != nil {
-		t.Fatal(err)
-	}
+	media := e.mediaApart(func() time.Time { return e.clock.now().Add(169 * time.Hour) })
 	abandoned := &store.Upload{ID: store.NewID("up_"), OrgID: "org", UserID: "user", SessionID: "ses_a", Total: 30, Received: 20}
 	abandoned.Key = blob.UploadKey(abandoned.ID)
 	if err := e.st.SaveUpload(t.Context(), abandoned); err != nil {
@@ -364,17 +363,7 @@ func TestExpiredUploadsLeaveNoParts(t *testing.T) {
 // another directory) stays: it was written within the expiry.
 func TestLocalUploadInProgressStays(t *testing.T) {
 	e := newEnv(t)
-	media, err := blob.NewDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uploads, err := blob.NewDir(e.dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.j, err = New(Config{Store: e.st, Media: media, Uploads: uploads, UploadExpiry: 168 * time.Hour}); err != nil {
-		t.Fatal(err)
-	}
+	e.mediaApart(nil)
 	u := e.upload(10, false)
 	if sw := e.pass(); sw.Uploads != 0 || sw.Bytes != 0 {
 		t.Errorf("swept %+v, want nothing", sw)

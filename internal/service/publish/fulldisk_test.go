@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/fulltest"
 )
 
 // On a full disk the scheduler's passes fail; it backs off on the failure
@@ -20,7 +21,7 @@ func TestSchedulerBacksOffOnAFullDisk(t *testing.T) {
 	for range 200 {
 		due = append(due, e.schedule(account, e.clock().Add(time.Minute)))
 	}
-	fillFreePages(t, e.st)
+	fulltest.Fill(t, e.st)
 	e.advance(time.Hour)
 
 	logged := &errorLog{records: make(chan slog.Record, 100)}
@@ -68,29 +69,3 @@ func (l *errorLog) Handle(_ context.Context, r slog.Record) error {
 }
 func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *errorLog) WithGroup(string) slog.Handler      { return l }
-
-// fillFreePages caps the database at its size and takes every page it has
-// left, as a full disk leaves none.
-func fillFreePages(t *testing.T, st *store.Store) {
-	t.Helper()
-	db := st.DB()
-	if _, err := db.Exec("CREATE TABLE IF NOT EXISTS test_fill (b BLOB)"); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.LimitSize(context.Background(), false); err != nil {
-		t.Fatal(err)
-	}
-	for _, size := range []int{4096, 1024, 256, 64, 16} {
-		for i := 0; ; i++ {
-			if _, err := db.Exec("INSERT INTO test_fill VALUES (randomblob(?))", size); err != nil {
-				if !store.IsFull(err) {
-					t.Fatal(err)
-				}
-				break
-			}
-			if i > 100000 {
-				t.Fatal("the capped database never filled")
-			}
-		}
-	}
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/fulltest"
 )
 
 // On a full disk every failure (message, component and cause) is logged on
@@ -63,7 +64,7 @@ func TestFullDiskLogsABoundedNumberOfLines(t *testing.T) {
 		CREATE TRIGGER test_fill_on_write BEFORE UPDATE ON projects BEGIN INSERT INTO test_fill VALUES (randomblob(8192)); END`); err != nil {
 		t.Fatal(err)
 	}
-	fillStore(t, srv.store)
+	fulltest.Fill(t, srv.store)
 	if time.Now().After(leaseEnds) {
 		t.Fatal("the database filled after the leases ended; give them longer")
 	}
@@ -95,29 +96,6 @@ func TestFullDiskLogsABoundedNumberOfLines(t *testing.T) {
 			p, err := srv.store.GetProject(t.Context(), id)
 			return err == nil && p.RunToken > 0
 		})
-	}
-}
-
-// fillStore caps the database at its size and takes every page it has
-// left, as a full disk leaves none (publish's fillFreePages).
-func fillStore(t *testing.T, st *store.Store) {
-	t.Helper()
-	db := st.DB()
-	if err := st.LimitSize(context.Background(), false); err != nil {
-		t.Fatal(err)
-	}
-	for _, size := range []int{4096, 1024, 256, 64, 16} {
-		for i := 0; ; i++ {
-			if _, err := db.Exec("INSERT INTO test_fill VALUES (randomblob(?))", size); err != nil {
-				if !store.IsFull(err) {
-					t.Fatal(err)
-				}
-				break
-			}
-			if i > 100000 {
-				t.Fatal("the capped database never filled")
-			}
-		}
 	}
 }
 
