@@ -187,11 +187,16 @@ func waitStage(t *testing.T, c *client.Client, id string, stage apitypes.Stage) 
 	t.Fatalf("project %s did not reach %s in 3 minutes", id, stage)
 }
 
-func fetch(t *testing.T, addr string) []byte {
+// fetch GETs addr and returns the body of its 200; with a key, as that
+// key's caller (Authorization: Bearer).
+func fetch(t *testing.T, addr string, key ...string) []byte {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, addr, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, k := range key {
+		req.Header.Set("Authorization", "Bearer "+k)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -200,7 +205,7 @@ func fetch(t *testing.T, addr string) []byte {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || err != nil {
-		t.Fatalf("GET %s: %d %v", addr, resp.StatusCode, err)
+		t.Fatalf("GET %s: %d %v %s", addr, resp.StatusCode, err, body)
 	}
 	return body
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -55,7 +53,7 @@ func TestMigrateCommandMovesThePreviousRelease(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	for path, want := range fx.Reads {
-		got := mediaQuery.ReplaceAllString(strings.ReplaceAll(string(getWithKey(t, srv.URL()+path, fx.DevKey)), srv.URL(), "BASE"), "$1")
+		got := mediaQuery.ReplaceAllString(strings.ReplaceAll(string(fetch(t, srv.URL()+path, fx.DevKey)), srv.URL(), "BASE"), "$1")
 		if got, want = oldreleasetest.Comparable(t, path, got), oldreleasetest.Comparable(t, path, want); got != want {
 			t.Errorf("GET %s after the move:\n%s\nthe old release answered:\n%s", path, got, want)
 		}
@@ -76,24 +74,4 @@ func TestMigrateCommandMovesThePreviousRelease(t *testing.T) {
 	if err != nil || p.Stage != apitypes.StageComplete {
 		t.Fatalf("the project killed at %s, after the move: %+v %v", fx.InFlightStage, p, err)
 	}
-}
-
-// getWithKey GETs addr with the API key and returns the body of its 200.
-func getWithKey(t *testing.T, addr, key string) []byte {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || err != nil {
-		t.Fatalf("GET %s: %d %v %s", addr, resp.StatusCode, err, body)
-	}
-	return body
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // startDelay creates a project of org from req and returns how long it
@@ -141,9 +140,7 @@ func TestOneOrgHoldsAtMostItsShareOfWorkers(t *testing.T) {
 // run on the pipeline queue in one transaction; it completes, charged once.
 func TestImportLegHandsOffToRun(t *testing.T) {
 	requireFFmpeg(t)
-	src := testVideo(t)
-	t.Run("sqlite", func(t *testing.T) { handOffRun(t, newEnv(t), src) })
-	t.Run("postgres", func(t *testing.T) { handOffRun(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+	onEachEngine(t, handOffRun)
 }
 
 func handOffRun(t *testing.T, e *env, src string) {

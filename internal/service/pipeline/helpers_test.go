@@ -22,6 +22,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo/videotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
@@ -72,6 +73,14 @@ func newEnv(t *testing.T) *env {
 // testMasterKey seals the secrets of the tests' stores (a PostgreSQL store
 // takes no key file of a data directory).
 var testMasterKey, _ = masterkey.Generate()
+
+// onEachEngine runs fn on the test video once with the state on SQLite and
+// once on PostgreSQL, each as a subtest with an env of its own.
+func onEachEngine(t *testing.T, fn func(t *testing.T, e *env, src string)) {
+	src := testVideo(t)
+	t.Run("sqlite", func(t *testing.T) { fn(t, newEnv(t), src) })
+	t.Run("postgres", func(t *testing.T) { fn(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+}
 
 // newEnvOn is newEnv with the state in database (a PostgreSQL URL), or in
 // the temp dir when "".

@@ -262,9 +262,7 @@ func refuseCurate(t *testing.T, st *store.Store, id string) {
 // backoff; the fifth run in a row without an outcome stalls it for good,
 // saying why, and nothing runs it after.
 func TestRefusedWritesBackOffThenStall(t *testing.T) {
-	src := testVideo(t)
-	t.Run("sqlite", func(t *testing.T) { refusedWrites(t, newEnv(t), src) })
-	t.Run("postgres", func(t *testing.T) { refusedWrites(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+	onEachEngine(t, refusedWrites)
 }
 
 func refusedWrites(t *testing.T, e *env, src string) {

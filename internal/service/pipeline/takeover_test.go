@@ -8,7 +8,6 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // A process that stops renewing its lease mid-run (paused, cut off from
@@ -17,9 +16,7 @@ import (
 // run writes nothing: the project is charged once, has its clips once and
 // sends its conclusion once.
 func TestTakeoverAfterLeaseEndsRunsOnce(t *testing.T) {
-	src := testVideo(t)
-	t.Run("sqlite", func(t *testing.T) { takeover(t, newEnv(t), src) })
-	t.Run("postgres", func(t *testing.T) { takeover(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+	onEachEngine(t, takeover)
 }
 
 func takeover(t *testing.T, e *env, src string) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // A process killed (kill -9) after River claimed a project's job and before
@@ -19,9 +18,7 @@ import (
 // an interruption; a claim younger than a lease (a live process about to
 // start its run) is left alone.
 func TestWatchdogRequeuesAJobClaimedByADeadProcess(t *testing.T) {
-	src := testVideo(t)
-	t.Run("sqlite", func(t *testing.T) { claimedByTheDead(t, newEnv(t), src) })
-	t.Run("postgres", func(t *testing.T) { claimedByTheDead(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+	onEachEngine(t, claimedByTheDead)
 }
 
 func claimedByTheDead(t *testing.T, e *env, src string) {
