@@ -9,6 +9,7 @@
 //	go run ./bench pipeline-asr # the pipeline with transcription and captions against plain commands
 //	go run ./bench censor     # the censor's keyword spotting: profane words found, false alarms on clean speech (--tune: find the thresholds)
 //	go run ./bench load --before REV # a clipperd binary under concurrent GETs, uploads and idle connections
+//	go run ./bench realmedia  # faces, voice, recogniser and captions on real recordings (scripts/realmedia-fetch.sh)
 package main
 
 import (
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe|censor|upload|load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench pipeline|pipeline-asr|apply|refresh|transcribe|censor|upload|load|realmedia [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -43,10 +44,12 @@ func main() {
 		err = runLoad(ctx, os.Args[2:])
 	case "upload":
 		err = runUpload(ctx, os.Args[2:])
+	case "realmedia":
+		err = runRealMedia(ctx, os.Args[2:])
 	case "upload-child": // the provider's side of upload, in its own process
 		err = runUploadChild(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh, transcribe, censor, upload or load)", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q (want pipeline, pipeline-asr, apply, refresh, transcribe, censor, upload, load or realmedia)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
