@@ -31,6 +31,7 @@ gallery-screenshot:
 ## test: vet, lint, docs drift, unit and acceptance tests (TF_ACC=1) against in-process clipperd; the store suite on SQLite and on a local PostgreSQL (ensure-tools.sh postgres).
 test:
 	@scripts/ensure-tools.sh ffmpeg fonts espeak-ng festival pocketsphinx tesseract chromium terraform golangci-lint minio postgres
+	@scripts/realmedia-fetch.sh
 	$(MAKE) vet lint docs-check
 	TF_ACC=1 go test -count=1 -timeout 45m ./...
 
