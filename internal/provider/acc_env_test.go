@@ -225,10 +225,17 @@ func seedSocialAccounts(ctx context.Context, dataDir string) error {
 // testAccProviders serves the provider in-process, polling faster than the
 // production defaults so a test spends its time processing, not sleeping.
 func testAccProviders() map[string]func() (tfprotov6.ProviderServer, error) {
+	return testAccProvidersWith(nil)
+}
+
+// testAccProvidersWith is testAccProviders with the clock publish times are
+// checked against (nil: the wall clock).
+func testAccProvidersWith(now func() time.Time) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"clipper": providerserver.NewProtocol6WithError(&ClipperProvider{
 			version: "test",
 			wait:    client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second},
+			now:     now,
 		}),
 	}
 }

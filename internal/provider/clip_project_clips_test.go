@@ -115,7 +115,7 @@ func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(*l.v) }
 // schedule re-made, no collection content re-added, and a for_each over them
 // plans. The project and what uses its clips are made in one apply.
 func TestAccClipProject_clipsStayKnown(t *testing.T) {
-	env := testAccSetup(t)
+	env, clock := testAccClockSetup(t)
 	youtube, linkedin := env.accAccount(t, "YOUTUBE"), env.accAccount(t, "LINKEDIN")
 	const (
 		project  = "clipper_clip_project.talk"
@@ -210,20 +210,25 @@ func TestAccClipProject_clipsStayKnown(t *testing.T) {
 		),
 	}
 	firedStep := step(withFired, false)
-	firedStep.PreConfig = func() { fireAt = time.Now().Add(8 * time.Second).UTC().Format(time.RFC3339) }
+	var fireWhen time.Time
+	firedStep.PreConfig = func() {
+		fireWhen = clock.Now().Add(scheduleAhead).Truncate(time.Second)
+		fireAt = fireWhen.UTC().Format(time.RFC3339)
+	}
 	firedStep.ConfigPlanChecks.PreApply = []plancheck.PlanCheck{plancheck.ExpectResourceAction(fired, plancheck.ResourceActionCreate)}
 	firedStep.Check = recordID(fired, &firedID)
 
 	visiblePlan := forEach(visible)
 	visiblePlan.PreConfig = func() {
 		// The fired schedule's time has passed: it must plan as it stands.
+		clock.PassTo(fireWhen)
 		if _, err := waitFired(t, env, firedID); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProviders(),
+		ProtoV6ProviderFactories: testAccClockProviders(clock),
 		Steps: []resource.TestStep{
 			createStep,
 			firedStep,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -62,6 +63,10 @@ type ClipperProvider struct {
 	// must still draw from one rate window and one set of slots, or together
 	// they would exceed what the service allows.
 	shared client.Shared
+	// now is the clock publish times are checked against; nil is time.Now.
+	// Acceptance tests that let a schedule's time pass give the provider the
+	// clock they give clipperd, and move both instead of waiting.
+	now func() time.Time
 }
 
 // ClipperProviderModel is the provider configuration.
@@ -80,6 +85,8 @@ type providerData struct {
 	// Collections holds the collection listings shared by the collection
 	// resources and data sources of this provider (collection_cache.go).
 	Collections *collectionCache
+	// Now, when set, is the clock of publish times (ClipperProvider.now).
+	Now func() time.Time
 }
 
 // New returns a constructor of the provider for providerserver.
@@ -196,7 +203,7 @@ func (p *ClipperProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	data := &providerData{Client: c, Wait: p.wait, Collections: newCollectionCache(c)}
+	data := &providerData{Client: c, Wait: p.wait, Collections: newCollectionCache(c), Now: p.now}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	tflog.Info(ctx, "Configured clipper API client", map[string]any{"requests_per_minute": rpm, "max_concurrent_projects": maxConcurrent})

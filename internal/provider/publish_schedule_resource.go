@@ -39,6 +39,14 @@ func NewPublishScheduleResource() resource.Resource {
 	return &PublishScheduleResource{now: time.Now}
 }
 
+// Configure keeps the provider's data, and its clock when it has one.
+func (r *PublishScheduleResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.postResource.Configure(ctx, req, resp)
+	if r.data != nil && r.data.Now != nil {
+		r.now = r.data.Now
+	}
+}
+
 // Metadata sets the resource type name.
 func (r *PublishScheduleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_publish_schedule"

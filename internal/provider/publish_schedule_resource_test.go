@@ -183,28 +183,27 @@ func TestAccPublishSchedule_importRecordsConfiguration(t *testing.T) {
 	})
 }
 
-// A schedule a few seconds ahead fires: its post is published, and the
-// plans after its time are empty. A replacement of a fired schedule needs a
-// new time, and destroy finds the schedule fired: a warning.
+// A schedule fires when its time has passed: its post is published, and
+// the plans after its time are empty. A replacement of a fired schedule
+// needs a new time, and destroy finds the schedule fired: a warning. The
+// time passes on the clock of the test's own clipperd and provider.
 func TestAccPublishSchedule_fires(t *testing.T) {
-	env := testAccSetup(t)
-	// Parallel now, not in resource.ParallelTest: that would pause the test
-	// after publish_at was set, until the serial tests are done.
+	env, clock := testAccClockSetup(t)
 	t.Parallel()
-	_, clips := env.completeProject(t)
+	clips := ownCompleteProject(t, env)
 	linkedin := env.accAccount(t, "LINKEDIN")
-	// Far enough ahead that planning and applying take less; the check
-	// below waits for the post however long the schedule takes.
-	at := time.Now().Add(6 * time.Second).UTC().Format(time.RFC3339Nano)
+	when := clock.Now().Add(scheduleAhead)
+	at := when.UTC().Format(time.RFC3339Nano)
 	config := func(title string) string { return scheduleConfig(env, clips[0].ID, linkedin, title, at) }
 	var id string
 
 	tfresource.Test(t, tfresource.TestCase{
-		ProtoV6ProviderFactories: testAccProviders(),
+		ProtoV6ProviderFactories: testAccClockProviders(clock),
 		Steps: []tfresource.TestStep{
 			{
 				Config: config("Going live"),
 				Check: tfresource.ComposeTestCheckFunc(recordID(scheduleAddr, &id), func(*terraform.State) error {
+					clock.PassTo(when)
 					sc, err := waitFired(t, env, id)
 					if err != nil {
 						return err
