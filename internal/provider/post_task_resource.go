@@ -12,13 +12,14 @@ import (
 )
 
 var (
-	_ resource.Resource               = &PostTaskResource{}
-	_ resource.ResourceWithConfigure  = &PostTaskResource{}
-	_ resource.ResourceWithModifyPlan = &PostTaskResource{}
+	_ resource.Resource                = &PostTaskResource{}
+	_ resource.ResourceWithConfigure   = &PostTaskResource{}
+	_ resource.ResourceWithModifyPlan  = &PostTaskResource{}
+	_ resource.ResourceWithImportState = &PostTaskResource{}
 )
 
-// PostTaskResource publishes a clip to a connected account now. It offers no
-// import: see the resource's documentation.
+// PostTaskResource publishes a clip to a connected account now. Its import
+// refuses, saying why: see the resource's documentation.
 type PostTaskResource struct {
 	postResource // Configure, and a Read that keeps the state
 }
@@ -26,6 +27,17 @@ type PostTaskResource struct {
 // NewPostTaskResource is the resource constructor registered by the provider.
 func NewPostTaskResource() resource.Resource {
 	return &PostTaskResource{}
+}
+
+// ImportState refuses with the reason and what to do instead. Without it the
+// framework's own refusal tells the user to contact the provider's developer.
+func (r *PostTaskResource) ImportState(_ context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.AddError("clipper_post_task cannot be imported",
+		fmt.Sprintf("A post task (here %q) publishes a clip once, when it is created: the service can neither read a post back "+
+			"nor change or unpublish it, so an imported post task would be an id Terraform could never check or act on. "+
+			"A configuration that has no clipper_post_task for a post already published need not import one: leave it out "+
+			"(removing a post task from a configuration only forgets it; the post stays published). To publish at a later "+
+			"time, use clipper_publish_schedule, which can be imported.", req.ID))
 }
 
 // Metadata sets the resource type name.

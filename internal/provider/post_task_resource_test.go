@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -169,4 +170,34 @@ func seedPostable(t *testing.T, dataDir, platform string) (contentID, account st
 		t.Fatal(err)
 	}
 	return clip.ID, a.PostAccountID
+}
+
+// Import of a post task refuses with the resource's own reason, both by
+// `terraform import` and by an import block, not the framework's generic
+// "contact the provider developer".
+func TestAccPostTask_importRefused(t *testing.T) {
+	env := testAccSetup(t)
+	_, clips := env.completeProject(t)
+	youtube := env.accAccount(t, "YOUTUBE")
+	refused := regexp.MustCompile(`(?s)clipper_post_task cannot be imported.*"post-1".*clipper_publish_schedule`)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{
+			{Config: env.providerBlock()}, // a state to import into
+			{
+				Config:             postConfig(env, clips[0].ID, youtube, "Imported"),
+				ResourceName:       postAddr,
+				ImportState:        true,
+				ImportStateId:      "post-1",
+				ImportStatePersist: true, // into the step's own state: there is no post task to copy it from
+				ExpectError:        refused,
+			},
+			{
+				// An import block, as -generate-config-out would plan it.
+				Config:      postConfig(env, clips[0].ID, youtube, "Imported") + "\nimport {\n  to = " + postAddr + "\n  id = \"post-1\"\n}\n",
+				PlanOnly:    true,
+				ExpectError: refused,
+			},
+		},
+	})
 }
