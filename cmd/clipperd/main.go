@@ -7,6 +7,8 @@
 //	clipperd keys list --data DIR
 //	clipperd keys revoke --data DIR KEY|PREFIX
 //	clipperd accounts connect --data DIR --org ORG --platform YOUTUBE --name NAME [--publish-to dir|webhook:URL]
+//	clipperd accounts list --data DIR --org ORG
+//	clipperd accounts disconnect --data DIR --org ORG --account ID
 //	clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect A] [--fit] [--watermark]
 //	clipperd broll add|list|remove --data DIR --org ORG [--file FILE --keywords A,B | --id ITEM]
 //	clipperd media-key rotate --data DIR
@@ -47,6 +49,10 @@ const usage = `usage:
   clipperd accounts connect --data DIR --org ORG --platform P --name NAME [--publish-to dir|webhook:URL]
                                                        record a connected social account (prints its postAccountId last);
                                                        its posts go to DATA/published (dir, the default) or a signed webhook
+  clipperd accounts list --data DIR --org ORG         list the org's connected accounts and where each publishes
+  clipperd accounts disconnect --data DIR --org ORG --account ID
+                                                       forget an account and cancel its pending publish schedules
+                                                       (posts already made are published as before)
   clipperd templates create --data DIR --org ORG --name NAME [--default] [--aspect portrait|square|landscape] [--fit] [--watermark]
                                                        store a brand template of the org (prints its templateId last)
   clipperd broll add --data DIR --org ORG --file FILE --keywords A,B,C
@@ -121,11 +127,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return keysCreate(ctx, args[2:], stdout, stderr)
 	case "accounts":
-		if len(args) < 2 || args[1] != "connect" {
-			fmt.Fprint(stderr, usage)
-			return fmt.Errorf("%w: accounts takes the subcommand connect", errUsage)
+		if len(args) >= 2 {
+			switch args[1] {
+			case "connect":
+				return accountsConnect(ctx, args[2:], stdout, stderr)
+			case "list":
+				return accountsList(ctx, args[2:], stdout, stderr)
+			case "disconnect":
+				return accountsDisconnect(ctx, args[2:], stdout, stderr)
+			}
 		}
-		return accountsConnect(ctx, args[2:], stdout, stderr)
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: accounts takes the subcommand connect, list or disconnect", errUsage)
 	case "templates":
 		if len(args) < 2 || args[1] != "create" {
 			fmt.Fprint(stderr, usage)

@@ -14,8 +14,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
@@ -190,6 +192,74 @@ func TestAccountsConnectPublishTo(t *testing.T) {
 		if a, err := st.GetSocialAccount(t.Context(), "o", id); err != nil || a.PublishTo != want {
 			t.Errorf("account %s: %+v %v, want it to publish to %s", id, a, err, want)
 		}
+	}
+}
+
+// TestAccountsListAndDisconnect lists a running server's accounts, then
+// disconnects one: its pending schedule is cancelled, the API no longer
+// lists it, and the other account and its schedule stay.
+func TestAccountsListAndDisconnect(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := server.Start(t.Context(), server.Config{Listen: "127.0.0.1:0", DataDir: dir, APIKey: "dev-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	cli := func(args ...string) (string, error) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), append(args, "--data", dir), &out, &errOut)
+		return out.String(), err
+	}
+	connect := func(platform, name string) string {
+		t.Helper()
+		out, err := cli("accounts", "connect", "--org", server.DevOrgID, "--platform", platform, "--name", name)
+		if err != nil {
+			t.Fatalf("accounts connect: %v", err)
+		}
+		words := strings.Fields(out)
+		return words[len(words)-1]
+	}
+	youtube, linkedin := connect("YOUTUBE", "Clipper Channel"), connect("LINKEDIN", "Clipper Page")
+	st := openData(t, dir)
+	defer st.Close()
+	schedule := func(account string) string {
+		t.Helper()
+		sc, err := st.CreateSchedule(t.Context(), server.DevOrgID, store.PostContent{ProjectID: "prj", ClipID: "c01",
+			PostAccountID: account, Title: "Later", Privacy: "public"}, time.Now().Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.ID
+	}
+	ytSchedule, liSchedule := schedule(youtube), schedule(linkedin)
+
+	out, err := cli("accounts", "list", "--org", server.DevOrgID)
+	if err != nil {
+		t.Fatalf("accounts list: %v", err)
+	}
+	for _, want := range []string{youtube, "YOUTUBE", "Clipper Channel", linkedin, "LINKEDIN", "dir"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("accounts list does not show %q:\n%s", want, out)
+		}
+	}
+
+	out, err = cli("accounts", "disconnect", "--org", server.DevOrgID, "--account", youtube)
+	if err != nil || !strings.Contains(out, "cancelled 1 pending publish schedule") {
+		t.Fatalf("accounts disconnect: %q, %v", out, err)
+	}
+	if _, err := cli("accounts", "disconnect", "--org", server.DevOrgID, "--account", youtube); err == nil ||
+		!strings.Contains(err.Error(), "has no connected account "+youtube) {
+		t.Errorf("disconnecting again: %v, want an error naming the account", err)
+	}
+	for id, want := range map[string]string{ytSchedule: store.ScheduleCancelled, liSchedule: store.SchedulePending} {
+		if sc, err := st.GetSchedule(t.Context(), id); err != nil || sc.Status != want {
+			t.Errorf("schedule %s: %+v, %v; want %s", id, sc, err, want)
+		}
+	}
+	body := fetch(t, srv.URL()+"/api/social-accounts?q=mine", "dev-key")
+	if strings.Contains(string(body), youtube) || !strings.Contains(string(body), linkedin) {
+		t.Errorf("social accounts after the disconnect: %s; want %s alone", body, linkedin)
 	}
 }
 

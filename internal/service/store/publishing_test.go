@@ -218,6 +218,62 @@ func TestCancelledScheduleNeverFires(t *testing.T) {
 	})
 }
 
+// Disconnecting an account cancels its pending schedules (the others and
+// the other account's stay), keeps its fired schedules and posts, and
+// removes it from the listing.
+func TestDisconnectedAccountsSchedulesAreCancelled(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s, now, youtube, twitter := publishingStore(t, be)
+		fired, err := s.CreateSchedule(ctx, "org", content(youtube), now.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		*now = now.Add(2 * time.Minute)
+		post, err := s.FireSchedule(ctx, fired.ID, PostLimits{}, nil)
+		if err != nil || post == nil {
+			t.Fatalf("firing: %+v, %v", post, err)
+		}
+		var pending []string
+		for i := range 2 {
+			sc, err := s.CreateSchedule(ctx, "org", content(youtube), now.Add(time.Duration(i+1)*time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending = append(pending, sc.ID)
+		}
+		other, err := s.CreateSchedule(ctx, "org", content(twitter), now.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DisconnectSocialAccount(ctx, "other", youtube); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("another org disconnected it: %v", err)
+		}
+		n, err := s.DisconnectSocialAccount(ctx, "org", youtube)
+		if err != nil || n != 2 {
+			t.Fatalf("disconnect: %d cancelled, %v; want 2", n, err)
+		}
+		if _, err := s.DisconnectSocialAccount(ctx, "org", youtube); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("disconnected twice: %v", err)
+		}
+		for _, id := range pending {
+			if got, _ := s.GetSchedule(ctx, id); got.Status != ScheduleCancelled {
+				t.Errorf("pending schedule %s of the disconnected account is %s, want cancelled", id, got.Status)
+			}
+		}
+		if got, _ := s.GetSchedule(ctx, fired.ID); got.Status != ScheduleFired || got.PostID != post.ID {
+			t.Errorf("fired schedule = %+v, want it kept", got)
+		}
+		if got, _ := s.GetSchedule(ctx, other.ID); got.Status != SchedulePending {
+			t.Errorf("the other account's schedule is %s, want pending", got.Status)
+		}
+		accounts, err := s.SocialAccounts(ctx, "org")
+		if err != nil || len(accounts) != 1 || accounts[0].PostAccountID != twitter {
+			t.Fatalf("accounts after disconnect: %+v, %v; want the TWITTER one alone", accounts, err)
+		}
+	})
+}
+
 // A TWITTER schedule is charged when it fires; when the month's credits are
 // spent by then, it fires into a failed post that says why.
 func TestScheduleFiredPastTheCapMakesAFailedPost(t *testing.T) {

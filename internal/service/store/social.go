@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 
@@ -98,4 +99,34 @@ func scanSocialAccount(row scanner) (SocialAccount, error) {
 	err := row.Scan(&a.PostAccountID, &a.SubAccountID, &a.Platform, &a.ExtUserID, &a.ExtUserName,
 		&a.ExtUserPictureLink, &a.ExtUserProfileLink, &a.PublishTo)
 	return a, err
+}
+
+// DisconnectSocialAccount forgets the org's connected account id and cancels
+// its pending schedules, in one transaction, returning how many it
+// cancelled: with the account gone they could only fail when due. Posts
+// already made keep their destination and are published (or retried) as
+// before; fired schedules stay as they are. ErrNotFound when the account is
+// unknown or another org's.
+func (s *Store) DisconnectSocialAccount(ctx context.Context, orgID, id string) (cancelled int, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM social_accounts WHERE post_account_id = ? AND org_id = ?`, id, orgID)
+		if err != nil {
+			return err
+		}
+		if err := oneRow(res, ErrNotFound); err != nil {
+			return err
+		}
+		res, err = tx.ExecContext(ctx, `UPDATE publish_schedules SET status = ? WHERE org_id = ? AND post_account_id = ? AND status = ?`,
+			ScheduleCancelled, orgID, id, SchedulePending)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		cancelled = int(n)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("disconnect social account %s: %w", id, err)
+	}
+	return cancelled, nil
 }
