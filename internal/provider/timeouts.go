@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
 )
@@ -52,7 +53,7 @@ func describedReadTimeouts(ctx context.Context, desc string) dsschema.Attribute 
 	nested.MarkdownDescription = desc
 	for name, a := range nested.Attributes {
 		if s, ok := a.(dsschema.StringAttribute); ok {
-			s.Validators = append(s.Validators, validators.Timeout())
+			s.Validators = []validator.String{validators.Timeout()} // see checkedTimeouts
 			nested.Attributes[name] = s
 		}
 	}
@@ -61,11 +62,13 @@ func describedReadTimeouts(ctx context.Context, desc string) dsschema.Attribute 
 
 // checkedTimeouts is a resource's timeouts argument with every duration held
 // to rules.Timeout: the library only checks that they parse, and a zero or
-// negative one would end the operation before its first request.
+// negative one would end the operation before its first request. The rule
+// replaces the library's check, which it includes, so that a value such as
+// "forever" gets one error, not two.
 func checkedTimeouts(nested schema.SingleNestedAttribute) schema.SingleNestedAttribute {
 	for name, a := range nested.Attributes {
 		if s, ok := a.(schema.StringAttribute); ok {
-			s.Validators = append(s.Validators, validators.Timeout())
+			s.Validators = []validator.String{validators.Timeout()}
 			nested.Attributes[name] = s
 		}
 	}

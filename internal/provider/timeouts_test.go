@@ -8,6 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
@@ -75,3 +83,61 @@ func TestReadFailureBlamesTheTimeoutOnlyWhenItEnded(t *testing.T) {
 		t.Errorf("the timeout ended: %q", d.Detail())
 	}
 }
+
+// TestTimeoutsOneErrorPerBadValue: every duration of every timeouts argument
+// gets one error for a value that is not a duration, and none for a good one
+// (the library's own check would add a second).
+func TestTimeoutsOneErrorPerBadValue(t *testing.T) {
+	ctx := context.Background()
+	p := &ClipperProvider{}
+	checked := 0
+	check := func(owner string, attrs map[string]validatorsOf) {
+		for name, vs := range attrs {
+			for value, want := range map[string]int{"forever": 1, "-5m": 1, "90s": 0} {
+				var diags diag.Diagnostics
+				for _, v := range vs {
+					resp := &validator.StringResponse{}
+					v.ValidateString(ctx, validator.StringRequest{Path: path.Root("timeouts").AtName(name), ConfigValue: types.StringValue(value)}, resp)
+					diags.Append(resp.Diagnostics...)
+				}
+				if diags.ErrorsCount() != want {
+					t.Errorf("%s timeouts.%s = %q: %d errors (%v), want %d", owner, name, value, diags.ErrorsCount(), diags, want)
+				}
+			}
+			checked++
+		}
+	}
+	for _, newResource := range p.Resources(ctx) {
+		r := newResource()
+		var meta fwresource.MetadataResponse
+		r.Metadata(ctx, fwresource.MetadataRequest{ProviderTypeName: "clipper"}, &meta)
+		var s fwresource.SchemaResponse
+		r.Schema(ctx, fwresource.SchemaRequest{}, &s)
+		if nested, ok := s.Schema.Attributes["timeouts"].(rschema.SingleNestedAttribute); ok {
+			attrs := map[string]validatorsOf{}
+			for name, a := range nested.Attributes {
+				attrs[name] = a.(rschema.StringAttribute).Validators
+			}
+			check(meta.TypeName, attrs)
+		}
+	}
+	for _, newDataSource := range p.DataSources(ctx) {
+		d := newDataSource()
+		var meta datasource.MetadataResponse
+		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "clipper"}, &meta)
+		var s datasource.SchemaResponse
+		d.Schema(ctx, datasource.SchemaRequest{}, &s)
+		if nested, ok := s.Schema.Attributes["timeouts"].(dsschema.SingleNestedAttribute); ok {
+			attrs := map[string]validatorsOf{}
+			for name, a := range nested.Attributes {
+				attrs[name] = a.(dsschema.StringAttribute).Validators
+			}
+			check(meta.TypeName, attrs)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no timeouts argument found")
+	}
+}
+
+type validatorsOf = []validator.String
