@@ -52,7 +52,11 @@ type Config struct {
 // Logger receives request/response logs; the provider adapts it to tflog. The
 // client masks the API key (Authorization header) before anything reaches the
 // Logger.
+// Warn is for what a user should see without asking for debug logs: an
+// outage the client is riding out (a request sent again after a network or
+// server error, a failed poll of a project being waited for).
 type Logger interface {
+	Warn(ctx context.Context, msg string, fields map[string]any)
 	Debug(ctx context.Context, msg string, fields map[string]any)
 	Trace(ctx context.Context, msg string, fields map[string]any)
 }

@@ -17,6 +17,10 @@ type outcome struct {
 	retryAfter time.Duration
 	capReason  string // X-Cap-Reason of a 429
 	monthlyCap bool   // the 403 is API_MONTHLY_CAP_REACHED
+	// rideOut: the caller's context has a deadline and asked to ride out
+	// outages (RideOutOutages), so failures safe to repeat are retried
+	// until it ends rather than p.maxAttempts times.
+	rideOut bool
 }
 
 // tally counts the failed attempts of one call by kind: the policy bounds
@@ -67,15 +71,17 @@ type decision struct {
 // outcome of an attempt and the failures counted before it, it returns what
 // to do and the counts including this attempt. The rules, in order:
 //   - a transport error ends the call when ctx ended; otherwise it is sent
-//     again, up to p.maxAttempts failures, only if the server cannot have
-//     acted on a non-idempotent request (see mayResend);
+//     again, up to p.maxAttempts failures (or until ctx ends, when it rides
+//     out outages), only if the server cannot have acted on a non-idempotent
+//     request (see mayResend);
 //   - a 2xx is done;
 //   - a 403 monthly cap is never retried: access resumes only next month;
 //   - a 429 with X-Cap-Reason: concurrent is retried without bound (until ctx
 //     ends) after a capBase..capMax backoff, at least Retry-After;
 //   - a plain 429 is retried up to p.max429 times, even for a POST (the
 //     request was refused): after Retry-After for the whole key, or a backoff;
-//   - a 5xx is retried for idempotent methods, up to p.maxAttempts failures;
+//   - a 5xx is retried for idempotent methods, up to p.maxAttempts failures
+//     (or until ctx ends, when it rides out outages);
 //   - anything else (4xx, a POST's 5xx, an unfollowed 3xx) is returned.
 func decide(p retryPolicy, t tally, o outcome) (decision, tally) {
 	switch {
@@ -91,7 +97,7 @@ func decide(p retryPolicy, t tally, o outcome) (decision, tally) {
 		return fail("server error on a request that is not idempotent: the server may have acted"), t
 	case o.status >= 500:
 		t.failures++
-		if t.failures >= p.maxAttempts {
+		if t.failures >= p.maxAttempts && !o.rideOut {
 			return fail("server error: attempts used up"), t
 		}
 		return backoffBy(t.failures, p.base, p.max, "server error"), t
@@ -108,7 +114,7 @@ func decideTransport(p retryPolicy, t tally, o outcome) (decision, tally) {
 	if !mayResend(o.idempotent, o.status != 0, o.err) {
 		return fail("network error after the server may have acted on a request that is not idempotent"), t
 	}
-	if t.failures >= p.maxAttempts {
+	if t.failures >= p.maxAttempts && !o.rideOut {
 		return fail("network error: attempts used up"), t
 	}
 	return backoffBy(t.failures, p.base, p.max, "network error"), t

@@ -56,6 +56,8 @@ func monthlyCap(o outcome) outcome { o.monthlyCap = true; return o }
 
 func ctxEnded(o outcome) outcome { o.ctxEnded = true; return o }
 
+func ridingOut(o outcome) outcome { o.rideOut = true; return o }
+
 // TestDecide is the retry policy, row by row: every status the service
 // interface lists (and filled-gaps adds), transport errors before and after
 // the server may have acted, and the bounds of each kind of retry. It runs on
@@ -188,6 +190,22 @@ func TestDecide(t *testing.T) {
 		{name: "GET body cut off after the status line", o: failed(get, 200, errCutOff), want: netErr(1), after: tally{failures: 1}},
 		{name: "DELETE connection reset", o: failed(del, 0, errReset), want: netErr(1), after: tally{failures: 1}},
 		{name: "DELETE connection closed without an answer", o: failed(del, 0, errClosed), want: netErr(1), after: tally{failures: 1}},
+
+		// Riding out an outage until the caller's deadline (RideOutOutages):
+		// what is safe to repeat goes on past maxAttempts, at the longest
+		// backoff; what the server may have acted on is still not repeated.
+		{name: "POST refused past the attempts, riding out", o: ridingOut(failed(post, 0, errRefused)), tally: tally{failures: 9},
+			want: netErr(10), after: tally{failures: 10}},
+		{name: "GET 503 past the attempts, riding out", o: ridingOut(answer(get, 503)), tally: tally{failures: 4},
+			want: serverErr(5), after: tally{failures: 5}},
+		{name: "DELETE reset past the attempts, riding out", o: ridingOut(failed(del, 0, errReset)), tally: tally{failures: 7},
+			want: netErr(8), after: tally{failures: 8}},
+		{name: "POST reset while riding out", o: ridingOut(failed(post, 0, errReset)), tally: tally{failures: 7},
+			want: mayHave, after: tally{failures: 8}},
+		{name: "POST 503 while riding out", o: ridingOut(answer(post, 503)), want: postServerErr},
+		{name: "GET 429 past max429 while riding out", o: ridingOut(answer(get, 429)), tally: tally{limited: 8},
+			want: limitedOut, after: tally{limited: 9}},
+		{name: "POST 403 monthly cap while riding out", o: ridingOut(monthlyCap(answer(post, 403))), want: capped},
 
 		// The caller's context ended: no retry and nothing counted, whatever the error looks like.
 		{name: "GET cancelled", o: ctxEnded(failed(get, 0, errCancelled)), tally: tally{limited: 2},

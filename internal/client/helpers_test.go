@@ -60,6 +60,10 @@ type captureLogger struct {
 	lines []string
 }
 
+func (l *captureLogger) Warn(_ context.Context, msg string, fields map[string]any) {
+	l.add("WARN", msg, fields)
+}
+
 func (l *captureLogger) Debug(_ context.Context, msg string, fields map[string]any) {
 	l.add("DEBUG", msg, fields)
 }

@@ -10,8 +10,15 @@ import (
 // maxLoggedBody bounds a body written to the Trace log.
 const maxLoggedBody = 4096
 
-// debug and trace are the only ways anything reaches the Logger; both pass the
-// fields through redact so the API key cannot leak even if a server echoes it.
+// warn, debug and trace are the only ways anything reaches the Logger; they
+// pass the fields through redact so the API key cannot leak even if a server
+// echoes it.
+func (c *Client) warn(ctx context.Context, msg string, fields map[string]any) {
+	if c.log != nil {
+		c.log.Warn(ctx, msg, c.redactFields(fields))
+	}
+}
+
 func (c *Client) debug(ctx context.Context, msg string, fields map[string]any) {
 	if c.log != nil {
 		c.log.Debug(ctx, msg, c.redactFields(fields))

@@ -78,6 +78,11 @@ func (c *Client) call(ctx context.Context, ac apiCall) error {
 			return pc.failure(r, lastErr, attempt)
 		}
 		lastErr = pc.errorOf(r)
+		if d.act == actBackoff && (r.err != nil || r.status >= 500) {
+			c.warn(ctx, "clipper API unavailable ("+d.reason+"); sending the request again", map[string]any{
+				"method": pc.method, "path": pc.logPath, "failures": t.failures, "error": lastErr,
+			})
+		}
 		if err := c.holdOff(ctx, pc, d, t); err != nil {
 			return stopped(lastErr, err)
 		}
@@ -164,7 +169,7 @@ func (c *Client) attempt(ctx context.Context, pc *preparedCall, n int) (reply, e
 			"method": pc.method, "path": pc.logPath, "attempt": n,
 			"duration_ms": dur.Milliseconds(), "error": err,
 		})
-		r := reply{outcome: outcome{idempotent: idempotent(pc.method), err: err}}
+		r := reply{outcome: outcome{idempotent: idempotent(pc.method), err: err, rideOut: ridesOut(ctx)}}
 		r.ctxEnded = ctx.Err() != nil
 		if resp != nil {
 			r.status = resp.StatusCode // the body was cut off after the status line
@@ -178,7 +183,9 @@ func (c *Client) attempt(ctx context.Context, pc *preparedCall, n int) (reply, e
 	c.trace(ctx, "clipper API response body", map[string]any{
 		"method": pc.method, "path": pc.logPath, "status": resp.StatusCode, "body": bodyField(respBody),
 	})
-	return c.answered(pc, resp, respBody), nil
+	r := c.answered(pc, resp, respBody)
+	r.rideOut = ridesOut(ctx)
+	return r, nil
 }
 
 // answered is the reply of an attempt that got a whole answer. A 429 is

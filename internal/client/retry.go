@@ -83,3 +83,26 @@ func notSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
+
+// rideOutKey marks a context whose calls ride out outages.
+type rideOutKey struct{}
+
+// RideOutOutages returns ctx marked so that the calls made with it ride out
+// an outage of the service until ctx's deadline: a request that is safe to
+// send again (any GET or DELETE, and a POST whose connection was refused, so
+// that the service never saw it) is sent again after network errors and 5xx
+// answers for as long as ctx lasts, not a fixed number of times. It is for an
+// operation bounded by a deadline the user chose (a resource's timeouts); a
+// ctx without a deadline is not marked, so nothing retries forever. A POST
+// the service may have acted on is still never sent again.
+func RideOutOutages(ctx context.Context) context.Context {
+	if _, ok := ctx.Deadline(); !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, rideOutKey{}, true)
+}
+
+func ridesOut(ctx context.Context) bool {
+	on, _ := ctx.Value(rideOutKey{}).(bool)
+	return on
+}

@@ -66,7 +66,7 @@ func (c *Client) WaitForProject(ctx context.Context, id string, opts WaitOptions
 		p, err := c.GetProject(ctx, id)
 		if err != nil {
 			if w.rideOut(ctx, err) {
-				c.debug(ctx, "clipper project poll failed; riding it out", map[string]any{
+				c.warn(ctx, "clipper project poll failed; riding it out", map[string]any{
 					"project_id": id, "failed_polls": w.failures, "error": err,
 				})
 				continue
@@ -378,7 +378,7 @@ func (c *Client) WaitForCensorJob(ctx context.Context, id, projectID string, opt
 		st, err := c.GetCensorJob(ctx, id, projectID)
 		if err != nil {
 			if o.rideOut(ctx, err) {
-				c.debug(ctx, "clipper censor job poll failed; riding it out", map[string]any{
+				c.warn(ctx, "clipper censor job poll failed; riding it out", map[string]any{
 					"job_id": id, "failed_polls": o.failures, "error": err,
 				})
 				continue

@@ -3,10 +3,13 @@ package client
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -191,7 +194,8 @@ func TestWaitRidesOutAnOutage(t *testing.T) {
 	srv, requests := outageServer(t, 0, outagePolls, func(w http.ResponseWriter, _ int) {
 		writeJSON(w, http.StatusOK, apitypes.Project{ID: "p1", Stage: apitypes.StageComplete})
 	})
-	c := newTestClient(t, srv.URL, nil)
+	logger := &captureLogger{}
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Logger = logger })
 	known := &apitypes.Project{ID: "p1", Stage: apitypes.StageRender}
 	p, err := c.WaitForProject(t.Context(), "p1", WaitOptions{PollInterval: time.Millisecond, MaxPollInterval: 3 * time.Millisecond, Known: known})
 	if err != nil || p.Stage != apitypes.StageComplete {
@@ -199,6 +203,18 @@ func TestWaitRidesOutAnOutage(t *testing.T) {
 	}
 	if n := requests(); n <= outagePolls {
 		t.Fatalf("%d requests; the outage alone took %d", n, outagePolls)
+	}
+	// The outage shows at WARN (TF_LOG=INFO): each request sent again, for a
+	// dropped connection and for a 503, and each poll ridden out.
+	out := logger.text()
+	for _, want := range []string{
+		"WARN clipper API unavailable (network error); sending the request again map[error:",
+		"WARN clipper API unavailable (server error); sending the request again map[error:",
+		"WARN clipper project poll failed; riding it out map[error:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
 	}
 }
 
@@ -315,4 +331,94 @@ func TestIsTransient(t *testing.T) {
 			t.Errorf("IsTransient(%v) = %t, want %t", tc.err, got, tc.want)
 		}
 	}
+}
+
+// TestRideOutOutagesUntilTheDeadline: a call made with RideOutOutages goes
+// on through more failures than its attempts allow (dropped connections,
+// then 503s) and succeeds when the service is back; the same call without it
+// gives up after its attempts.
+func TestRideOutOutagesUntilTheDeadline(t *testing.T) {
+	list := func(w http.ResponseWriter, _ int) { writeJSON(w, http.StatusOK, []apitypes.BrandTemplate{}) }
+	srv, requests := outageServer(t, 0, outagePolls, list)
+	c := newTestClient(t, srv.URL, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+	defer cancel()
+	if _, err := c.ListBrandTemplates(RideOutOutages(ctx)); err != nil {
+		t.Fatalf("riding out the outage: %v", err)
+	}
+	if n := requests(); n != outagePolls+1 {
+		t.Fatalf("%d requests, want the outage's %d and one more", n, outagePolls)
+	}
+
+	srv, _ = outageServer(t, 0, outagePolls, list)
+	c = newTestClient(t, srv.URL, nil)
+	if _, err := c.ListBrandTemplates(ctx); err == nil {
+		t.Fatal("without riding out, the call outlasted its attempts")
+	}
+	// Without a deadline nothing is marked: no call retries forever.
+	if ridesOut(RideOutOutages(t.Context())) {
+		t.Fatal("a context without a deadline rides out outages")
+	}
+}
+
+// TestRideOutRefusedPost: a POST whose connections are refused (the service
+// never saw it) is sent again past its attempts when the call rides out
+// outages, and made once when the service takes connections again; without
+// riding out it fails after its attempts.
+func TestRideOutRefusedPost(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusCreated, map[string]any{"data": apitypes.Collection{CollectionID: "col_1", CollectionName: "talks"}})
+	}))
+	t.Cleanup(srv.Close)
+	const refusals = 3 * outagePolls
+	dialer := &refusingDialer{refuse: refusals}
+	client := func() *Client {
+		return newTestClient(t, srv.URL, func(cfg *Config) {
+			cfg.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+		})
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+	defer cancel()
+	if _, err := client().CreateCollection(ctx, "talks"); err == nil {
+		t.Fatal("without riding out, the create outlasted its attempts")
+	}
+	dialer.reset(refusals)
+	col, err := client().CreateCollection(RideOutOutages(ctx), "talks")
+	if err != nil || col.CollectionID != "col_1" {
+		t.Fatalf("riding out refused connections: %+v, %v", col, err)
+	}
+	if n := dialer.dials(); n != refusals+1 {
+		t.Fatalf("%d dials, want the %d refused and one more", n, refusals)
+	}
+}
+
+// refusingDialer refuses its first connections as a stopped server does.
+type refusingDialer struct {
+	mu     sync.Mutex
+	refuse int
+	n      int
+}
+
+func (d *refusingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.mu.Lock()
+	d.n++
+	refused := d.n <= d.refuse
+	d.mu.Unlock()
+	if refused {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	}
+	var nd net.Dialer
+	return nd.DialContext(ctx, network, addr)
+}
+
+func (d *refusingDialer) reset(refuse int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.refuse, d.n = refuse, 0
+}
+
+func (d *refusingDialer) dials() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n
 }

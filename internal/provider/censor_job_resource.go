@@ -132,6 +132,7 @@ func (r *CensorJobResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	defer cancel()
+	ctx = client.RideOutOutages(ctx) // until timeouts.create, as the wait does
 	var diags diag.Diagnostics
 	projectID, clipID := splitContentID(plan.ContentID, &diags)
 	resp.Diagnostics.Append(diags...)

@@ -82,6 +82,9 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	defer cancel()
+	// Every call of the create rides out an outage until timeouts.create, as
+	// the wait for completion does (see client.RideOutOutages).
+	ctx = client.RideOutOutages(ctx)
 	c := r.data.Client
 
 	videoURL := plan.VideoURL.ValueString()

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -42,7 +43,7 @@ func (r *CollectionContentResource) Metadata(_ context.Context, req resource.Met
 }
 
 // Schema describes the resource.
-func (r *CollectionContentResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *CollectionContentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One clip in a collection. Refreshes read the collection's clip listing " +
@@ -68,6 +69,7 @@ func (r *CollectionContentResource) Schema(_ context.Context, _ resource.SchemaR
 				Validators:    []validator.String{validators.ContentID()},
 				PlanModifiers: replace,
 			},
+			"timeouts": writeTimeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),
 		},
 	}
 }
@@ -82,6 +84,11 @@ func (r *CollectionContentResource) Create(ctx context.Context, req resource.Cre
 	var plan collectionContentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := writeContext(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
 	collectionID, contentID := plan.CollectionID.ValueString(), plan.ContentID.ValueString()
@@ -144,6 +151,11 @@ func (r *CollectionContentResource) Delete(ctx context.Context, req resource.Del
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, ok := writeContext(ctx, state.Timeouts.Delete, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
+		return
+	}
 	collectionID, contentID := state.CollectionID.ValueString(), state.ContentID.ValueString()
 	err := r.data.Client.DeleteCollectionContent(ctx, collectionID, contentID)
 	r.data.Collections.forget(collectionID)
@@ -188,7 +200,8 @@ func parseCollectionContentID(id string) (collectionID, contentID string, err er
 }
 
 type collectionContentModel struct {
-	ID           types.String `tfsdk:"id"`
-	CollectionID types.String `tfsdk:"collection_id"`
-	ContentID    types.String `tfsdk:"content_id"`
+	ID           types.String   `tfsdk:"id"`
+	CollectionID types.String   `tfsdk:"collection_id"`
+	ContentID    types.String   `tfsdk:"content_id"`
+	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -41,7 +42,7 @@ func (r *CollectionResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 // Schema describes the resource.
-func (r *CollectionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *CollectionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A collection of clips on the account. Put clips in it with `clipper_collection_content`; " +
 			"read its clips with `clipper_exportable_clips` (`collection_id`) or their download addresses with " +
@@ -60,6 +61,7 @@ func (r *CollectionResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				Validators:    []validator.String{validators.CollectionName()},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
+			"timeouts": writeTimeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),
 		},
 	}
 }
@@ -74,6 +76,11 @@ func (r *CollectionResource) Create(ctx context.Context, req resource.CreateRequ
 	var plan collectionModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := writeContext(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
 	name := plan.Name.ValueString()
@@ -128,6 +135,11 @@ func (r *CollectionResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, ok := writeContext(ctx, state.Timeouts.Delete, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
+		return
+	}
 	id := state.ID.ValueString()
 	err := r.data.Client.DeleteCollection(ctx, id)
 	r.data.Collections.forget(id)
@@ -171,6 +183,7 @@ func collectionCreateFailure(name string, err error) diag.Diagnostic {
 }
 
 type collectionModel struct {
-	ID   types.String `tfsdk:"id"`
-	Name types.String `tfsdk:"name"`
+	ID       types.String   `tfsdk:"id"`
+	Name     types.String   `tfsdk:"name"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }

@@ -2,9 +2,11 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -204,6 +206,74 @@ resource "clipper_collection" "one_too_many" {
 				return fmt.Errorf("collections left after destroy: %v", left)
 			}
 			return nil
+		},
+	})
+}
+
+// TestAccCollection_timeouts: a change of timeouts is made in place, and
+// the destroy rides out an outage (503s, more than one call's attempts)
+// until timeouts.delete: the collection is gone from the service at the end.
+func TestAccCollection_timeouts(t *testing.T) {
+	env := testAccSetup(t)
+	c := env.apiClient(t)
+	const outage = 6 // answers of 503: one more than a call's attempts
+	var mu sync.Mutex
+	refused := 0
+	proxied := env
+	proxied.URL = proxyTo(t, env.URL, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodDelete || !strings.HasPrefix(r.URL.Path, "/api/collections/") {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if refused >= outage {
+			return false
+		}
+		refused++
+		writeAPIError(w, http.StatusServiceUnavailable, "Service Unavailable", "down for maintenance")
+		return true
+	})
+	config := func(timeouts string) string {
+		return proxied.providerBlock() + fmt.Sprintf(`
+resource "clipper_collection" "test" {
+  name     = "acc outage"
+  timeouts = { %s }
+}
+`, timeouts)
+	}
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps: []resource.TestStep{
+			{
+				Config: config(`create = "2m"`),
+				Check:  recordID(collectionAddr, &id),
+			},
+			{
+				Config: config(`create = "2m", delete = "10m"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(collectionAddr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(collectionAddr, tfjsonpath.New("timeouts").AtMapKey("delete"), knownvalue.StringExact("10m")),
+				},
+			},
+			{
+				ResourceName:            collectionAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"}, // configuration only: the service does not know them
+			},
+		},
+		CheckDestroy: func(s *terraform.State) error {
+			mu.Lock()
+			n := refused
+			mu.Unlock()
+			if n != outage {
+				return fmt.Errorf("the destroy met %d of the outage's %d refusals", n, outage)
+			}
+			return collectionsGone(t, c, &[]string{id})(s)
 		},
 	})
 }

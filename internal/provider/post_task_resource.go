@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -46,12 +47,14 @@ func (r *PostTaskResource) Metadata(_ context.Context, req resource.MetadataRequ
 }
 
 // Schema describes the resource.
-func (r *PostTaskResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *PostTaskResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attrs := postAttributes("The post's id (`postId`).")
+	attrs["timeouts"] = writeTimeoutsAttribute(ctx, timeouts.Opts{Create: true})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Publishes a clip to a connected social account now (`POST /api/post-tasks`). Creating it " +
 			"publishes; changing any argument publishes again, as a new post; destroying it only forgets it: nothing " +
 			"is unpublished. The service has no endpoint that reads a post, so refreshes keep the state as it is.",
-		Attributes: postAttributes("The post's id (`postId`)."),
+		Attributes: attrs,
 	}
 }
 
@@ -77,6 +80,11 @@ func (r *PostTaskResource) Create(ctx context.Context, req resource.CreateReques
 	body, diags := plan.request()
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := writeContext(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
 	postID, err := r.data.Client.CreatePostTask(ctx, body)

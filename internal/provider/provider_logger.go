@@ -32,6 +32,11 @@ func (a tflogAdapter) logger(ctx context.Context) context.Context {
 	return tflog.SubsystemMaskMessageStrings(ctx, apiLogSubsystem, a.apiKey)
 }
 
+// Warn logs at WARN level: outages ridden out show at TF_LOG=INFO.
+func (a tflogAdapter) Warn(ctx context.Context, msg string, fields map[string]any) {
+	tflog.SubsystemWarn(a.logger(ctx), apiLogSubsystem, msg, fields)
+}
+
 // Debug logs at DEBUG level.
 func (a tflogAdapter) Debug(ctx context.Context, msg string, fields map[string]any) {
 	tflog.SubsystemDebug(a.logger(ctx), apiLogSubsystem, msg, fields)

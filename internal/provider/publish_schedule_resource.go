@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -53,8 +54,9 @@ func (r *PublishScheduleResource) Metadata(_ context.Context, req resource.Metad
 }
 
 // Schema describes the resource.
-func (r *PublishScheduleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *PublishScheduleResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := postAttributes("The schedule's id (`scheduleId`), the import id.")
+	attrs["timeouts"] = writeTimeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true})
 	attrs["publish_at"] = schema.StringAttribute{
 		MarkdownDescription: "When to publish: an RFC 3339 timestamp such as `2030-01-02T15:04:05Z` or " +
 			"`2030-01-02T16:04:05+01:00`; the service gets the same instant in UTC. It must be in the future when the " +
@@ -131,6 +133,11 @@ func (r *PublishScheduleResource) Create(ctx context.Context, req resource.Creat
 		return
 	}
 	body := apitypes.PublishScheduleRequest{PostTaskRequest: post, PublishAt: at.UTC().Format(time.RFC3339Nano)}
+	ctx, cancel, ok := writeContext(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
+		return
+	}
 	scheduleID, err := r.data.Client.CreatePublishSchedule(ctx, body)
 	if err != nil {
 		resp.Diagnostics.Append(postFailure("schedule", &plan.postModel, err))
@@ -156,6 +163,11 @@ func (r *PublishScheduleResource) Delete(ctx context.Context, req resource.Delet
 	var state publishScheduleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := writeContext(ctx, state.Timeouts.Delete, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
 	id := state.ID.ValueString()

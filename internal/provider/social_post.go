@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"slices"
 	"strings"
 	"time"
@@ -57,6 +58,9 @@ type postModel struct {
 	Description   types.String `tfsdk:"description"`
 	MediaType     types.String `tfsdk:"media_type"`
 	Privacy       types.String `tfsdk:"privacy"`
+	// Timeouts bounds the create (and a schedule's delete): see
+	// writeTimeoutsAttribute.
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 // postAttributes are the schema attributes of a post; idDesc describes the

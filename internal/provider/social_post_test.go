@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -206,8 +210,29 @@ func stateOf(t *testing.T, r resource.Resource, model any) tfsdk.State {
 	var schemaResp resource.SchemaResponse
 	r.Schema(context.Background(), resource.SchemaRequest{}, &schemaResp)
 	state := tfsdk.State{Schema: schemaResp.Schema}
+	nullTimeouts(t, schemaResp.Schema, model)
 	checkDiags(t, state.Set(context.Background(), model), "")
 	return state
+}
+
+// nullTimeouts gives a model's zero Timeouts (a value of no type) the null
+// value of the schema's timeouts argument, as a configuration without a
+// timeouts block has.
+func nullTimeouts(t *testing.T, s schema.Schema, model any) {
+	t.Helper()
+	v := reflect.ValueOf(model).Elem()
+	f := v.FieldByName("Timeouts")
+	if !f.IsValid() {
+		return
+	}
+	a, ok := s.Attributes["timeouts"].(schema.SingleNestedAttribute)
+	if !ok {
+		t.Fatal("the model has Timeouts, the schema no timeouts argument")
+	}
+	if f.Interface().(timeouts.Value).Object.Equal(types.Object{}) {
+		typ := a.GetType().(interface{ AttributeTypes() map[string]attr.Type }) // timeouts.Type or a plain object
+		f.Set(reflect.ValueOf(timeouts.Value{Object: types.ObjectNull(typ.AttributeTypes())}))
+	}
 }
 
 // deleteWarnings runs r's Delete on the state holding model, fails on an

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	dstimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
 )
 
@@ -85,4 +87,39 @@ func readFailure(ctx context.Context, summary string, timeout time.Duration, err
 			fmt.Sprintf("timeouts.read: the service did not answer within %s (%s). Raise timeouts.read to wait longer.", timeout, err))
 	}
 	return diag.NewErrorDiagnostic(summary, err.Error())
+}
+
+// defaultWriteTimeout bounds a create or delete that makes one write (a
+// collection, a clip added to one, a post, a schedule) when the
+// configuration's timeouts block does not: the time an outage of the service
+// is ridden out before the write fails.
+const defaultWriteTimeout = 5 * time.Minute
+
+// writeTimeoutsAttribute is the timeouts argument of a resource whose create
+// (and delete, when opts has it) makes one write to the service.
+func writeTimeoutsAttribute(ctx context.Context, opts timeouts.Opts) schema.Attribute {
+	a := timeouts.Attributes(ctx, opts)
+	nested, ok := a.(schema.SingleNestedAttribute)
+	if !ok {
+		return a
+	}
+	ops := "`create`"
+	if opts.Delete {
+		ops = "`create` and `delete`"
+	}
+	nested.MarkdownDescription = fmt.Sprintf("Operation timeouts as duration strings such as `30s` or `10m`. %s (default "+
+		"`%dm`) bound the write to the service, an outage ridden out included: until then, a request that is safe to send "+
+		"again (a read or a delete, or a create whose connection was refused, so the service never saw it) is sent again "+
+		"after network errors and 5xx answers, with a WARN log line for each (`TF_LOG=INFO` shows them). A create the "+
+		"service may have acted on is never sent again.",
+		ops, int(defaultWriteTimeout.Minutes()))
+	return checkedTimeouts(nested)
+}
+
+// writeContext bounds ctx by timeout (a timeouts block's create or delete,
+// defaultWriteTimeout when unset) and rides out outages until then.
+func writeContext(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	ctx, cancel, _, ok := withTimeout(ctx, timeout, defaultWriteTimeout, diags)
+	return client.RideOutOutages(ctx), cancel, ok
 }
