@@ -41,6 +41,32 @@ type ClipProjectResource struct {
 	data *providerData
 }
 
+// dropEmptyUpdate drops an update that would change nothing. The framework leaves
+// updated_at unknown whenever Terraform's proposed state differs from the
+// prior one, before the attribute plan modifiers run; when the configuration
+// only spells the same request another way (an empty list for none, inside
+// curation or render), samePrefs then plans the state's value, and without
+// this every later plan would show the same empty update.
+func dropEmptyUpdate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	updatedAt := path.Root("updated_at")
+	var planned, prior types.String
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, updatedAt, &planned)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, updatedAt, &prior)...)
+	if resp.Diagnostics.HasError() || !planned.IsUnknown() {
+		return
+	}
+	unchanged := resp.Plan
+	if diags := unchanged.SetAttribute(ctx, updatedAt, prior); diags.HasError() {
+		return
+	}
+	if unchanged.Raw.Equal(req.State.Raw) {
+		resp.Plan = unchanged
+	}
+}
+
 // NewClipProjectResource is the resource constructor registered by the provider.
 func NewClipProjectResource() resource.Resource {
 	return &ClipProjectResource{}

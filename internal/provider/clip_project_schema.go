@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -149,17 +150,17 @@ func curationAttribute() schema.SingleNestedAttribute {
 				},
 			},
 			"clip_durations": schema.ListAttribute{
-				MarkdownDescription: "Wanted clip lengths as `[min, max]` pairs in seconds, `0 <= min < max`, e.g. `[[15, 30], [30, 60]]`.",
-				Optional:            true,
-				ElementType:         types.ListType{ElemType: types.Float64Type},
-				Validators:          []validator.List{listvalidator.SizeAtLeast(1), validators.ClipDurations()},
+				MarkdownDescription: "Wanted clip lengths as `[min, max]` pairs in seconds, `0 <= min < max`, e.g. `[[15, 30], [30, 60]]`. " +
+					"An empty list is the same as none: the service picks the lengths.",
+				Optional:    true,
+				ElementType: types.ListType{ElemType: types.Float64Type},
+				Validators:  []validator.List{validators.ClipDurations()},
 			},
 			"topic_keywords": schema.ListAttribute{
-				MarkdownDescription: "Topics to favour. Applies to the `ClipBasic` model only.",
+				MarkdownDescription: "Topics to favour. Applies to the `ClipBasic` model only. An empty list is the same as none.",
 				Optional:            true,
 				ElementType:         types.StringType,
-				Validators: []validator.List{listvalidator.SizeAtLeast(1),
-					listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 			},
 			"custom_prompt": schema.StringAttribute{
 				MarkdownDescription: "Free-text description of the moments to find. Applies to the `ClipAnything` model only.",
@@ -198,10 +199,12 @@ func prefsArgument(a schema.SingleNestedAttribute, plan samePrefs) schema.Single
 
 func conclusionActionsAttribute() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
-		MarkdownDescription: "Actions run when the project concludes (`conclusionActions`): a signed webhook or an email.",
-		Optional:            true,
-		Validators:          []validator.List{listvalidator.SizeBetween(1, rules.MaxConclusionActions)},
-		PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
+		MarkdownDescription: fmt.Sprintf("Actions run when the project concludes (`conclusionActions`): a signed webhook or "+
+			"an email; at most %d. An empty list is the same as none: changing one into the other changes nothing on "+
+			"the service and replaces nothing.", rules.MaxConclusionActions),
+		Optional:      true,
+		Validators:    []validator.List{listvalidator.SizeAtMost(rules.MaxConclusionActions)},
+		PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(unlessBothEmpty, unlessBothEmptyDescription, unlessBothEmptyDescription)},
 		NestedObject: schema.NestedAttributeObject{
 			Validators: []validator.Object{validators.ConclusionAction()},
 			Attributes: map[string]schema.Attribute{
@@ -239,4 +242,13 @@ func timeoutsAttribute(ctx context.Context) schema.Attribute {
 	nested.MarkdownDescription = "Operation timeouts as duration strings such as `30s` or `2h45m`. `create` (default `60m`) " +
 		"bounds the upload and the wait for completion; `read` and `update` default to `5m`; `delete` only forgets the project."
 	return checkedTimeouts(nested)
+}
+
+const unlessBothEmptyDescription = "Changing it replaces the project, except from an empty list to none or back."
+
+// unlessBothEmpty replaces the project when the list changes, except when it
+// only changes between an empty list and none: both send no actions.
+func unlessBothEmpty(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	empty := func(v types.List) bool { return v.IsNull() || (!v.IsUnknown() && len(v.Elements()) == 0) }
+	resp.RequiresReplace = !(empty(req.StateValue) && empty(req.PlanValue))
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -148,9 +147,8 @@ func fontAttribute() schema.SingleNestedAttribute {
 
 func screenOverlaysAttribute() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
-		MarkdownDescription: "Overlays drawn over the clips (`screenOverlays`).",
+		MarkdownDescription: "Overlays drawn over the clips (`screenOverlays`). An empty list is the same as none.",
 		Optional:            true,
-		Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
 				"file_id": schema.StringAttribute{

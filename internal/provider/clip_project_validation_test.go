@@ -56,7 +56,7 @@ resource "clipper_clip_project" "bad" {
 			errorText("conclusion_actions[0].email: does not apply when type is WEBHOOK; remove it")},
 		{"eleven actions", withVideo("conclusion_actions = [" +
 			strings.Repeat(`{ type = "EMAIL", email = "ops@example.com" }, `, 11) + "]"),
-			errorText("conclusion_actions list must contain at least 1 elements and at most 10 elements, got: 11")},
+			errorText("conclusion_actions list must contain at most 10 elements, got: 11")},
 		{"unknown action type", withVideo(`conclusion_actions = [{ type = "SMS" }]`),
 			regexp.MustCompile(`(?s)conclusion_actions\[0\]\.type.*value must be one of`)},
 		{"bad video_url", project(`video_url = "ftp://videos.example.com/talk.mp4"`),
@@ -99,11 +99,17 @@ resource "clipper_clip_project" "bad" {
 	for _, valid := range []string{
 		// The spec's ratio form w:h allows decimal sides, as clipperd always did.
 		withVideo(`render = { fit_layout_crop_ratio = "1.5:1" }`),
-		// Empty lists are the same as none.
+		// Empty lists are the same as none, every one of them.
 		withVideo(`render = {
   selected_transitions = []
   font                 = { style = [] }
-}`),
+  screen_overlays      = []
+}
+curation = {
+  clip_durations = []
+  topic_keywords = []
+}
+conclusion_actions = []`),
 		// source_file is read at create, not at plan: a checkout without the
 		// media, or a file the apply produces, plans.
 		project(`source_file = "/nonexistent/talk.mp4"`),

@@ -18,8 +18,10 @@ var (
 	_ resource.ResourceWithModifyPlan = &CensorJobResource{}
 )
 
-// ModifyPlan warns when the plan destroys the project: the service keeps it.
+// ModifyPlan warns when the plan destroys the project: the service keeps it;
+// and drops an update that would change nothing (dropEmptyUpdate).
 func (r *ClipProjectResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	dropEmptyUpdate(ctx, req, resp)
 	id, expires, ok := destroyedStrings(ctx, req, &resp.Diagnostics, path.Root("id"), path.Root("storage_expire_at"))
 	if !ok {
 		return
