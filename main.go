@@ -5,9 +5,12 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/parentwatch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/provider"
 )
 
@@ -23,6 +26,13 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
+	if !debug {
+		// A Terraform that crashes does not stop its providers: go when it does.
+		parentwatch.Watch(context.Background(), time.Second, func() {
+			log.Print("terraform-provider-clipper: Terraform, the parent process, is gone; exiting")
+			os.Exit(1)
+		})
+	}
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/clipperhq/clipper",
 		Debug:   debug,
