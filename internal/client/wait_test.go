@@ -154,9 +154,10 @@ func TestUnpacedPollsWithinAThirdOfTheAge(t *testing.T) {
 }
 
 // outageServer answers its first before requests with before, the next
-// outage requests with dropped connections, then 503s, and the rest with
+// outagePolls requests with dropped connections, then 503s, and the rest with
 // after; requests returns how many came.
-func outageServer(t *testing.T, before, outage int, answer func(w http.ResponseWriter, phase int)) (srv *httptest.Server, requests func() int) {
+func outageServer(t *testing.T, before int, answer func(w http.ResponseWriter, phase int)) (srv *httptest.Server, requests func() int) {
+	const outage = outagePolls
 	var mu sync.Mutex
 	n := 0
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -191,7 +192,7 @@ const outagePolls = 12
 // on running: the wait keeps polling past the call's attempts and ends
 // COMPLETE once the service answers again.
 func TestWaitRidesOutAnOutage(t *testing.T) {
-	srv, requests := outageServer(t, 0, outagePolls, func(w http.ResponseWriter, _ int) {
+	srv, requests := outageServer(t, 0, func(w http.ResponseWriter, _ int) {
 		writeJSON(w, http.StatusOK, apitypes.Project{ID: "p1", Stage: apitypes.StageComplete})
 	})
 	logger := &captureLogger{}
@@ -222,7 +223,7 @@ func TestWaitRidesOutAnOutage(t *testing.T) {
 // outage out like the project's: PROCESSING, the service gone for more than
 // a poll's retries, then CONCLUDED.
 func TestWaitForCensorJobRidesOutAnOutage(t *testing.T) {
-	srv, requests := outageServer(t, 2, outagePolls, func(w http.ResponseWriter, phase int) {
+	srv, requests := outageServer(t, 2, func(w http.ResponseWriter, phase int) {
 		status := []string{apitypes.CensorProcessing, apitypes.CensorConcluded}[phase]
 		writeJSON(w, http.StatusOK, apitypes.CensorJobStatus{Status: status})
 	})
@@ -339,7 +340,7 @@ func TestIsTransient(t *testing.T) {
 // gives up after its attempts.
 func TestRideOutOutagesUntilTheDeadline(t *testing.T) {
 	list := func(w http.ResponseWriter, _ int) { writeJSON(w, http.StatusOK, []apitypes.BrandTemplate{}) }
-	srv, requests := outageServer(t, 0, outagePolls, list)
+	srv, requests := outageServer(t, 0, list)
 	c := newTestClient(t, srv.URL, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 	defer cancel()
@@ -350,7 +351,7 @@ func TestRideOutOutagesUntilTheDeadline(t *testing.T) {
 		t.Fatalf("%d requests, want the outage's %d and one more", n, outagePolls)
 	}
 
-	srv, _ = outageServer(t, 0, outagePolls, list)
+	srv, _ = outageServer(t, 0, list)
 	c = newTestClient(t, srv.URL, nil)
 	if _, err := c.ListBrandTemplates(ctx); err == nil {
 		t.Fatal("without riding out, the call outlasted its attempts")

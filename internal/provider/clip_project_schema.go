@@ -250,5 +250,5 @@ const unlessBothEmptyDescription = "Changing it replaces the project, except fro
 // only changes between an empty list and none: both send no actions.
 func unlessBothEmpty(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
 	empty := func(v types.List) bool { return v.IsNull() || (!v.IsUnknown() && len(v.Elements()) == 0) }
-	resp.RequiresReplace = !(empty(req.StateValue) && empty(req.PlanValue))
+	resp.RequiresReplace = !empty(req.StateValue) || !empty(req.PlanValue)
 }

@@ -229,8 +229,12 @@ func nullTimeouts(t *testing.T, s schema.Schema, model any) {
 	if !ok {
 		t.Fatal("the model has Timeouts, the schema no timeouts argument")
 	}
-	if f.Interface().(timeouts.Value).Object.Equal(types.Object{}) {
-		typ := a.GetType().(interface{ AttributeTypes() map[string]attr.Type }) // timeouts.Type or a plain object
+	tv, isTimeouts := f.Interface().(timeouts.Value)
+	typ, isObject := a.GetType().(interface{ AttributeTypes() map[string]attr.Type }) // timeouts.Type or a plain object
+	if !isTimeouts || !isObject {
+		t.Fatalf("Timeouts is %T, the timeouts argument of type %T", f.Interface(), a.GetType())
+	}
+	if tv.Object.Equal(types.Object{}) {
 		f.Set(reflect.ValueOf(timeouts.Value{Object: types.ObjectNull(typ.AttributeTypes())}))
 	}
 }

@@ -116,7 +116,11 @@ func TestTimeoutsOneErrorPerBadValue(t *testing.T) {
 		if nested, ok := s.Schema.Attributes["timeouts"].(rschema.SingleNestedAttribute); ok {
 			attrs := map[string]validatorsOf{}
 			for name, a := range nested.Attributes {
-				attrs[name] = a.(rschema.StringAttribute).Validators
+				s, ok := a.(rschema.StringAttribute)
+				if !ok {
+					t.Fatalf("%s timeouts.%s is %T, not a string", meta.TypeName, name, a)
+				}
+				attrs[name] = s.Validators
 			}
 			check(meta.TypeName, attrs)
 		}
@@ -130,7 +134,11 @@ func TestTimeoutsOneErrorPerBadValue(t *testing.T) {
 		if nested, ok := s.Schema.Attributes["timeouts"].(dsschema.SingleNestedAttribute); ok {
 			attrs := map[string]validatorsOf{}
 			for name, a := range nested.Attributes {
-				attrs[name] = a.(dsschema.StringAttribute).Validators
+				s, ok := a.(dsschema.StringAttribute)
+				if !ok {
+					t.Fatalf("%s timeouts.%s is %T, not a string", meta.TypeName, name, a)
+				}
+				attrs[name] = s.Validators
 			}
 			check(meta.TypeName, attrs)
 		}
