@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 // runProviderEnv makes the test binary run main instead of the tests, as
@@ -63,21 +65,10 @@ func TestProviderExitsWithItsParent(t *testing.T) {
 	// The provider looks at its parent every second; the deadline only
 	// turns a provider that never goes into a failure instead of a hang.
 	deadline := time.Now().Add(2 * time.Minute)
-	for running(pid) {
+	for toolexectest.Running(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the provider (pid %d) still runs 2 minutes after its parent died", pid)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// running reports whether process pid exists and is not a zombie (an
-// orphan's new parent may not reap it at once).
-func running(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
 // helperEnv makes the test binary act as a clipperd that starts a child and
@@ -58,7 +60,7 @@ func TestCommandChildDiesWithParent(t *testing.T) {
 		t.Fatalf("helper: %q", line)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // if the test fails, leave nothing behind
-	if !alive(pid) {
+	if !toolexectest.Running(pid) {
 		t.Fatalf("child %d is not running while its parent lives", pid)
 	}
 	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
@@ -68,24 +70,10 @@ func TestCommandChildDiesWithParent(t *testing.T) {
 	// The kernel signals the child as the parent exits; give the (possibly
 	// slow) machine time to deliver it before calling it a failure.
 	deadline := time.Now().Add(20 * time.Second)
-	for alive(pid) {
+	for toolexectest.Running(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("child %d still runs after its parent was killed", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// alive reports whether pid runs; a zombie (dead, not yet reaped by an
-// init that may never reap it in a container) counts as dead.
-func alive(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
 }
