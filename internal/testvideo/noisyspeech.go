@@ -153,22 +153,33 @@ func RecordedSpeech(ctx context.Context, dir, name, path string, start, dur floa
 		return nil, err
 	}
 	lv := FrameLevels(pcm, rate)
-	sorted := slices.Sorted(slices.Values(lv))
+	// Digital silence (a recording's lead-in) is no pause of the noise.
+	sorted := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(lv), func(v float64) bool { return v <= -140 })))
+	if len(sorted) == 0 {
+		return nil, fmt.Errorf("testvideo: %s is silent", path)
+	}
 	floor := sorted[len(sorted)/10]
 	loud := sorted[len(sorted)*95/100]
-	// Pauses: at most 3 dB over the floor for 0.3 s or more; speech: within 10 dB of the
-	// loudest frames, and clearly over the floor.
-	s.Pauses = runs(lv, func(v float64) bool { return v < floor+3 }, 0.3, 0.04)
+	// Pauses: at most 4 dB over the floor for 0.4 s or more (measured 0.15 s inside their
+	// edges: such short pauses have less room); speech: within 10 dB of the loudest frames.
+	// A recording whose voice is not 15 dB over its floor has no pause to tell apart.
+	if loud-floor >= 15 {
+		s.Pauses = runs(lv, func(v float64) bool { return v > -140 && v < floor+4 }, 0.4, 0.15)
+	}
 	s.Speech = runs(lv, func(v float64) bool { return v > max(loud-10, floor+10) }, frameSec, 0)
 	return s, nil
 }
 
+// pauseInset is how far inside a pause's edges its level is measured: a pause as a listener
+// hears it, after the last word has died away (as the voice tests always measured).
+const pauseInset = 0.2
+
 // cleanSpans are the speech and the pauses of clean speech: pauses 40 dB under its active
-// level for 0.3 s or more (their edges 40 ms in), speech within 20 dB of it.
+// level for 0.5 s or more (measured pauseInset inside their edges), speech within 20 dB of it.
 func cleanSpans(speech []float64, rate int) (sp, pauses []Span) {
 	active := ActiveLevel(speech, rate)
 	lv := FrameLevels(speech, rate)
-	pauses = runs(lv, func(v float64) bool { return v < active-40 }, 0.3, 0.04)
+	pauses = runs(lv, func(v float64) bool { return v < active-40 }, 0.5, pauseInset)
 	sp = runs(lv, func(v float64) bool { return v > active-20 }, frameSec, 0)
 	return sp, pauses
 }
@@ -225,7 +236,7 @@ func ActiveLevel(pcm []float64, rate int) float64 {
 // VoiceFigures are what the voice chain is judged by, of a source and of its enhanced output.
 type VoiceFigures struct {
 	// SNRBefore and SNRAfter: the speech's RMS over the pauses' RMS, dB, in the source and
-	// in the output.
+	// in the output (NaN, as WorstPauseDB, where the source has no pauses).
 	SNRBefore, SNRAfter float64
 	// WorstPauseDB is the largest change of a pause's level from source to output (dB; above
 	// 0, a pause came out louder).
@@ -258,12 +269,16 @@ func MeasureVoice(ctx context.Context, s *NoisySpeech, out string) (VoiceFigures
 		}
 	}
 	enh = align(ref, enh, s.Rate)
-	f.SNRBefore = spanDB(src, s.Speech, s.Rate) - spanDB(src, s.Pauses, s.Rate)
-	f.SNRAfter = spanDB(enh, s.Speech, s.Rate) - spanDB(enh, s.Pauses, s.Rate)
-	f.WorstPauseDB = math.Inf(-1)
-	for _, p := range s.Pauses {
-		ps := []Span{p}
-		f.WorstPauseDB = max(f.WorstPauseDB, spanDB(enh, ps, s.Rate)-spanDB(src, ps, s.Rate))
+	if len(s.Pauses) == 0 {
+		f.SNRBefore, f.SNRAfter, f.WorstPauseDB = math.NaN(), math.NaN(), math.NaN()
+	} else {
+		f.SNRBefore = spanDB(src, s.Speech, s.Rate) - spanDB(src, s.Pauses, s.Rate)
+		f.SNRAfter = spanDB(enh, s.Speech, s.Rate) - spanDB(enh, s.Pauses, s.Rate)
+		f.WorstPauseDB = math.Inf(-1)
+		for _, p := range s.Pauses {
+			ps := []Span{p}
+			f.WorstPauseDB = max(f.WorstPauseDB, spanDB(enh, ps, s.Rate)-spanDB(src, ps, s.Rate))
+		}
 	}
 	if s.Clean != "" {
 		f.CorrBefore = correlation(ref, src, s.Speech, s.Rate)

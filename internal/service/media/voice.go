@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
@@ -51,12 +51,16 @@ const (
 	// noise off, +6 dB 28 dB, with the speech's loudness within 0.2 LU).
 	voiceFloorAboveTroughDB = 6
 	// voiceMaxGainDB bounds the gain (a near-silent clip is not blown up into hiss).
-	voiceMaxGainDB = 30
+	voiceMaxGainDB = 40
+	// voiceLoudnessToleranceLU: a miss of the target this small is not measured again.
+	voiceLoudnessToleranceLU = 0.4
 	// voiceBand is the band the gate listens to: where speech has its energy and hum, rumble
 	// and hiss have little.
 	voiceBand = "highpass=f=250,lowpass=f=3500"
-	// voiceLookaheadSec: the gate hears the sound this much before it passes.
+	// voiceLookaheadSec: the gate hears the sound this much before it passes; voiceHoldSec:
+	// and this much after.
 	voiceLookaheadSec = 0.06
+	voiceHoldSec      = 0.2
 	// voicePauseBelowDB: the pauses come out at least this far under their level in the
 	// source, whatever the gain (the gate's depth is the gain plus this).
 	voicePauseBelowDB = 10
@@ -147,28 +151,57 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 		if !v.Gate {
 			return fmt.Sprintf("%s,volume=%.2fdB,%s", pre, gain, limit)
 		}
-		// The gate's key is the source's voice band, ahead by the lookahead (padded at the
-		// end so the key lasts as long as the sound); its depth is the gain and then some,
-		// so no pause comes out louder than it went in.
+		// The depth is the gain and then some, so no pause comes out louder than it went in.
 		depth := min(voiceMaxDepthDB, max(voiceMinDepthDB, gain+voicePauseBelowDB))
-		return fmt.Sprintf("asplit=2[vm][vk];[vk]highpass=f=80,%s,atrim=start=%.3f,asetpts=PTS-STARTPTS,apad[vkey];"+
-			"[vm]%s,volume=%.2fdB[vg];"+
-			"[vg][vkey]sidechaingate=threshold=%.3e:range=%.3e:ratio=%g:knee=%g:attack=%g:release=%g:detection=rms,%s",
-			voiceBand, voiceLookaheadSec, pre, gain, dbToAmp(lv.gateThreshold), dbToAmp(-depth),
-			voiceGateRatio, voiceGateKnee, voiceGateAttackMS, voiceGateReleaseMS, limit)
+		return "asplit=2[vm][vk];" + gateKey("[vk]") + fmt.Sprintf("[vm]%s,volume=%.2fdB[vg];"+
+			"[vg][vkey]sidechaingate=threshold=%.3e:range=%.3e:ratio=%g:knee=%g:attack=%g:release=%g:detection=rms:level_sc=%.4f,%s",
+			pre, gain, dbToAmp(lv.gateThreshold), dbToAmp(-depth),
+			voiceGateRatio, voiceGateKnee, voiceGateAttackMS, voiceGateReleaseMS, 1/math.Sqrt(voiceKeyTaps), limit)
 	}
 	// The limiter takes loudness off peaky speech (up to 2 LU measured on 8 kHz voices): the
-	// whole chain is measured once more and the gain corrected by what it missed.
-	if gain != 0 {
+	// whole chain is measured again and the gain corrected by what it missed, twice at most.
+	for range 2 {
+		if gain == 0 {
+			break
+		}
 		loud, err := measureAudio(ctx, src, info, start, dur, chain(gain)+",ebur128")
 		if err != nil {
 			return "", err
 		}
-		if i := lastDB(loudRe, loud, math.Inf(-1)); i > -70 {
-			gain = min(voiceMaxGainDB, gain+VoiceLUFS-i)
+		i := lastDB(loudRe, loud, math.Inf(-1))
+		if i <= -70 || math.Abs(VoiceLUFS-i) < voiceLoudnessToleranceLU {
+			break
 		}
+		gain = min(voiceMaxGainDB, gain+VoiceLUFS-i)
 	}
 	return chain(gain), nil
+}
+
+// voiceKeyTaps is how many copies of the source's voice band make the gate's key.
+const voiceKeyTaps = 6
+
+// gateKey is the graph from in to [vkey], the gate's key: the source's voice band from the
+// lookahead ahead of the sound to the hold behind it, as voiceKeyTaps copies spaced evenly and
+// added up. The gate opens before a word starts and stays open over the short gaps inside
+// words and phrases, then closes fast (agate has neither lookahead nor hold). Noise in the
+// copies adds up in power, which the gate's level_sc takes off again.
+func gateKey(in string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%shighpass=f=80,%s,atrim=start=%.3f,asetpts=PTS-STARTPTS,apad=pad_dur=%.3f,asplit=%d", in, voiceBand, voiceLookaheadSec, voiceLookaheadSec, voiceKeyTaps)
+	for i := range voiceKeyTaps {
+		fmt.Fprintf(&b, "[vt%d]", i)
+	}
+	b.WriteString(";")
+	step := (voiceLookaheadSec + voiceHoldSec) / (voiceKeyTaps - 1)
+	for i := 1; i < voiceKeyTaps; i++ {
+		fmt.Fprintf(&b, "[vt%d]adelay=delays=%.0f:all=1[vd%d];", i, 1000*step*float64(i), i)
+	}
+	b.WriteString("[vt0]")
+	for i := 1; i < voiceKeyTaps; i++ {
+		fmt.Fprintf(&b, "[vd%d]", i)
+	}
+	fmt.Fprintf(&b, "amix=inputs=%d:duration=longest:normalize=0[vkey];", voiceKeyTaps)
+	return b.String()
 }
 
 const (
@@ -176,12 +209,12 @@ const (
 	// an impulse at 8 to 48 kHz: 25 ms for afftdn, patch plus research for anlmdn).
 	afftdnLatencySec = 0.025
 	anlmdnLatencySec = 0.008
-	// The gate: a soft downward expander (4:1 under the threshold, so a quiet syllable is
-	// turned down, not cut), fast to open, slow to close.
-	voiceGateRatio     = 4.0
-	voiceGateKnee      = 2.0
+	// The gate: a soft downward expander (3:1 under the threshold, so a quiet syllable is
+	// turned down, not cut), fast both ways: the key's lookahead and hold keep the words in.
+	voiceGateRatio     = 3.0
+	voiceGateKnee      = 4.0
 	voiceGateAttackMS  = 5.0
-	voiceGateReleaseMS = 150.0
+	voiceGateReleaseMS = 30.0
 )
 
 // voiceChainBefore is the chain as it was before the gate, kept for the bench's baseline.
@@ -285,16 +318,13 @@ func levelsOf(full, band []float64) voiceLevels {
 	// Halfway (in dB) between the noise and the loud speech: over most of the noise, under
 	// most of the words. Never close to the speech itself: where the noise is nearly as loud
 	// as the voice there are no pauses to tell apart and the gate stays open.
-	lv.gateThreshold = min(voice-voiceGateUnderVoiceDB, max(noise+voiceGateOverNoiseDB, (noise+voice)/2))
-	if os.Getenv("VOICE_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "DEBUG band pct: 5=%.1f 10=%.1f 25=%.1f 50=%.1f 75=%.1f 90=%.1f 95=%.1f 99=%.1f thr=%.1f pause=%.1f trough=%.1f\n",
-			percentile(band, 0.05), noise, percentile(band, 0.25), percentile(band, 0.5), percentile(band, 0.75), percentile(band, 0.9), voice, percentile(band, 0.99), lv.gateThreshold, lv.pause, lv.trough)
-	}
+	lv.gateThreshold = min(voice-voiceGateUnderVoiceDB, max(noise+voiceGateOverNoiseDB, noise+voiceGateShare*(voice-noise)))
 	return lv
 }
 
 const (
 	voiceGateOverNoiseDB  = 6
+	voiceGateShare        = 0.5
 	voiceGateUnderVoiceDB = 15
 )
 
