@@ -93,9 +93,11 @@ type voiceCandidate struct {
 var voiceCandidates = []voiceCandidate{
 	{"BEFORE: afftdn at the trough + 6 dB", media.VoiceBefore},
 	{"afftdn at the pauses' level, tracking", media.VoiceVariant{Denoise: media.VoiceDenoiseTrack}},
+	{"afftdn, noise profile learned over the quietest 0.4 s", media.VoiceVariant{Denoise: media.VoiceDenoiseProfile}},
 	{"anlmdn", media.VoiceVariant{Denoise: media.VoiceDenoiseNLM}},
 	{"afftdn trough + gate", media.VoiceVariant{Denoise: media.VoiceDenoiseTrough, Gate: true}},
 	{"afftdn tracking + gate", media.VoiceVariant{Denoise: media.VoiceDenoiseTrack, Gate: true}},
+	{"afftdn learned profile + gate", media.VoiceVariant{Denoise: media.VoiceDenoiseProfile, Gate: true}},
 	{"anlmdn + gate", media.VoiceVariant{Denoise: media.VoiceDenoiseNLM, Gate: true}},
 }
 
@@ -145,7 +147,7 @@ func runVoiceSection(ctx context.Context, dir, work string) (string, error) {
 		"Real voices of the set with noise mixed in (pink; babble: five other codec2 voices looped over each other; white), " +
 		"pauses (40 dB under the speech, 0.5 s or longer, measured 0.2 s inside their edges) and speech taken from the clean speech, " +
 		"and real noisy HF radio recordings (pauses: their quietest stretches, at most 4 dB over the 10th percentile of 20 ms levels, " +
-		"0.4 s or longer, measured 0.15 s inside), each through the voice chain and AAC as a render does (the chain's own ffmpeg runs included). " +
+		"0.5 s or longer, measured 0.2 s inside), each through the voice chain and AAC as a render does (the chain's own ffmpeg runs included). " +
 		"SNR: RMS over the speech frames over RMS over the pauses, source then output; worst pause: the largest change of one pause's " +
 		"level from source to output; LUFS and true peak by ffmpeg ebur128; speech correlation with the clean speech (source -> output) " +
 		"and the share of speech frames more than 10 dB under the output's median gain (a gate eating words).\n\n" +

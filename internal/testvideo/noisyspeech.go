@@ -160,11 +160,11 @@ func RecordedSpeech(ctx context.Context, dir, name, path string, start, dur floa
 	}
 	floor := sorted[len(sorted)/10]
 	loud := sorted[len(sorted)*95/100]
-	// Pauses: at most 4 dB over the floor for 0.4 s or more (measured 0.15 s inside their
-	// edges: such short pauses have less room); speech: within 10 dB of the loudest frames.
-	// A recording whose voice is not 15 dB over its floor has no pause to tell apart.
+	// Pauses: at most 4 dB over the floor for 0.5 s or more (measured pauseInset inside their
+	// edges, as in a mix); speech: within 10 dB of the loudest frames. A recording whose voice
+	// is not 15 dB over its floor has no pause to tell apart.
 	if loud-floor >= 15 {
-		s.Pauses = runs(lv, func(v float64) bool { return v > -140 && v < floor+4 }, 0.4, 0.15)
+		s.Pauses = runs(lv, func(v float64) bool { return v > -140 && v < floor+4 }, 0.5, pauseInset)
 	}
 	s.Speech = runs(lv, func(v float64) bool { return v > max(loud-10, floor+10) }, frameSec, 0)
 	return s, nil

@@ -19,27 +19,33 @@ import (
 // Voice enhancement (RenderOptions.Voice): the clip's speech goes through
 //
 //	highpass=f=80          rumble, handling noise and hum below the voice
-//	afftdn                 FFT denoise, its noise floor the one measured in the clip's pauses
+//	afftdn                 FFT denoise, its noise floor set from the clip's quietest 0.2 s
 //	deesser                softens sibilants the gain would make harsh
-//	acompressor            evens out loud and quiet words
-//	volume                 one gain, to VoiceLUFS integrated (measured after the chain above)
-//	sidechaingate          closes the pauses: keyed by the voice band of the source, 60 ms
-//	                       ahead of the sound, so it opens before a word starts
-//	alimiter               keeps the true peak at or below VoicePeakDBTP
+//	acompressor            evens out loud and quiet words (its threshold under the loud ones)
+//	volume                 one gain, to VoiceLUFS integrated
+//	sidechaingate          closes the pauses, keyed by the source's voice band from 60 ms
+//	                       ahead to 150 ms behind (it opens before a word, holds over gaps)
+//	aresample, alimiter    at 48 kHz, keeps the true peak at or below VoicePeakDBTP
 //
-// Two short audio-only ffmpeg runs measure the clip first: the levels of its voice band (where
-// the gate opens) and its noise floor, then its loudness through the chain. A single linear
-// gain (not loudnorm's dynamic mode, which lifts the pauses back up) reaches the target.
+// ffmpeg runs over the clip's audio alone measure it first: the levels of its 50 ms frames
+// (the noise floor, the compressor's threshold, and where the gate opens: halfway between the
+// noise and the loud speech in the voice band), its loudness through the compressor (the
+// gain), and then the whole chain
+// encoded as the export is (correcting the gain and the limiter's ceiling by what the
+// compressor, the limiter and the encoder took or added). A single linear gain (not
+// loudnorm's dynamic mode, which lifts the pauses back up) reaches the target.
 //
 // Why the gate: afftdn takes off about what its reduction says on steady noise, and much less
-// on babble or radio noise, while the gain to -14 LUFS can be 20 to 30 dB for a quiet source.
-// Measured on real voices with pink noise 30 dB under the speech, the chain without the gate
-// left the pauses up to 5 dB louder than in the source (bench section "voice").
+// on babble or radio noise, while the gain to -14 LUFS is 10 to 40 dB. Without the gate, real
+// voices with pink noise 30 dB under them came out with the pauses 3 to 4 dB louder than in
+// the source, with babble or HF radio noise 11 to 14 dB louder (bench section "voice", which
+// also measures anlmdn and afftdn tracking the noise, with and without the gate).
 const (
 	VoiceLUFS     = -14.0 // integrated loudness target, the social platforms' norm
 	VoicePeakDBTP = -1.0  // true peak ceiling
-	// voiceLimit is alimiter's sample-peak ceiling (-2.5 dBFS): the AAC encoder and
-	// inter-sample peaks add up to about a dB, which keeps the true peak under VoicePeakDBTP.
+	// voiceLimit is alimiter's sample-peak ceiling (-2.5 dBFS) to start from: the AAC encoder
+	// adds about a dB to the peaks of most speech (more to dense noisy sound, which the
+	// measured check of the encoded result then takes off).
 	voiceLimit = 0.75
 	// voiceReduceDB is how far afftdn pulls the noise down.
 	voiceReduceDB = 30
@@ -60,7 +66,7 @@ const (
 	// voiceLookaheadSec: the gate hears the sound this much before it passes; voiceHoldSec:
 	// and this much after.
 	voiceLookaheadSec = 0.06
-	voiceHoldSec      = 0.2
+	voiceHoldSec      = 0.15
 	// voicePauseBelowDB: the pauses come out at least this far under their level in the
 	// source, whatever the gain (the gate's depth is the gain plus this).
 	voicePauseBelowDB = 10
@@ -85,6 +91,9 @@ const (
 	VoiceDenoiseTrough = "trough"
 	// VoiceDenoiseTrack: afftdn, its floor at the level of the pauses, tracking the noise.
 	VoiceDenoiseTrack = "track"
+	// VoiceDenoiseProfile: afftdn with the noise profile learned (sample_noise) over the
+	// clip's quietest 0.4 s.
+	VoiceDenoiseProfile = "profile"
 	// VoiceDenoiseNLM: anlmdn, non-local means.
 	VoiceDenoiseNLM = "nlm"
 )
@@ -99,6 +108,8 @@ var (
 	troughRe = regexp.MustCompile(`RMS trough dB:\s*(-?[0-9.]+|-inf)`)
 	levelRe  = regexp.MustCompile(`RMS level dB:\s*(-?[0-9.]+|-inf)`)
 	loudRe   = regexp.MustCompile(`(?s)Integrated loudness:\s*I:\s*(-?[0-9.]+) LUFS`)
+	// truePeakRe reads ebur128's summary: "True peak:" then "Peak: x dBFS".
+	truePeakRe = regexp.MustCompile(`(?s)True peak:\s*Peak:\s*(-?[0-9.]+|-inf) dBFS`)
 )
 
 // voiceChain measures the audio of src from start for dur seconds and returns the filter
@@ -128,6 +139,12 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 	case VoiceDenoiseTrack:
 		floor := min(-20, max(-80, min(lv.pause+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
 		denoise, latency = fmt.Sprintf("afftdn=nr=%d:nf=%.1f:tn=1", voiceReduceDB, floor), afftdnLatencySec
+	case VoiceDenoiseProfile:
+		// afftdn learns the noise's spectrum over the clip's quietest stretch (clip time:
+		// right where the chain's input starts with the measured stretch, as without cuts).
+		floor := min(-20, max(-80, min(lv.trough+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
+		denoise, latency = fmt.Sprintf("asendcmd=c='%.2f afftdn sn start;%.2f afftdn sn stop',afftdn=nr=%d:nf=%.1f",
+			lv.quietAt, lv.quietAt+voiceProfileSec, voiceReduceDB, floor), afftdnLatencySec
 	case VoiceDenoiseNLM:
 		denoise, latency = "anlmdn=s=0.0001", anlmdnLatencySec
 	default:
@@ -135,7 +152,8 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 	}
 	// The denoiser's delay is taken off, so the sound stays with the picture and the gate's
 	// key (the source as it is) lines up with what it gates.
-	pre := fmt.Sprintf("highpass=f=80,%s,atrim=start=%.4f,asetpts=PTS-STARTPTS,deesser=i=0.4,acompressor=threshold=-24dB:ratio=2.5:attack=5:release=120", denoise, latency)
+	pre := fmt.Sprintf("highpass=f=80,%s,atrim=start=%.4f,asetpts=PTS-STARTPTS,deesser=i=0.4,"+
+		"acompressor=threshold=%.1fdB:ratio=2.5:attack=5:release=120", denoise, latency, min(0, lv.loud-voiceCompressUnderLoudDB))
 	loud, err := measureAudio(ctx, src, info, start, dur, pre+",ebur128")
 	if err != nil {
 		return "", err
@@ -144,10 +162,10 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 	if i := lastDB(loudRe, loud, math.Inf(-1)); i > -70 {
 		gain = min(voiceMaxGainDB, VoiceLUFS-i)
 	}
-	chain := func(gain float64) string {
+	chain := func(gain, ceiling float64) string {
 		// The limiter works at 48 kHz, where the sample peaks it holds are the true peaks
 		// (an 8 kHz source's peaks between samples came out 3 dB over them).
-		limit := fmt.Sprintf("aresample=48000,alimiter=limit=%.2f:level=false:attack=5:release=50:latency=1", voiceLimit)
+		limit := fmt.Sprintf("aresample=48000,alimiter=limit=%.3f:level=false:attack=5:release=50:latency=1", ceiling)
 		if !v.Gate {
 			return fmt.Sprintf("%s,volume=%.2fdB,%s", pre, gain, limit)
 		}
@@ -158,23 +176,104 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 			pre, gain, dbToAmp(lv.gateThreshold), dbToAmp(-depth),
 			voiceGateRatio, voiceGateKnee, voiceGateAttackMS, voiceGateReleaseMS, 1/math.Sqrt(voiceKeyTaps), limit)
 	}
-	// The limiter takes loudness off peaky speech (up to 2 LU measured on 8 kHz voices): the
-	// whole chain is measured again and the gain corrected by what it missed, twice at most.
-	for range 2 {
-		if gain == 0 {
-			break
-		}
-		loud, err := measureAudio(ctx, src, info, start, dur, chain(gain)+",ebur128")
+	// What ships is measured: the whole chain, encoded as the export is. The limiter takes
+	// loudness off peaky speech (up to 2 LU on 8 kHz voices) and the AAC encoder adds to the
+	// peaks of dense, noisy sound (up to 3 dB on HF radio at 128 kb/s): the gain and the
+	// limiter's ceiling are corrected by what they missed, the gain by the loudness the last
+	// corrections actually bought (under hard limiting a dB of gain buys a fraction of one).
+	// The chain kept is the measured one nearest the target whose peak passed.
+	ceiling, first := voiceLimit, gain
+	var best *voiceTrial
+	slope, prev := 1.0, voiceTrial{lufs: math.NaN()}
+	for range voiceCheckPasses {
+		lufs, peak, err := measureEncoded(ctx, src, info, start, dur, chain(gain, ceiling))
 		if err != nil {
 			return "", err
 		}
-		i := lastDB(loudRe, loud, math.Inf(-1))
-		if i <= -70 || math.Abs(VoiceLUFS-i) < voiceLoudnessToleranceLU {
+		if lufs <= -70 {
+			break // silence: nothing to level
+		}
+		t := voiceTrial{gain, ceiling, lufs, peak}
+		peakOK := peak <= VoicePeakDBTP-voicePeakMarginDB
+		if peakOK && (best == nil || math.Abs(lufs-VoiceLUFS) < math.Abs(best.lufs-VoiceLUFS)) {
+			best = &t
+		}
+		if peakOK && math.Abs(VoiceLUFS-lufs) < voiceLoudnessToleranceLU {
 			break
 		}
-		gain = min(voiceMaxGainDB, gain+VoiceLUFS-i)
+		if !math.IsNaN(prev.lufs) && gain != prev.gain {
+			slope = min(1, max(0.2, (lufs-prev.lufs)/(gain-prev.gain)))
+		}
+		prev = t
+		if !peakOK {
+			ceiling *= dbToAmp(VoicePeakDBTP - 2*voicePeakMarginDB - peak)
+		}
+		gain = min(voiceMaxGainDB, first+voiceMaxExtraGainDB, gain+(VoiceLUFS-lufs)/slope)
+		if peakOK && gain == t.gain {
+			break // at the bound: measuring again gives the same
+		}
 	}
-	return chain(gain), nil
+	if best != nil {
+		gain, ceiling = best.gain, best.ceiling
+	}
+	return chain(gain, ceiling), nil
+}
+
+// voiceTrial is one measured setting of the chain's gain and limiter.
+type voiceTrial struct{ gain, ceiling, lufs, peak float64 }
+
+const (
+	// voiceFrameSec is the length of the frames the clip's levels are measured over;
+	// voiceProfileSec how long a stretch afftdn learns the noise from.
+	voiceFrameSec   = 0.05
+	voiceProfileSec = 0.4
+	// voiceCompressUnderLoudDB: the compressor's threshold is this far under the clip's loud
+	// words (the 95th percentile of its 50 ms levels), wherever the source's level is (a fixed
+	// -24 dBFS never touched a quiet source, and the limiter flattened its peaks instead).
+	voiceCompressUnderLoudDB = 4
+	// voiceCheckPasses bounds the runs that measure the encoded result.
+	voiceCheckPasses = 4
+	// voiceMaxExtraGainDB bounds what the corrections add to the gain measured before the
+	// compressor and the limiter: past it, the limiter would flatten the words.
+	voiceMaxExtraGainDB = 6
+	// voicePeakMarginDB: the encoded true peak is held this far under VoicePeakDBTP (the
+	// export's encoder does not give the same peaks twice to the hundredth of a dB).
+	voicePeakMarginDB = 0.3
+	// voiceCheckBitrate is the export's AAC bitrate (RenderClip).
+	voiceCheckBitrate = "128k"
+)
+
+// measureEncoded runs af over the clip's audio, encodes the result as the export's AAC and
+// returns the encoded sound's integrated loudness (LUFS) and true peak (dBTP).
+func measureEncoded(ctx context.Context, src string, info *ProbeResult, start, dur float64, af string) (lufs, peak float64, err error) {
+	enc := toolexec.Command(ctx, "ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", "error",
+		"-ss", strconv.FormatFloat(start, 'f', 3, 64), "-t", strconv.FormatFloat(dur, 'f', 3, 64),
+		"-i", toolexec.LocalURL(src), "-map", "0:"+strconv.Itoa(info.AudioStream), "-af", af,
+		"-c:a", "aac", "-b:a", voiceCheckBitrate, "-f", "adts", "-")
+	dec := toolexec.Command(ctx, "ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", "info",
+		"-f", "aac", "-i", "-", "-af", "ebur128=peak=true", "-f", "null", "-")
+	pipe, err := enc.StdoutPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	dec.Stdin = pipe
+	var encErr toolexec.Tail
+	var out bytes.Buffer
+	enc.Stderr, dec.Stderr = &encErr, &out
+	if err := enc.Start(); err != nil {
+		return 0, 0, fmt.Errorf("voice: measure: %w", err)
+	}
+	decErr := dec.Run()
+	if err := enc.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return 0, 0, fmt.Errorf("voice: measure: %w", ctx.Err())
+		}
+		return 0, 0, fmt.Errorf("voice: measure: %w: %s", err, encErr.String())
+	}
+	if decErr != nil {
+		return 0, 0, fmt.Errorf("voice: measure: %w: %s", decErr, lastLines(out.String(), 4))
+	}
+	return lastDB(loudRe, out.String(), math.Inf(-1)), lastDB(truePeakRe, out.String(), math.Inf(-1)), nil
 }
 
 // voiceKeyTaps is how many copies of the source's voice band make the gate's key.
@@ -243,6 +342,8 @@ func dbToAmp(db float64) float64 { return math.Pow(10, db/20) }
 // voiceLevels are the levels of a clip's sound that the chain is set from (dBFS).
 type voiceLevels struct {
 	trough, level float64 // the quietest 0.2 s and the average, full band (over 80 Hz)
+	loud          float64 // the loud words: the 95th percentile of the frames, full band
+	quietAt       float64 // where the quietest voiceProfileSec start, seconds into the clip
 	pause         float64 // the pauses' level, full band
 	gateThreshold float64 // where the gate opens, on the voice band's level
 }
@@ -265,7 +366,7 @@ func measureVoiceLevels(ctx context.Context, src string, info *ProbeResult, star
 	if err := cmd.Start(); err != nil {
 		return voiceLevels{}, fmt.Errorf("voice: measure: %w", err)
 	}
-	const frame = 800 // 50 ms at 16 kHz
+	const frame = int(voiceFrameSec * 16000)
 	var full, band []float64
 	buf := make([]byte, 4*frame)
 	r := bufio.NewReaderSize(out, 1<<16)
@@ -280,8 +381,8 @@ func measureVoiceLevels(ctx context.Context, src string, info *ProbeResult, star
 			ef += f * f
 			eb += b * b
 		}
-		full = append(full, powerDB(ef/frame))
-		band = append(band, powerDB(eb/frame))
+		full = append(full, powerDB(ef/float64(frame)))
+		band = append(band, powerDB(eb/float64(frame)))
 	}
 	_, _ = io.Copy(io.Discard, r)
 	if err := cmd.Wait(); err != nil {
@@ -313,7 +414,19 @@ func levelsOf(full, band []float64) voiceLevels {
 	if math.IsInf(lv.trough, 1) {
 		lv.trough = lv.level
 	}
+	const win = int(voiceProfileSec / voiceFrameSec)
+	best := math.Inf(1)
+	for i := 0; i+win <= len(full); i++ {
+		var e float64
+		for _, v := range full[i : i+win] {
+			e += math.Pow(10, v/10)
+		}
+		if e < best {
+			best, lv.quietAt = e, float64(i)*voiceFrameSec
+		}
+	}
 	lv.pause = percentile(full, 0.1)
+	lv.loud = percentile(full, 0.95)
 	noise, voice := percentile(band, 0.1), percentile(band, 0.95)
 	// Halfway (in dB) between the noise and the loud speech: over most of the noise, under
 	// most of the words. Never close to the speech itself: where the noise is nearly as loud
