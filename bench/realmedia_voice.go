@@ -105,7 +105,7 @@ var voiceCandidates = []voiceCandidate{
 // sources, every candidate) as a render does (the chain, then AAC), and measures the output.
 func runVoiceSection(ctx context.Context, dir, work string) (string, error) {
 	var main, cands strings.Builder
-	main.WriteString("| source | chain | speech/pause SNR dB (gain) | worst pause vs source dB | LUFS | true peak dBTP | speech corr. with clean | speech frames cut |\n|---|---|---|---|---|---|---|---|\n")
+	main.WriteString("| source | chain | speech/pause SNR dB (gain) | worst pause vs source dB | LUFS | true peak dBTP | speech corr. with clean | soft speech frames cut |\n|---|---|---|---|---|---|---|---|\n")
 	cands.WriteString("| source | candidate | SNR gain dB | worst pause dB | LUFS | true peak dBTP | speech corr. | cut |\n|---|---|---|---|---|---|---|---|\n")
 	for i, s := range voiceSources() {
 		sw := filepath.Join(work, fmt.Sprint(i))
@@ -150,7 +150,8 @@ func runVoiceSection(ctx context.Context, dir, work string) (string, error) {
 		"0.5 s or longer, measured 0.2 s inside), each through the voice chain and AAC as a render does (the chain's own ffmpeg runs included). " +
 		"SNR: RMS over the speech frames over RMS over the pauses, source then output; worst pause: the largest change of one pause's " +
 		"level from source to output; LUFS and true peak by ffmpeg ebur128; speech correlation with the clean speech (source -> output) " +
-		"and the share of speech frames more than 10 dB under the output's median gain (a gate eating words).\n\n" +
+		"and the share of the soft speech frames (under the active level) more than 10 dB under the output's median gain (a gate eating syllables; " +
+		"the loud frames a compressor turns down on purpose are left out).\n\n" +
 		main.String() + "\nEvery candidate on the core sources (the chain before, other denoisers, each with and without the gate on the pauses):\n\n" + cands.String(), nil
 }
 

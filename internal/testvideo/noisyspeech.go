@@ -246,8 +246,9 @@ type VoiceFigures struct {
 	// CorrBefore and CorrAfter: correlation of the source and of the output with the clean
 	// speech over the speech frames (NaN without a clean reference).
 	CorrBefore, CorrAfter float64
-	// SpeechCut is the share of speech frames more than 10 dB under where the output's
-	// overall gain puts them (the clean speech's, or the source's for a recording).
+	// SpeechCut is the share of the soft speech frames (under the active level) more than
+	// 10 dB under where the output's overall gain puts them (the clean speech's, or the
+	// source's for a recording): the gate eating syllables.
 	SpeechCut float64
 }
 
@@ -354,27 +355,34 @@ func correlation(a, b []float64, spans []Span, rate int) float64 {
 	return ab / math.Sqrt(aa*bb)
 }
 
-// speechCut is the share of ref's speech frames that out has more than 10 dB under the
-// median gain from ref to out over the speech.
+// speechCut is the share of ref's soft speech frames (up to 20 dB under its loud ones) that
+// out has more than 10 dB under the median gain from ref to out over the speech: syllables a
+// gate ate. The loudest frames are left out: a compressor turns them down on purpose.
 func speechCut(ref, out []float64, spans []Span, rate int) float64 {
 	n := int(frameSec * float64(rate))
-	var diffs []float64
+	var diffs, soft []float64
+	active := ActiveLevel(ref, rate)
 	for _, s := range spans {
 		for i := int(s.Start * float64(rate)); i+n <= min(len(ref), len(out), int(s.End*float64(rate))+1); i += n {
-			diffs = append(diffs, rmsDB(out[i:i+n])-rmsDB(ref[i:i+n]))
+			r := rmsDB(ref[i : i+n])
+			d := rmsDB(out[i:i+n]) - r
+			diffs = append(diffs, d)
+			if r < active {
+				soft = append(soft, d)
+			}
 		}
 	}
-	if len(diffs) == 0 {
+	if len(soft) == 0 {
 		return 0
 	}
 	med := slices.Sorted(slices.Values(diffs))[len(diffs)/2]
 	cut := 0
-	for _, d := range diffs {
+	for _, d := range soft {
 		if d < med-10 {
 			cut++
 		}
 	}
-	return float64(cut) / float64(len(diffs))
+	return float64(cut) / float64(len(soft))
 }
 
 var (

@@ -1,7 +1,9 @@
 package media
 
 import (
+	"fmt"
 	"math"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -14,7 +16,7 @@ import (
 // Real voices under real kinds of noise, rendered with voice enhancement as a clip: the
 // speech-to-pause-noise ratio gains at least 10 dB, no pause comes out louder than it went
 // in, the loudness is -14 +- 1 LUFS, the true peak at most -1 dBTP, and the gate leaves the
-// words in (under 10% of the speech frames 10 dB under the clip's gain).
+// words in (under 10% of the soft speech frames 10 dB under the clip's gain).
 func TestVoiceEnhancementRemovesRealNoise(t *testing.T) {
 	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
 	speech := func(rel string) string { return realmedia.Path(t, "speech/"+rel) }
@@ -77,8 +79,119 @@ func TestVoiceEnhancementRemovesRealNoise(t *testing.T) {
 				t.Errorf("true peak %.1f dBTP, want <= %.0f", f.TruePeak, VoicePeakDBTP)
 			}
 			if f.SpeechCut > 0.1 {
-				t.Errorf("%.1f%% of the speech frames came out 10 dB under the rest: the gate eats words", 100*f.SpeechCut)
+				t.Errorf("%.1f%% of the soft speech frames came out 10 dB under the rest: the gate eats syllables", 100*f.SpeechCut)
 			}
 		})
 	}
+}
+
+// The gate opens halfway between the noise and the loud speech, and where the noise is nearly
+// as loud as the voice (nothing to tell apart) it stays under the noise: open all the time.
+func TestVoiceGateThresholdFollowsNoiseAndSpeech(t *testing.T) {
+	frames := func(noise, speech float64) []float64 {
+		var lv []float64
+		for i := range 200 {
+			if i%4 == 0 {
+				lv = append(lv, noise) // a pause every fourth frame
+			} else {
+				lv = append(lv, speech)
+			}
+		}
+		return lv
+	}
+	for _, c := range []struct {
+		noise, speech float64
+		open          bool // the gate never closes
+	}{
+		{-70, -20, false},
+		{-50, -20, false},
+		{-90, -45, false}, // a quiet source
+		{-28, -24, true},  // radio noise as loud as the voice
+	} {
+		band := frames(c.noise, c.speech)
+		lv := levelsOf(band, band)
+		if c.open {
+			if lv.gateThreshold >= c.noise {
+				t.Errorf("noise %v, speech %v: threshold %.1f, want under the noise", c.noise, c.speech, lv.gateThreshold)
+			}
+			continue
+		}
+		if lv.gateThreshold < c.noise+voiceGateOverNoiseDB || lv.gateThreshold > c.speech-voiceGateUnderVoiceDB {
+			t.Errorf("noise %v, speech %v: threshold %.1f, want between %v and %v", c.noise, c.speech, lv.gateThreshold,
+				c.noise+voiceGateOverNoiseDB, c.speech-voiceGateUnderVoiceDB)
+		}
+		if lv.quietAt != 0 || lv.loud != c.speech || lv.pause != c.noise {
+			t.Errorf("noise %v, speech %v: quiet at %v, loud %v, pause %v", c.noise, c.speech, lv.quietAt, lv.loud, lv.pause)
+		}
+	}
+}
+
+// Whatever the format of the sound (8 kHz mono, 44.1 kHz stereo) and its level (quiet,
+// loud), the chain keeps its channels and levels it: -14 +- 1 LUFS, true peak at most
+// -1 dBTP after AAC, and no pause louder than in the source.
+func TestVoiceChainAnyFormatAndLevel(t *testing.T) {
+	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
+	c2 := func(n string) string { return realmedia.Path(t, "speech/codec2/"+n+".wav") }
+	for _, c := range []struct {
+		rate, channels int
+		speechDB       float64
+	}{
+		{8000, 1, -40},
+		{44100, 2, -10},
+	} {
+		t.Run(strconv.Itoa(c.rate)+"Hz", func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := testvideo.MixSpeech(t.Context(), dir, "src", testvideo.SpeechMix{Voices: []string{c2("morig"), c2("forig"), c2("hts2a")}, Gap: 0.7,
+				Noise: testvideo.NoisePink, SpeechDB: c.speechDB, SNRDB: 30, Rate: c.rate, Channels: c.channels})
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := probeAudioOnly(t, s.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chain, err := VoiceChain(t.Context(), s.Path, info.ProbeResult, 0, info.DurationSec, DefaultVoice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out.m4a")
+			ff(t, "-i", s.Path, "-af", chain, "-c:a", "aac", "-b:a", voiceCheckBitrate, out)
+			outInfo, err := probeAudioOnly(t, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if outInfo.channels != c.channels {
+				t.Errorf("%d channels out, want %d", outInfo.channels, c.channels)
+			}
+			f, err := testvideo.MeasureVoice(t.Context(), s, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("SNR %.1f -> %.1f dB, worst pause %+.1f dB, %.1f LUFS, true peak %.1f dBTP", f.SNRBefore, f.SNRAfter, f.WorstPauseDB, f.LUFS, f.TruePeak)
+			if !(math.Abs(f.LUFS-VoiceLUFS) <= 1) || !(f.TruePeak <= VoicePeakDBTP) || !(f.WorstPauseDB <= 0) {
+				t.Errorf("%.1f LUFS, true peak %.1f dBTP, worst pause %+.1f dB: want -14 +- 1, <= -1, <= 0", f.LUFS, f.TruePeak, f.WorstPauseDB)
+			}
+		})
+	}
+}
+
+// audioOnly is a sound file's probe, as the chain wants it, and its channel count.
+type audioOnly struct {
+	*ProbeResult
+	channels int
+}
+
+func probeAudioOnly(t *testing.T, path string) (audioOnly, error) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "ffprobe", "-v", "error", "-select_streams", "a:0",
+		"-show_entries", "stream=channels:format=duration", "-of", "default=nw=1:nk=1", path).Output()
+	if err != nil {
+		return audioOnly{}, err
+	}
+	var ch int
+	var dur float64
+	if _, err := fmt.Sscan(string(out), &ch, &dur); err != nil {
+		return audioOnly{}, fmt.Errorf("ffprobe %s: %q: %w", path, out, err)
+	}
+	return audioOnly{&ProbeResult{DurationSec: dur, HasAudio: true, AudioStream: 0, VideoStream: -1}, ch}, nil
 }
