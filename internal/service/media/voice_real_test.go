@@ -14,10 +14,10 @@ import (
 )
 
 // Real voices under real kinds of noise, enhanced (one rendered as a clip, the others through
-// the chain and the export's AAC): the
-// speech-to-pause-noise ratio gains at least 10 dB, no pause comes out louder than it went
-// in, the loudness is -14 +- 1 LUFS, the true peak at most -1 dBTP, and the gate leaves the
-// words in (under 10% of the soft speech frames 10 dB under the clip's gain).
+// the chain and the export's AAC): the speech-to-pause-noise ratio gains at least 10 dB, no
+// pause comes out louder than it went in, the loudness is -14 +- 1 LUFS, the true peak at
+// most -1 dBTP, and the gate leaves the words in (under 10% of the soft speech frames 10 dB
+// under the clip's gain).
 func TestVoiceEnhancementRemovesRealNoise(t *testing.T) {
 	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
 	speech := func(rel string) string { return realmedia.Path(t, "speech/"+rel) }
