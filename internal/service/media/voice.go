@@ -30,16 +30,19 @@ import (
 // ffmpeg runs over the clip's audio alone measure it first: the levels of its 50 ms frames
 // (the noise floor, the compressor's threshold, and where the gate opens: halfway between the
 // noise and the loud speech in the voice band), its loudness through the compressor (the
-// gain), and then the whole chain
-// encoded as the export is (correcting the gain and the limiter's ceiling by what the
-// compressor, the limiter and the encoder took or added). A single linear gain (not
-// loudnorm's dynamic mode, which lifts the pauses back up) reaches the target.
+// gain), and then the whole chain encoded as the export is (correcting the gain and the
+// limiter's ceiling by what the limiter took and the encoder added). A single linear gain
+// (not loudnorm's dynamic mode, which lifts the pauses back up) reaches the target.
 //
 // Why the gate: afftdn takes off about what its reduction says on steady noise, and much less
-// on babble or radio noise, while the gain to -14 LUFS is 10 to 40 dB. Without the gate, real
-// voices with pink noise 30 dB under them came out with the pauses 3 to 4 dB louder than in
-// the source, with babble or HF radio noise 11 to 14 dB louder (bench section "voice", which
-// also measures anlmdn and afftdn tracking the noise, with and without the gate).
+// on babble or radio noise, while the gain to -14 LUFS is 10 to 40 dB. Without the gate, the
+// pauses of real voices came out 3 to 4 dB louder than in the source under pink noise 30 dB
+// down, 13 to 14 dB under babble, up to 11 dB in real HF radio and 19 dB for a quiet source
+// (bench section "voice", which also measures anlmdn, afftdn tracking the noise and afftdn
+// with a learned noise profile, each with and without the gate). The learned profile
+// (sample_noise over the clip's quietest 0.4 s) did better on babble and the same elsewhere,
+// but it is not the default: it needs the stretch's time in the chain's input, which cuts
+// (RenderOptions.Keep) and cross-fades move, and afftdn would learn a word for noise.
 const (
 	VoiceLUFS     = -14.0 // integrated loudness target, the social platforms' norm
 	VoicePeakDBTP = -1.0  // true peak ceiling
@@ -56,7 +59,8 @@ const (
 	// floor is set (measured on festival speech with white noise: +3 dB takes 10 dB of the
 	// noise off, +6 dB 28 dB, with the speech's loudness within 0.2 LU).
 	voiceFloorAboveTroughDB = 6
-	// voiceMaxGainDB bounds the gain (a near-silent clip is not blown up into hiss).
+	// voiceMaxGainDB bounds the gain (a near-silent clip is not blown up into hiss; a
+	// speaker at -45 dBFS still reaches the target).
 	voiceMaxGainDB = 40
 	// voiceLoudnessToleranceLU: a miss of the target this small is not measured again.
 	voiceLoudnessToleranceLU = 0.4
@@ -77,7 +81,8 @@ const (
 // VoiceVariant picks the parts of the enhancement chain; DefaultVoice is what RenderOptions.Voice
 // uses, the others are the candidates the bench compares it with.
 type VoiceVariant struct {
-	// Denoise is VoiceDenoiseTrough, VoiceDenoiseTrack or VoiceDenoiseNLM.
+	// Denoise is VoiceDenoiseTrough, VoiceDenoiseTrack, VoiceDenoiseProfile or
+	// VoiceDenoiseNLM.
 	Denoise string
 	// Gate closes the pauses.
 	Gate bool

@@ -212,3 +212,33 @@ func probeAudioOnly(t *testing.T, path string) (audioOnly, error) {
 	}
 	return audioOnly{&ProbeResult{DurationSec: dur, HasAudio: true, AudioStream: 0, VideoStream: -1}, ch}, nil
 }
+
+// The chain is a graph of its own (the gate's key) inside the render's: it holds with cuts
+// and cross-fades around it, and the clip still comes out at the target loudness.
+func TestVoiceEnhancementWithCutsAndTransitions(t *testing.T) {
+	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
+	dir := t.TempDir()
+	s, err := testvideo.MixSpeech(t.Context(), dir, "pink", testvideo.SpeechMix{Voices: []string{realmedia.Path(t, "speech/jfk.wav")}, Gap: 0.8,
+		Noise: testvideo.NoisePink, SpeechDB: -30, SNRDB: 30, Rate: 16000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "src.mp4")
+	ff(t, "-f", "lavfi", "-i", "color=c=gray:s=320x240:r=25", "-i", s.Path, "-map", "0:v", "-map", "1:a", "-shortest",
+		"-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "192k", src)
+	info, err := Probe(t.Context(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(dir, "c.mp4")
+	if _, err := RenderClip(t.Context(), src, Highlight{Start: 0, End: info.DurationSec}, export, filepath.Join(dir, "c.preview.mp4"),
+		RenderOptions{Aspect: "landscape", PreviewHeight: 120, Voice: true, Keep: []Interval{{0.5, 4}, {5, 9}, {9.5, 12}},
+			Transitions: Transitions{Names: []string{"fade"}}}); err != nil {
+		t.Fatal(err)
+	}
+	lufs, peak := loudness(t, export)
+	t.Logf("%.1f LUFS, true peak %.1f dBTP", lufs, peak)
+	if math.Abs(lufs-VoiceLUFS) > 1 || peak > VoicePeakDBTP {
+		t.Errorf("%.1f LUFS, true peak %.1f dBTP: want %.0f +- 1, <= %.0f", lufs, peak, VoiceLUFS, VoicePeakDBTP)
+	}
+}
