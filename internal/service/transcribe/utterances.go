@@ -27,11 +27,16 @@ const (
 	uttPauseSec = 0.25
 )
 
+// silenceDB: a frame quieter than this is silence in any recording.
+const silenceDB = -60
+
 // pauseLevel is the level below which a frame is a pause: a third of the
 // way from the noise floor (the 10th percentile of the frames' levels) to
-// the speech level (their 90th percentile), and at least 6 dB over the floor.
-// Relative, because real recordings have floors from -90 dB (studio) to -30
-// dB (radio), where a fixed threshold finds no pause or nothing but pauses.
+// the speech level (their 90th percentile), at least 6 dB over the floor
+// and 10 under the speech (audio that is nearly all speech has its floor
+// among the speech), and never under silenceDB. Relative, because real
+// recordings have floors from -90 dB (studio) to -30 dB (radio), where a
+// fixed threshold finds no pause or nothing but pauses.
 func pauseLevel(levels []float64) float64 {
 	if len(levels) == 0 {
 		return 0
@@ -39,7 +44,7 @@ func pauseLevel(levels []float64) float64 {
 	s := append([]float64(nil), levels...)
 	sort.Float64s(s)
 	floor, speech := s[len(s)/10], s[len(s)*9/10]
-	return floor + max(6, (speech-floor)/3)
+	return max(silenceDB, min(floor+max(6, (speech-floor)/3), speech-10))
 }
 
 // Utterances cuts audio of the frames' levels into utterances (seconds) at
