@@ -138,7 +138,7 @@ func cardinal(words []string, i int) (n int64, end int, ok bool) {
 			}
 			return 0, i + 1, true // zero takes nothing after it
 		case isUnit:
-			if !(i == start || afterTens && u <= 9 || !small) {
+			if i != start && (!afterTens || u > 9) && small {
 				return total + group, i, true
 			}
 			group += int64(u)

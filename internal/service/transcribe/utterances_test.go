@@ -15,17 +15,24 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
-// levels builds frame levels: speech at -20 dB and pauses at -70 dB, from
-// (seconds, speech?) pairs.
-func levels(parts ...any) []float64 {
+// part is a stretch of test audio: speech at -20 dB or a pause at -70 dB.
+type part struct {
+	sec    float64
+	speech bool
+}
+
+func speech(sec float64) part { return part{sec, true} }
+func pause(sec float64) part  { return part{sec, false} }
+
+// levels builds the frame levels of the parts.
+func levels(parts ...part) []float64 {
 	var out []float64
-	for i := 0; i < len(parts); i += 2 {
-		n := int(math.Round(parts[i].(float64) / frameSec))
+	for _, p := range parts {
 		l := -70.0
-		if parts[i+1].(bool) {
+		if p.speech {
 			l = -20
 		}
-		for range n {
+		for range int(math.Round(p.sec / frameSec)) {
 			out = append(out, l)
 		}
 	}
@@ -33,23 +40,22 @@ func levels(parts ...any) []float64 {
 }
 
 func TestUtterances(t *testing.T) {
-	const S, P = true, false
 	for _, tc := range []struct {
 		name   string
 		levels []float64
 		want   []Span
 	}{
-		{"silence has none", levels(5.0, P), nil},
+		{"silence has none", levels(pause(5.0)), nil},
 		{"two sentences split at the pause, padded into it",
-			levels(1.0, P, 3.0, S, 1.0, P, 4.0, S, 1.0, P),
+			levels(pause(1.0), speech(3.0), pause(1.0), speech(4.0), pause(1.0)),
 			[]Span{{0.85, 4.15}, {4.85, 9.15}}},
 		{"a short utterance joins its nearer neighbour",
-			levels(0.5, P, 3.0, S, 0.3, P, 1.0, S, 2.0, P, 3.0, S, 0.5, P),
+			levels(pause(0.5), speech(3.0), pause(0.3), speech(1.0), pause(2.0), speech(3.0), pause(0.5)),
 			[]Span{{0.35, 4.95}, {6.65, 9.95}}},
 		{"a gap under the pause length is not a pause",
-			levels(0.5, P, 2.0, S, 0.2, P, 2.0, S, 0.5, P),
+			levels(pause(0.5), speech(2.0), pause(0.2), speech(2.0), pause(0.5)),
 			[]Span{{0.35, 4.85}}},
-		{"a click is not speech", levels(1.0, P, 0.05, S, 1.0, P, 3.0, S, 1.0, P), []Span{{1.9, 5.2}}},
+		{"a click is not speech", levels(pause(1.0), speech(0.05), pause(1.0), speech(3.0), pause(1.0)), []Span{{1.9, 5.2}}},
 	} {
 		got := Utterances(tc.levels)
 		if len(got) != len(tc.want) {
@@ -68,7 +74,7 @@ func TestUtterances(t *testing.T) {
 // A monologue without pauses is cut into utterances of at most uttMaxSec at
 // its quietest moments, never overlapping, covering the speech.
 func TestUtterancesCutsLongSpeech(t *testing.T) {
-	l := levels(0.5, false, 65.0, true, 0.5, false)
+	l := levels(pause(0.5), speech(65.0), pause(0.5))
 	for i := 1200; i < 1210; i++ { // a dip at 12 s, over the pause level but the quietest
 		l[i] = -35
 	}
@@ -96,7 +102,7 @@ func TestUtterancesCutsLongSpeech(t *testing.T) {
 // floor at -33 to -29 dB (radio; a fixed -35 dB threshold finds no pause)
 // still has its pause found.
 func TestUtterancesOnANoisyFloor(t *testing.T) {
-	l := levels(1.0, false, 3.0, true, 1.0, false, 3.0, true, 1.0, false)
+	l := levels(pause(1.0), speech(3.0), pause(1.0), speech(3.0), pause(1.0))
 	for i := range l {
 		if l[i] < -60 {
 			l[i] = -33 + float64(i%5) // a noisy floor
