@@ -18,8 +18,10 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
-// Chunking: long audio is cut in a pause between chunkMinSec and chunkMaxSec
-// into a chunk, so chunks are recognised in parallel and no word is cut.
+// Chunking for Spot and DecodeAmong (pocketsphinx_continuous; Transcribe
+// cuts utterances instead): long audio is cut in a pause between
+// chunkMinSec and chunkMaxSec into a chunk, so chunks are decoded in
+// parallel and no word is cut.
 const (
 	chunkMinSec = 30
 	chunkMaxSec = 60
