@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
@@ -59,12 +60,31 @@ func (r *Runner) recognise(ctx context.Context, j *job, lang string) ([]transcri
 	if err := transcribe.ExtractWAV(ctx, j.source, j.span.Start, j.span.End, wav); err != nil {
 		return nil, err
 	}
-	words, err := r.cfg.Transcriber.Transcribe(ctx, wav, lang)
+	var words []transcribe.Word
+	var err error
+	if h, ok := r.cfg.Transcriber.(transcribe.Hinted); ok {
+		words, err = h.TranscribeHinted(ctx, wav, lang, recognitionHints(j.p))
+	} else {
+		words, err = r.cfg.Transcriber.Transcribe(ctx, wav, lang)
+	}
+	// Captions, titles and keywords are made of these words: numbers in digits.
+	words = transcribe.NumbersAsDigits(words)
 	for i := range words {
 		words[i].Start += j.span.Start
 		words[i].End += j.span.Start
 	}
 	return words, err
+}
+
+// recognitionHints are the project's own words the recogniser is to
+// expect: its topic keywords, custom prompt and uploaded video's title.
+func recognitionHints(p *store.Project) []string {
+	cp := curationPref(p)
+	texts := append(slices.Clone(cp.TopicKeywords), cp.CustomPrompt)
+	if a := p.UploadedVideoAttr; a != nil {
+		texts = append(texts, a.Title)
+	}
+	return transcribe.BiasWords(texts...)
 }
 
 // maxKeyPhrases is how many key phrases become a clip's keywords.

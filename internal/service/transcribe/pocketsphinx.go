@@ -18,8 +18,10 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
-// Chunking: long audio is cut in a pause between chunkMinSec and chunkMaxSec
-// into a chunk, so chunks are recognised in parallel and no word is cut.
+// Chunking for Spot and DecodeAmong (pocketsphinx_continuous; Transcribe
+// cuts utterances instead): long audio is cut in a pause between
+// chunkMinSec and chunkMaxSec into a chunk, so chunks are decoded in
+// parallel and no word is cut.
 const (
 	chunkMinSec = 30
 	chunkMaxSec = 60
@@ -30,10 +32,13 @@ const (
 	bytesPerSec = 16000 * 2
 )
 
-// Pocketsphinx recognises English offline with CMU pocketsphinx
-// (pocketsphinx_continuous and the en-us model).
+// Pocketsphinx recognises English offline with CMU pocketsphinx and its
+// en-us model: pocketsphinx_batch over the utterances between the audio's
+// pauses, with settings for 8 kHz audio when the audio was 8 kHz, and a
+// language model biased toward the project's words when it has some
+// (TranscribeHinted).
 type Pocketsphinx struct {
-	// Workers bounds the chunks recognised at once; 0 = runtime.NumCPU().
+	// Workers bounds the decoders run at once; 0 = runtime.NumCPU().
 	Workers int
 }
 
@@ -43,13 +48,50 @@ func (*Pocketsphinx) Describe() string { return KindPocketsphinx }
 // Span is a part of the audio in seconds.
 type Span struct{ Start, End float64 }
 
-// Transcribe finds the pauses of wavPath, cuts it into chunks at pauses and
-// recognises the chunks in parallel.
+// Transcribe recognises the words of wavPath.
 func (p *Pocketsphinx) Transcribe(ctx context.Context, wavPath, lang string) ([]Word, error) {
+	return p.TranscribeHinted(ctx, wavPath, lang, nil)
+}
+
+// TranscribeHinted recognises the words of wavPath, likelier to hear the
+// hints (the project's own words: BiasWords) where the sound fits them. It
+// cuts the audio into utterances at its pauses (Utterances) and decodes
+// them in parallel.
+func (p *Pocketsphinx) TranscribeHinted(ctx context.Context, wavPath, lang string, hints []string) ([]Word, error) {
 	if !English(lang) {
 		return nil, fmt.Errorf("%w %q: pocketsphinx recognises English only", ErrUnsupportedLanguage, lang)
 	}
-	return p.decode(ctx, wavPath, nil)
+	dir, err := os.MkdirTemp(filepath.Dir(wavPath), "clipperd-asr-") // beside the wav: the job's directory
+	if err != nil {
+		return nil, fmt.Errorf("pocketsphinx: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	raw := filepath.Join(dir, "audio.raw")
+	if err := run(ctx, "decode audio: ffmpeg", "ffmpeg", []string{"-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+		"-i", toolexec.LocalURL(wavPath), "-ac", "1", "-ar", "16000", "-f", "s16le", raw}, nil, nil); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(raw)
+	if err != nil {
+		return nil, fmt.Errorf("pocketsphinx: %w", err)
+	}
+	a, err := analyse(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("pocketsphinx: read audio: %w", err)
+	}
+	args := decoderArgs(a.narrow)
+	if lm := filepath.Join(ModelDir, "en-us.lm.bin"); len(hints) > 0 {
+		biased := filepath.Join(dir, "biased.lm.bin")
+		raised, err := BiasLanguageModel(lm, biased, hints, lmBoost)
+		if err != nil {
+			return nil, err
+		}
+		if len(raised) > 0 {
+			args = append(args, "-lm", biased)
+		}
+	}
+	return decodeUtterances(ctx, dir, raw, Utterances(a.levels), args, p.Workers)
 }
 
 // Keyphrase is a phrase for Spot and its threshold: the ratio of the

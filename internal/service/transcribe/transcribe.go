@@ -142,3 +142,10 @@ func run(ctx context.Context, what, name string, args []string, out, log *string
 	}
 	return nil
 }
+
+// Hinted is a recogniser that can be told words the audio is likely to
+// contain (the project's own: BiasWords of its topic keywords, prompt and
+// title), to hear them where the sound fits.
+type Hinted interface {
+	TranscribeHinted(ctx context.Context, wavPath, lang string, hints []string) ([]Word, error)
+}
