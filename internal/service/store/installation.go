@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -97,11 +98,35 @@ func (s *Store) HasUserData(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// SchemaVersion is the version of the schema the database is at, and the
-// version this release brings it to.
+// SchemaVersion is the version of the schema the database is at (0 for a
+// database without one yet), and the version this release brings it to.
 func (s *Store) SchemaVersion(ctx context.Context) (have, want int, err error) {
+	if ok, err := s.hasTable(ctx, "schema_migrations"); err != nil || !ok {
+		return 0, len(migrations), err
+	}
 	have, err = schemaVersion(ctx, s.db)
 	return have, len(migrations), err
+}
+
+// CheckMasterKey tries the store's master key on the sealed media key:
+// sealed is false when there is none yet (a new database), err says the
+// key does not open it.
+func (s *Store) CheckMasterKey(ctx context.Context) (sealed bool, err error) {
+	if ok, err := s.hasTable(ctx, "media_keys"); err != nil || !ok {
+		return false, err
+	}
+	if _, err := s.sealedMediaKey(ctx); errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return true, s.checkMasterKey(ctx)
+}
+
+func (s *Store) hasTable(ctx context.Context, name string) (bool, error) {
+	tables, err := tableNames(ctx, s.db, s.engine)
+	if err != nil {
+		return false, fmt.Errorf("list the tables: %w", err)
+	}
+	return slices.Contains(tables, name), nil
 }
 
 // DescribeLocation names a database location for messages: a PostgreSQL

@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 )
 
 // TestInstallation: a new database records no installation; the first
@@ -46,6 +48,49 @@ func TestInstallation(t *testing.T) {
 		have, want, err := s.SchemaVersion(ctx)
 		if err != nil || have != want || want != len(migrations) {
 			t.Fatalf("schema version = %d of %d (%v), want %d", have, want, err, len(migrations))
+		}
+	})
+}
+
+// TestOpenAsIs: a database opened as it is gets no schema (version 0, no
+// sealed secret); after a normal open it reads the version of this
+// release, and another master key fails CheckMasterKey. On both engines.
+func TestOpenAsIs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := t.Context()
+		loc := be.location(t)
+		raw, err := Open(ctx, loc, WithMasterKey(testMasterKey), AsIs())
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, want, err := raw.SchemaVersion(ctx)
+		if err != nil || have != 0 || want != len(migrations) {
+			t.Errorf("a new database opened as is: version %d of %d (%v), want 0 of %d", have, want, err, len(migrations))
+		}
+		if sealed, err := raw.CheckMasterKey(ctx); err != nil || sealed {
+			t.Errorf("a new database's secrets: sealed %v (%v), want none", sealed, err)
+		}
+		_ = raw.Close()
+
+		s, err := Open(ctx, loc, WithMasterKey(testMasterKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.MediaKey(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Close()
+		other, _ := masterkey.Generate()
+		raw, err = Open(ctx, loc, WithMasterKey(other), AsIs())
+		if err != nil {
+			t.Fatalf("open as is with another key: %v", err)
+		}
+		defer raw.Close()
+		if have, _, err := raw.SchemaVersion(ctx); err != nil || have != len(migrations) {
+			t.Errorf("version after a normal open: %d (%v), want %d", have, err, len(migrations))
+		}
+		if sealed, err := raw.CheckMasterKey(ctx); !sealed || !errors.Is(err, masterkey.ErrWrongKey) {
+			t.Errorf("another key: sealed %v, %v; want sealed and ErrWrongKey", sealed, err)
 		}
 	})
 }
