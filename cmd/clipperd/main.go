@@ -3,6 +3,7 @@
 //
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] [--workers N] ...
 //	clipperd worker --database URL|FILE --media DIR|s3://... --public-url URL [--workers N] ...
+//	clipperd check [the flags of serve or worker]
 //	clipperd keys create --data DIR --org ORG --user USER
 //	clipperd keys list --data DIR
 //	clipperd keys revoke --data DIR KEY|PREFIX
@@ -43,6 +44,9 @@ const usage = `usage:
   clipperd worker --database URL|FILE --media DIR|s3://BUCKET/PREFIX --public-url URL [flags]
                                                        run the work (projects, deliveries, posts, copy and censor jobs,
                                                        schedules) without an API, beside serve processes (worker -h)
+  clipperd check [the flags of serve or worker]        check what such a process needs, one line each (ok or FAIL):
+                                                       database, schema, master key, media and their installation
+                                                       marker, ffmpeg, ffprobe, pocketsphinx, free space (check -h)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output; shown only then)
   clipperd keys list --data DIR                        list the keys by prefix, org, user and creation time
   clipperd keys revoke --data DIR KEY|PREFIX           delete an API key: the API refuses it, its gallery sessions end
@@ -114,6 +118,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stderr)
 	case "worker":
 		return worker(ctx, args[1:], stderr)
+	case "check":
+		return checkCmd(ctx, args[1:], stdout, stderr)
 	case "keys":
 		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke" && args[1] != "list") {
 			fmt.Fprint(stderr, usage)
