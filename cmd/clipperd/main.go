@@ -29,12 +29,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/install"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -235,7 +240,51 @@ func (f stateFlags) open(ctx context.Context) (*lockedStore, error) {
 		_ = lock.Release()
 		return nil, err
 	}
+	if err := f.checkLocalMedia(ctx, st); err != nil {
+		_ = st.Close()
+		_ = lock.Release()
+		return nil, err
+	}
 	return &lockedStore{st, lock}, nil
+}
+
+// locations names the state's database and media m for messages.
+func (f stateFlags) locations(m blob.Store) install.Locations {
+	return install.Locations{Database: store.DescribeLocation(store.Location(*f.database, *f.dir)), Media: server.DescribeMedia(m)}
+}
+
+// ensureInstallation checks, as serve does, that the media m a command
+// opened belong to the store's installation (and adopts them for a new or
+// older installation, logged to stderr).
+func (f stateFlags) ensureInstallation(ctx context.Context, st *store.Store, m blob.Store, stderr io.Writer) error {
+	_, err := install.Ensure(ctx, st, m, f.locations(m), slog.New(slog.NewTextHandler(stderr, nil)))
+	return err
+}
+
+// checkLocalMedia checks the installation of a command that opens the
+// store alone, where it can: when the database says its media are the data
+// directory given (a single box), the marker must be there; a database of
+// another directory, or one given by --database beside the wrong --data,
+// is refused. Media elsewhere (a bucket) are checked by the processes that
+// open them.
+func (f stateFlags) checkLocalMedia(ctx context.Context, st *store.Store) error {
+	in, err := st.Installation(ctx)
+	if errors.Is(err, store.ErrNoInstallation) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(*f.dir)
+	if err != nil || !in.Marked || in.Media != dir {
+		return nil
+	}
+	d, err := blob.NewDir(dir, nil)
+	if err != nil {
+		return err
+	}
+	_, err = install.Verify(ctx, st, d, f.locations(d))
+	return err
 }
 
 // lockedStore is a store that lets its data directory's lock go when closed.
