@@ -274,7 +274,7 @@ func (c *checker) recogniser(ctx context.Context, fs *flag.FlagSet, cfg server.C
 			c.fail(name, "--asr pocketsphinx: %s is not on PATH: %v", transcribe.PocketsphinxTool, err)
 			return
 		}
-		c.ok(name, "%s%s", path, pocketsphinxVersion(ctx, path))
+		c.ok(name, "%s%s", path, pocketsphinxVersion(ctx))
 	case cfg.ASR == transcribe.KindNone && !asrSet(fs):
 		c.fail(name, "%s is not on PATH: no transcripts (install pocketsphinx and pocketsphinx-en-us, or pass --asr none to run without, or another --asr)", transcribe.PocketsphinxTool)
 	default:
@@ -284,7 +284,7 @@ func (c *checker) recogniser(ctx context.Context, fs *flag.FlagSet, cfg server.C
 
 // pocketsphinxVersion is ", version V" when the package manager knows the
 // installed version (pocketsphinx itself prints none), else "".
-func pocketsphinxVersion(ctx context.Context, path string) string {
+func pocketsphinxVersion(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
 	defer cancel()
 	for _, q := range [][]string{

@@ -59,7 +59,7 @@ func (s *scaleOut) workerArgs(t *testing.T, prefix string) []string {
 
 // refused runs args, which must fail at start, and returns the error and
 // how long the refusal took.
-func refused(t *testing.T, args []string) (error, time.Duration) {
+func refused(t *testing.T, args []string) (time.Duration, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	start := time.Now()
@@ -68,7 +68,7 @@ func refused(t *testing.T, args []string) (error, time.Duration) {
 	if err == nil {
 		t.Fatalf("%v started; want a refusal", args)
 	}
-	return err, took
+	return took, err
 }
 
 // TestBadSettingsRefusedAtStart, on a real PostgreSQL and MinIO: beside a
@@ -82,7 +82,7 @@ func refused(t *testing.T, args []string) (error, time.Duration) {
 func TestBadSettingsRefusedAtStart(t *testing.T) {
 	s := newScaleOut(t)
 
-	err, took := refused(t, s.workerArgs(t, "prdo"))
+	took, err := refused(t, s.workerArgs(t, "prdo"))
 	if !errors.Is(err, install.ErrNoMarker) || errors.Is(err, errUsage) ||
 		!strings.Contains(err.Error(), "s3://"+s.bucket+"/prdo") || !strings.Contains(err.Error(), "s3://"+s.bucket+"/prod") ||
 		!strings.Contains(err.Error(), store.DescribeLocation(s.database)) {
@@ -99,7 +99,7 @@ func TestBadSettingsRefusedAtStart(t *testing.T) {
 		{"ftp://files.example/clips", "ftp:// is no media store"},
 	} {
 		args := append(s.workerArgs(t, "prod"), "--media", bad.media)
-		err, took := refused(t, args)
+		took, err := refused(t, args)
 		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--media") || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("--media %s: %v; want a usage error naming --media and %q", bad.media, err, bad.want)
 		}
@@ -110,7 +110,7 @@ func TestBadSettingsRefusedAtStart(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", access)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
 	t.Setenv("AWS_SESSION_TOKEN", token)
-	err, took = refused(t, s.workerArgs(t, "prod"))
+	took, err = refused(t, s.workerArgs(t, "prod"))
 	if !errors.Is(err, install.ErrCannotWrite) || !strings.Contains(err.Error(), "Access Denied") || !strings.Contains(err.Error(), "s3://"+s.bucket+"/prod") {
 		t.Errorf("worker with read-only credentials: %v; want the probe's refusal naming the media and the denial", err)
 	}

@@ -276,7 +276,10 @@ func (f stateFlags) checkLocalMedia(ctx context.Context, st *store.Store) error 
 		return err
 	}
 	dir, err := filepath.Abs(*f.dir)
-	if err != nil || !in.Marked || in.Media != dir {
+	if err != nil {
+		return fmt.Errorf("--data %s: %w", *f.dir, err)
+	}
+	if !in.Marked || in.Media != dir {
 		return nil
 	}
 	d, err := blob.NewDir(dir, nil)
