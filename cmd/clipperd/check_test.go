@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/install"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
@@ -220,4 +221,55 @@ func TestCheck(t *testing.T) {
 		}
 		t.Logf("read-only credentials:\n%s", out)
 	})
+}
+
+// TestMigratedInstallationChecksOut: migrate refuses target media that
+// carry another installation's marker, before it copies a row; into media
+// of their own it carries the single box's installation (its id in the
+// rows, its marker in the media), and check passes on the moved one.
+func TestMigratedInstallationChecksOut(t *testing.T) {
+	ctx := t.Context()
+	from := t.TempDir()
+	createKey(t, from, "org-acme", "user-ann")
+	st := openData(t, from)
+	fromMedia, err := blob.NewDir(from, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := install.Ensure(ctx, st, fromMedia, install.Locations{Database: from, Media: from}, nil)
+	_ = st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	taken := t.TempDir()
+	otherKey, _ := masterkey.Generate()
+	other, err := store.Open(ctx, filepath.Join(t.TempDir(), "other.db"), store.WithMasterKey(otherKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	takenMedia, _ := blob.NewDir(taken, nil)
+	if _, err := install.Ensure(ctx, other, takenMedia, install.Locations{Database: "other.db", Media: taken}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = other.Close()
+
+	url := storetest.PostgresURL(t)
+	out, err := runMigrate(t, "--from", from, "--to-database", url, "--to-media", taken)
+	if err == nil || !strings.Contains(err.Error(), "--to-media "+taken) || !strings.Contains(err.Error(), "another installation") {
+		t.Errorf("migrate into another installation's media: %v; want a refusal naming --to-media\n%s", err, out)
+	}
+
+	to := t.TempDir()
+	if out, err := runMigrate(t, "--from", from, "--to-database", url, "--to-media", to, "--quiet"); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	keyFile, err := masterkey.Locate("", "", from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCheck(t, "--data", t.TempDir(), "--database", url, "--media", to, "--master-key-file", keyFile, "--asr", "none")
+	if err != nil || !strings.Contains(out, in.ID+": the media carry its marker") {
+		t.Errorf("check of the moved installation: %v; want it to pass with the single box's %s:\n%s", err, in.ID, out)
+	}
 }
