@@ -71,6 +71,11 @@ func brollCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	m, err := brollMedia(ctx, *mediaSpec, *state.dir)
+	if err != nil {
+		err = fmt.Errorf("--media: %w", err)
+	} else {
+		err = state.ensureInstallation(ctx, st.Store, m, stderr)
+	}
 	if err == nil {
 		switch args[0] {
 		case "add":

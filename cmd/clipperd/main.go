@@ -3,6 +3,7 @@
 //
 //	clipperd serve [--listen 127.0.0.1:8787] [--data ./clipperd-data] [--workers N] ...
 //	clipperd worker --database URL|FILE --media DIR|s3://... --public-url URL [--workers N] ...
+//	clipperd check [the flags of serve or worker]
 //	clipperd keys create --data DIR --org ORG --user USER
 //	clipperd keys list --data DIR
 //	clipperd keys revoke --data DIR KEY|PREFIX
@@ -28,12 +29,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/install"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -43,6 +49,9 @@ const usage = `usage:
   clipperd worker --database URL|FILE --media DIR|s3://BUCKET/PREFIX --public-url URL [flags]
                                                        run the work (projects, deliveries, posts, copy and censor jobs,
                                                        schedules) without an API, beside serve processes (worker -h)
+  clipperd check [the flags of serve or worker]        check what such a process needs, one line each (ok or FAIL):
+                                                       database, schema, master key, media and their installation
+                                                       marker, ffmpeg, ffprobe, pocketsphinx, free space (check -h)
   clipperd keys create --data DIR --org ORG --user USER print a new API key (last word of the output; shown only then)
   clipperd keys list --data DIR                        list the keys by prefix, org, user and creation time
   clipperd keys revoke --data DIR KEY|PREFIX           delete an API key: the API refuses it, its gallery sessions end
@@ -114,6 +123,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stderr)
 	case "worker":
 		return worker(ctx, args[1:], stderr)
+	case "check":
+		return checkCmd(ctx, args[1:], stdout, stderr)
 	case "keys":
 		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke" && args[1] != "list") {
 			fmt.Fprint(stderr, usage)
@@ -229,7 +240,54 @@ func (f stateFlags) open(ctx context.Context) (*lockedStore, error) {
 		_ = lock.Release()
 		return nil, err
 	}
+	if err := f.checkLocalMedia(ctx, st); err != nil {
+		_ = st.Close()
+		_ = lock.Release()
+		return nil, err
+	}
 	return &lockedStore{st, lock}, nil
+}
+
+// locations names the state's database and media m for messages.
+func (f stateFlags) locations(m blob.Store) install.Locations {
+	return install.Locations{Database: store.DescribeLocation(store.Location(*f.database, *f.dir)), Media: server.DescribeMedia(m)}
+}
+
+// ensureInstallation checks, as serve does, that the media m a command
+// opened belong to the store's installation (and adopts them for a new or
+// older installation, logged to stderr).
+func (f stateFlags) ensureInstallation(ctx context.Context, st *store.Store, m blob.Store, stderr io.Writer) error {
+	_, err := install.Ensure(ctx, st, m, f.locations(m), slog.New(slog.NewTextHandler(stderr, nil)))
+	return err
+}
+
+// checkLocalMedia checks the installation of a command that opens the
+// store alone, where it can: when the database says its media are the data
+// directory given (a single box), the marker must be there; a database of
+// another directory, or one given by --database beside the wrong --data,
+// is refused. Media elsewhere (a bucket) are checked by the processes that
+// open them.
+func (f stateFlags) checkLocalMedia(ctx context.Context, st *store.Store) error {
+	in, err := st.Installation(ctx)
+	if errors.Is(err, store.ErrNoInstallation) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(*f.dir)
+	if err != nil {
+		return fmt.Errorf("--data %s: %w", *f.dir, err)
+	}
+	if !in.Marked || in.Media != dir {
+		return nil
+	}
+	d, err := blob.NewDir(dir, nil)
+	if err != nil {
+		return err
+	}
+	_, err = install.Verify(ctx, st, d, f.locations(d))
+	return err
 }
 
 // lockedStore is a store that lets its data directory's lock go when closed.

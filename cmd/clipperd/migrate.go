@@ -95,6 +95,8 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("--from %s: %w", *from, err)
 	case errors.Is(err, migrate.ErrNoSource):
 		return fmt.Errorf("--from %s: %w", *from, err)
+	case errors.Is(err, migrate.ErrTargetMediaTaken):
+		return fmt.Errorf("--to-media %s: %w", server.DescribeMedia(cfg.ToMedia), err)
 	case errors.Is(err, migrate.ErrTargetNotEmpty):
 		return fmt.Errorf("--to-database: %w; migrate copies into an empty database only (drop and re-create it, or give another)", err)
 	case err != nil:

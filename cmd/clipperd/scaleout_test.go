@@ -409,12 +409,13 @@ func (c *cluster) checkOnce(t *testing.T, done map[string]*apitypes.Project, hoo
 	clipIDs := map[string]bool{}
 	all := c.objects(t)
 	for key := range all {
-		known := c.uploads[key]
+		// The installation's marker is the one object of no project.
+		known := c.uploads[key] || key == blob.InstallationMarkerKey
 		for id := range done {
 			known = known || strings.HasPrefix(key, blob.MediaPrefix(id))
 		}
 		if !known {
-			t.Errorf("object %s in the bucket is neither an upload nor a project's media", key)
+			t.Errorf("object %s in the bucket is neither an upload, a project's media nor the installation's marker", key)
 		}
 	}
 	for id := range done {

@@ -37,23 +37,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg server.Config
-	work := addWorkFlags(fs, &cfg, "projects this process runs at once (its pipeline workers); 0 makes an API-only node that runs no job of any kind, for `clipperd worker` processes to run")
-	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
-	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
-	fs.IntVar(&cfg.PostRateLimit, "post-rate-limit", quota.DefaultPostRateLimit, "requests per minute per API key on post tasks, publish schedules, social copy and censor jobs (a budget apart from --rate-limit's)")
-	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")
-	fs.IntVar(&cfg.MaxCollections, "max-collections", quota.DefaultMaxCollections, "collections per organization")
-	fs.DurationVar(&cfg.GallerySessionTTL, "gallery-session-ttl", gallery.DefaultSessionTTL, "how long a login to the web gallery (/ui/) lasts")
-	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request with its body (upload bodies: see --upload-progress-timeout)")
-	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time to write an answer (media downloads: per write)")
-	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
-	fs.DurationVar(&cfg.UploadProgressTimeout, "upload-progress-timeout", server.DefaultUploadProgressTimeout, "an upload PUT ends when no byte of its body arrives for this long")
-	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "open connections per client address; new ones over it are closed at once (0 = no cap)")
-	fs.Func("trusted-proxies", "CIDR[,CIDR]: reverse proxies in front of clipperd; the gallery and the API count failed logins and API keys of a request from one by the right-most X-Forwarded-For address not in them (default: by the peer)",
-		func(v string) (err error) {
-			cfg.TrustedProxies, err = parseCIDRs(v)
-			return err
-		})
+	work := addWorkFlags(fs, &cfg, serveWorkersUsage)
+	addServeFlags(fs, &cfg)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,6 +76,30 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// serveWorkersUsage is what --workers means to serve.
+const serveWorkersUsage = "projects this process runs at once (its pipeline workers); 0 makes an API-only node that runs no job of any kind, for `clipperd worker` processes to run"
+
+// addServeFlags defines the flags serve has beyond the work flags (its API's
+// listener and limits), into cfg.
+func addServeFlags(fs *flag.FlagSet, cfg *server.Config) {
+	fs.StringVar(&cfg.Listen, "listen", server.DefaultListen, "address to listen on")
+	fs.IntVar(&cfg.RateLimit, "rate-limit", quota.DefaultRateLimit, "requests per minute per API key on the project and clip endpoints")
+	fs.IntVar(&cfg.PostRateLimit, "post-rate-limit", quota.DefaultPostRateLimit, "requests per minute per API key on post tasks, publish schedules, social copy and censor jobs (a budget apart from --rate-limit's)")
+	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", quota.DefaultMaxConcurrent, "projects in flight per organization")
+	fs.IntVar(&cfg.MaxCollections, "max-collections", quota.DefaultMaxCollections, "collections per organization")
+	fs.DurationVar(&cfg.GallerySessionTTL, "gallery-session-ttl", gallery.DefaultSessionTTL, "how long a login to the web gallery (/ui/) lasts")
+	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request with its body (upload bodies: see --upload-progress-timeout)")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time to write an answer (media downloads: per write)")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
+	fs.DurationVar(&cfg.UploadProgressTimeout, "upload-progress-timeout", server.DefaultUploadProgressTimeout, "an upload PUT ends when no byte of its body arrives for this long")
+	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "open connections per client address; new ones over it are closed at once (0 = no cap)")
+	fs.Func("trusted-proxies", "CIDR[,CIDR]: reverse proxies in front of clipperd; the gallery and the API count failed logins and API keys of a request from one by the right-most X-Forwarded-For address not in them (default: by the peer)",
+		func(v string) (err error) {
+			cfg.TrustedProxies, err = parseCIDRs(v)
+			return err
+		})
 }
 
 // worker runs a worker node until ctx ends (SIGINT/SIGTERM): the job

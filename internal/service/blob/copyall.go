@@ -9,7 +9,9 @@ import (
 
 // Roots are the prefixes of every object clipperd keeps (keys.go), what a
 // move of its media copies.
-func Roots() []string { return []string{mediaRoot, uploadsRoot, publishedRoot, brollRoot} }
+func Roots() []string {
+	return []string{mediaRoot, uploadsRoot, publishedRoot, brollRoot, installationRoot}
+}
 
 // CopyReport says what CopyAll did.
 type CopyReport struct {

@@ -9,16 +9,30 @@ package blob
 //	published/<postAccountId>/<postId>/  a post published to the "dir" destination:
 //	                                     clip.mp4 (its clip) and post.json (its record)
 //	broll/<orgId>/<itemId><.ext>         a picture of an org's b-roll library
+//	installation/marker.json             the installation the media belong to
+//	installation/probe-<random>          written and deleted by a process at start
 const (
 	mediaRoot     = "media/"
 	uploadsRoot   = "uploads/"
 	publishedRoot = "published/"
 	brollRoot     = "broll/"
+	// installationRoot holds the installation's marker (package install)
+	// and the probes processes write at start; a move or a backup of the
+	// media carries the marker with them.
+	installationRoot = "installation/"
 )
 
 // BrollKey is the key of a b-roll item's picture; ext (".png", ".mp4"...)
 // keeps the kind of file visible.
 func BrollKey(org, item, ext string) string { return brollRoot + org + "/" + item + ext }
+
+// InstallationMarkerKey is the object that names the installation the
+// media belong to (package install).
+const InstallationMarkerKey = installationRoot + "marker.json"
+
+// ProbeKey is the key of a probe object a process writes and deletes at
+// start, to learn that it may.
+func ProbeKey(name string) string { return installationRoot + "probe-" + name }
 
 // MediaKey is the key of file among project's media.
 func MediaKey(project, file string) string { return mediaRoot + project + "/" + file }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/install"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -38,6 +39,9 @@ var (
 	ErrNoSource = errors.New("no clipperd database in the source data directory")
 	// ErrTargetNotEmpty: the target database holds rows already.
 	ErrTargetNotEmpty = store.ErrTargetNotEmpty
+	// ErrTargetMediaTaken: the target media carry the marker of another
+	// installation than the source's (package install).
+	ErrTargetMediaTaken = errors.New("the target media belong to another installation")
 )
 
 // Config says what to move where.
@@ -110,6 +114,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := dst.CheckEmpty(ctx); err != nil {
 		return r, err
 	}
+	if err := checkTargetMedia(ctx, src, cfg.ToMedia); err != nil {
+		return r, err
+	}
 
 	from := cfg.FromMedia
 	if from == nil {
@@ -168,4 +175,24 @@ func postCopySizes(ctx context.Context, src publishedPosts, media blob.Store) (m
 		sizes[p.ID] = size
 	}
 	return sizes, nil
+}
+
+// checkTargetMedia refuses target media that carry another installation's
+// marker: the copy would skip the source's marker (same key, maybe the
+// same size) and leave the moved installation refused at every start. The
+// source's own marker there is a migration run again.
+func checkTargetMedia(ctx context.Context, src *store.Store, to blob.Store) error {
+	m, err := install.ReadMarker(ctx, to)
+	if err != nil || m == nil {
+		return err
+	}
+	in, err := src.Installation(ctx)
+	if err != nil && !errors.Is(err, store.ErrNoInstallation) {
+		return fmt.Errorf("source database: %w", err)
+	}
+	if in.ID == m.Installation {
+		return nil
+	}
+	return fmt.Errorf("%w: they carry the marker of installation %s (its database was %s): give media of their own",
+		ErrTargetMediaTaken, m.Installation, m.Database)
 }

@@ -201,11 +201,12 @@ func TestSharedDatabaseWantsOneGivenMasterKey(t *testing.T) {
 	}
 
 	_, first := masterkey.Generate()
-	startServer(t, Config{Database: database, MasterKey: first})
+	media := t.TempDir() // one installation's media, shared by its processes
+	startServer(t, Config{Database: database, MasterKey: first, Media: media})
 	_, second := masterkey.Generate()
-	_, err = Start(t.Context(), Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", APIKey: devKey, Database: database, MasterKey: second})
+	_, err = Start(t.Context(), Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", APIKey: devKey, Database: database, MasterKey: second, Media: media})
 	if !errors.Is(err, masterkey.ErrWrongKey) {
 		t.Fatalf("a second process with another master key = %v; want ErrWrongKey", err)
 	}
-	startServer(t, Config{Database: database, MasterKey: first}) // the same key: welcome
+	startServer(t, Config{Database: database, MasterKey: first, Media: media}) // the same key: welcome
 }

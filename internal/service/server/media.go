@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
@@ -59,11 +60,24 @@ func CheckMedia(spec string) error {
 	if scheme, _, ok := strings.Cut(spec, "://"); ok {
 		return fmt.Errorf("%q: %s:// is no media store: give a directory or %s", spec, scheme, s3blob.URLForm)
 	}
+	// "s3:/clips/x" (one slash) or "s3:clips": a bucket address mistyped,
+	// not a directory named "s3:"; so is any other "scheme:/..."
+	if m := schemeLike.FindStringSubmatch(spec); m != nil {
+		if m[1] != "" {
+			return fmt.Errorf("%q: a bucket address is written s3://BUCKET/PREFIX, with two slashes (the form is %s)", spec, s3blob.URLForm)
+		}
+		return fmt.Errorf("%q: %s: is no media store: give a directory (write ./%s for a directory of that name) or %s", spec, m[2], spec, s3blob.URLForm)
+	}
 	return nil
 }
 
-// describeMedia names the media store for the log, without credentials.
-func describeMedia(m blob.Store) string {
+// schemeLike is the start of an address with a scheme: "s3:" anyhow, or a
+// scheme of two letters or more followed by ":/".
+var schemeLike = regexp.MustCompile(`^(?i)(s3):|^([a-zA-Z][a-zA-Z0-9+.-]+):/`)
+
+// DescribeMedia names the media store for logs and messages, without
+// credentials.
+func DescribeMedia(m blob.Store) string {
 	switch m := m.(type) {
 	case *s3blob.Store:
 		return m.Config().String()

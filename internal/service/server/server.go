@@ -27,6 +27,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/install"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
@@ -340,6 +341,16 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if s.media, err = openMedia(ctx, cfg.Media, s.uploads, s.links); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// Before any job is claimed: the media's credentials must write, and
+	// the media must be this database's installation's (a mistyped prefix
+	// would otherwise take work and put it where no one finds it).
+	at := install.Locations{Database: store.DescribeLocation(store.Location(cfg.Database, dataDir)), Media: DescribeMedia(s.media)}
+	if err := install.Probe(ctx, s.media, at.Media); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if _, err := install.Ensure(ctx, st, s.media, at, logger); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	lostRows(ctx, st, s.media, logger)
 	// A process that works keeps its jobs' temporary files in a directory
 	// of its own, DATA/tmp/<owner>, and sweeps only what processes that are
@@ -403,7 +414,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	}
 	if !serveAPI {
 		ok = true
-		logger.Info("clipperd worker started", "public_url", s.url, "data", dataDir, "media", describeMedia(s.media),
+		logger.Info("clipperd worker started", "public_url", s.url, "data", dataDir, "media", DescribeMedia(s.media),
 			"workers", cmp.Or(cfg.Workers, DefaultWorkers))
 		return s, nil
 	}
@@ -449,7 +460,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()
 	ok = true
-	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir, "media", describeMedia(s.media))
+	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir, "media", DescribeMedia(s.media))
 	return s, nil
 }
 

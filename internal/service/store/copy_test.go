@@ -55,6 +55,9 @@ func fillEveryTable(t *testing.T, s *Store) string {
 			t.Fatal(err)
 		}
 	}
+	_, err := s.ClaimInstallation(ctx, "inst_copied", "/srv/media")
+	must(err)
+	must(s.MarkInstallation(ctx, "inst_copied", "/srv/media"))
 	key, err := s.CreateKey(ctx, org, "user")
 	must(err)
 	must(s.EnsureKey(ctx, "dev-key", org, "user"))

@@ -348,6 +348,23 @@ var migrations = []migration{
 	// outcome, which the pipeline's watchdog backs off on (runs.go).
 	{sql: `ALTER TABLE projects ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;`,
 		postgres: `ALTER TABLE projects ADD COLUMN interruptions BIGINT NOT NULL DEFAULT 0;`},
+	// 23: the installation's identity, one row: its id, which the marker
+	// object beside the media repeats, and where its media were last seen
+	// (installation.go). An older database has none until its next start
+	// adopts the media it starts with.
+	{sql: `CREATE TABLE installation (
+		one INTEGER PRIMARY KEY CHECK (one = 1),
+		id TEXT NOT NULL,
+		media TEXT NOT NULL,
+		marked INTEGER NOT NULL,
+		created_at TEXT NOT NULL
+	);`, postgres: `CREATE TABLE installation (
+		one BIGINT PRIMARY KEY CHECK (one = 1),
+		id TEXT COLLATE "C" NOT NULL,
+		media TEXT COLLATE "C" NOT NULL,
+		marked BIGINT NOT NULL,
+		created_at TEXT COLLATE "C" NOT NULL
+	);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error { return s.migrateTo(ctx, len(migrations)) }

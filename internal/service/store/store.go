@@ -35,6 +35,15 @@ type Option func(*options)
 
 type options struct {
 	master *masterkey.Key
+	asIs   bool
+}
+
+// AsIs opens the database as it is, for `clipperd check`: no migration is
+// applied and the master key is not tried (SchemaVersion and CheckMasterKey
+// say how it stands). A SQLite file is still created if missing: the
+// caller looks first.
+func AsIs() Option {
+	return func(o *options) { o.asIs = true }
 }
 
 // WithMasterKey gives the key that seals the store's secrets. Without it a
@@ -70,7 +79,7 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 		if err != nil {
 			return nil, err
 		}
-		return open(ctx, db, EnginePostgres, o.master)
+		return open(ctx, db, EnginePostgres, o)
 	}
 	file := location
 	if !isSQLiteFile(location) {
@@ -103,7 +112,7 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	// avoids SQLITE_BUSY between our own goroutines. PostgreSQL keeps a
 	// pool, and the rules that relied on this take locks (dialect.go).
 	db.SetMaxOpenConns(1)
-	s, err := open(ctx, db, EngineSQLite, o.master)
+	s, err := open(ctx, db, EngineSQLite, o)
 	if err != nil {
 		return nil, err
 	}
@@ -149,8 +158,11 @@ func Location(database, dataDir string) string {
 	return filepath.Join(dataDir, DefaultFile)
 }
 
-func open(ctx context.Context, db *sql.DB, engine string, master *masterkey.Key) (*Store, error) {
-	s := &Store{db: db, engine: engine, now: time.Now, master: master}
+func open(ctx context.Context, db *sql.DB, engine string, o options) (*Store, error) {
+	s := &Store{db: db, engine: engine, now: time.Now, master: o.master}
+	if o.asIs {
+		return s, nil
+	}
 	err := s.migrate(ctx)
 	if err == nil {
 		err = s.checkMasterKey(ctx)

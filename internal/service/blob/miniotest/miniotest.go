@@ -92,6 +92,27 @@ func (s *Server) Env(t *testing.T) {
 	t.Setenv("AWS_REGION", "us-east-1")
 }
 
+// ReadOnly is a set of temporary credentials that may list and read the
+// objects of bucket and write none, as an operator's read-only key would:
+// MinIO's STS AssumeRole of the root user with a session policy.
+func (s *Server) ReadOnly(t testing.TB, bucket string) (accessKey, secretKey, sessionToken string) {
+	t.Helper()
+	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[`+
+		`{"Effect":"Allow","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::%[1]s/*"]},`+
+		`{"Effect":"Allow","Action":["s3:ListBucket","s3:GetBucketLocation"],"Resource":["arn:aws:s3:::%[1]s"]}]}`, bucket)
+	creds, err := credentials.NewSTSAssumeRole("http://"+s.Endpoint, credentials.STSAssumeRoleOptions{
+		AccessKey: s.AccessKey, SecretKey: s.SecretKey, Policy: policy, Location: "us-east-1", DurationSeconds: 3600,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := creds.GetWithContext(nil)
+	if err != nil {
+		t.Fatalf("assume a read-only role: %v", err)
+	}
+	return v.AccessKeyID, v.SecretAccessKey, v.SessionToken
+}
+
 // URL is the --media address of bucket under prefix on this server.
 func (s *Server) URL(bucket, prefix string) string {
 	return fmt.Sprintf("s3://%s/%s?endpoint=%s&secure=false&region=us-east-1", bucket, prefix, s.Endpoint)
