@@ -328,8 +328,8 @@ func captionClip(ctx context.Context, work string, n int, src string, bg caption
 		res.band.add(scoreRead(m.words, got))
 	}
 	if os.Getenv("CAPTIONS_VERBOSE") != "" {
-		fmt.Fprintf(os.Stderr, "captions: %-36s %-32s before=%-5v frame %.2f/%.2f band %.2f/%.2f pause %.2f\n", bg.name, sc.name, before,
-			res.frame.wordShare(), res.frame.allShare(), res.band.wordShare(), res.band.allShare(), res.pause.mostShare())
+		fmt.Fprintf(os.Stderr, "captions: %-36s %-32s before=%-5v frame %.2f/%.2f band %.2f/%.2f pause %.2f counts %v %v %v\n", bg.name, sc.name, before,
+			res.frame.wordShare(), res.frame.allShare(), res.band.wordShare(), res.band.allShare(), res.pause.mostShare(), res.frame, res.band, res.pause)
 	}
 	return res, nil
 }
