@@ -42,6 +42,9 @@ type CaptionStyle struct {
 	Look string
 	// BoxColor is the box behind the lines of LookBox; default black.
 	BoxColor string
+	// Legacy draws the captions as they were before issue 26's readability work; the
+	// benchmark renders it beside the current drawing as its baseline.
+	Legacy bool
 }
 
 // Captions are burnt into a render: the lines in the style given.
@@ -110,12 +113,22 @@ func ASS(c Captions, w, h int) string {
 	// BorderStyle 4 (libass): the outlined words over a translucent dark band (BackColour),
 	// which keeps white words readable on a white or busy picture.
 	border, back := 4, backdropColour
-	if look == LookBox || look == LookOneWord {
+	boxed := look == LookBox || look == LookOneWord
+	if boxed {
 		// A lone word over a translucent band does not read on white (tesseract reads
 		// nothing there): one word at a time is drawn on the box too.
 		// BorderStyle 3: an opaque box in OutlineColour, Outline its padding, behind each line.
 		border, outline, shadow = 3, math.Max(2, math.Round(float64(fs)*0.25)), 0
 		outc = "&H" + boxAlpha + strings.TrimPrefix(assColour(st.BoxColor, defaultBoxColour), "&H00")
+	}
+	if !st.Legacy {
+		cc := contrastColours(st, boxed)
+		primary, highlight, back = cc.primary, cc.highlight, cc.back
+		if boxed {
+			outc = cc.outline
+		} else if st.OutlinePct >= 0 {
+			outc = cc.outline
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", w, h)
@@ -125,7 +138,11 @@ func ASS(c Captions, w, h int) string {
 	fmt.Fprintf(&b, "Style: Caption,%s,%d,%s,%s,%s,%s,%d,0,0,0,100,100,0,0,%d,%g,%g,%d,%d,%d,%d,1\n\n",
 		font, fs, primary, highlight, outc, back, bold, border, outline, shadow, align, w/20, w/20, h*marginPct/100)
 	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
-	for _, l := range c.Lines {
+	lines := c.Lines
+	if !st.Legacy {
+		lines = heldLines(lines)
+	}
+	for _, l := range lines {
 		words := make([]string, len(l.Words))
 		for i, wd := range l.Words {
 			words[i] = sanitizeASS(wd.Text)
@@ -136,6 +153,35 @@ func ASS(c Captions, w, h int) string {
 		lookEvents(&b, l, words, st, primary, highlight)
 	}
 	return b.String()
+}
+
+const (
+	// holdGapSec: a caption stays on screen through a pause shorter than this, until the
+	// next one appears. Subtitling closes short gaps so lines do not flash off and on; a
+	// speaker's pause between phrases (the cue splits at 0.5 s) would otherwise leave the
+	// picture without words for a fifth of a clip's time.
+	holdGapSec = 1.2
+	// minLineSec: a caption is on screen at least this long when the next one allows: long
+	// enough to be read (subtitling's minimum is about 5/6 s).
+	minLineSec = 0.8
+)
+
+// heldLines returns the lines, each ending at the next one's start when the pause between
+// them is under holdGapSec, and lasting at least minLineSec (never into the next line).
+func heldLines(lines []CaptionLine) []CaptionLine {
+	out := append([]CaptionLine(nil), lines...)
+	for i := range out {
+		end := max(out[i].End, out[i].Start+minLineSec)
+		if i+1 < len(out) {
+			next := out[i+1].Start
+			if next-out[i].End < holdGapSec {
+				end = next
+			}
+			end = min(end, next)
+		}
+		out[i].End = max(out[i].End, end)
+	}
+	return out
 }
 
 func dialogue(b *strings.Builder, start, end float64, text string) {

@@ -23,24 +23,24 @@ func TestASS(t *testing.T) {
 	}{
 		{"defaults", CaptionStyle{}, []string{
 			"PlayResX: 1080\nPlayResY: 1920\n",
-			"Style: Caption,DejaVu Sans,86,&H00FFFFFF&,&H0000E0FF&,&H00000000&,&H20000000,0,0,0,0,100,100,0,0,4,6.88,0,2,54,54,288,1\n",
+			"Style: Caption,DejaVu Sans,86,&H00FFFFFF&,&H00A0F3FF&,&H00000000&,&H20000000,0,0,0,0,100,100,0,0,4,6.88,0,2,54,54,288,1\n",
 			"Dialogue: 0,0:00:00.50,0:00:02.00,Caption,,0,0,0,,hello big world\n",
 		}, []string{`\1c`}},
 		{"styled", CaptionStyle{Font: "Noto, Sans", SizePct: 10, Color: "#00ff00", Outline: "123456", OutlinePct: -1, Shadow: true, Bold: true, Uppercase: true}, []string{
-			"Style: Caption,Noto  Sans,192,&H0000FF00&,&H0000E0FF&,&H00563412&,&H20000000,-1,0,0,0,100,100,0,0,4,0,12,2,",
+			"Style: Caption,Noto  Sans,192,&H00A0FFA0&,&H00A0F3FF&,&H00563412&,&H20000000,-1,0,0,0,100,100,0,0,4,0,12,2,",
 			",,HELLO BIG WORLD\n",
 		}, nil},
 		{"highlight", CaptionStyle{HighlightWord: true, Highlight: "#ff0000", Color: "bad"}, []string{
-			`Dialogue: 0,0:00:00.50,0:00:01.10,Caption,,0,0,0,,{\1c&H000000FF&}hello{\1c&H00FFFFFF&} big world` + "\n",
-			`Dialogue: 0,0:00:01.10,0:00:01.60,Caption,,0,0,0,,hello {\1c&H000000FF&}big{\1c&H00FFFFFF&} world` + "\n",
-			`Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,hello big {\1c&H000000FF&}world{\1c&H00FFFFFF&}` + "\n",
+			`Dialogue: 0,0:00:00.50,0:00:01.10,Caption,,0,0,0,,{\1c&H00A0A0FF&}hello{\1c&H00FFFFFF&} big world` + "\n",
+			`Dialogue: 0,0:00:01.10,0:00:01.60,Caption,,0,0,0,,hello {\1c&H00A0A0FF&}big{\1c&H00FFFFFF&} world` + "\n",
+			`Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,hello big {\1c&H00A0A0FF&}world{\1c&H00FFFFFF&}` + "\n",
 		}, nil},
 		{"pop", CaptionStyle{PopWord: true}, []string{
 			`Dialogue: 0,0:00:00.50,0:00:01.10,Caption,,0,0,0,,{\fscx125\fscy125\t(0,120,\fscx100\fscy100)}hello{\fscx100\fscy100} big world` + "\n",
 			`Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,hello big {\fscx125\fscy125\t(0,120,\fscx100\fscy100)}world{\fscx100\fscy100}` + "\n",
 		}, []string{`\1c`}},
 		{"pop and highlight", CaptionStyle{PopWord: true, HighlightWord: true}, []string{
-			`{\1c&H0000E0FF&\fscx125\fscy125\t(0,120,\fscx100\fscy100)}big{\1c&H00FFFFFF&\fscx100\fscy100}`,
+			`{\1c&H00A0F3FF&\fscx125\fscy125\t(0,120,\fscx100\fscy100)}big{\1c&H00FFFFFF&\fscx100\fscy100}`,
 		}, nil},
 	}
 	cases = append(cases,
@@ -56,7 +56,7 @@ func TestASS(t *testing.T) {
 			want  []string
 			not   []string
 		}{"karaoke look", CaptionStyle{Look: "karaoke"}, []string{
-			`0:00:01.10,0:00:01.60,Caption,,0,0,0,,{\1c&H0000E0FF&}hello big{\1c&H00FFFFFF&} world` + "\n"}, nil},
+			`0:00:01.10,0:00:01.60,Caption,,0,0,0,,{\1c&H00A0F3FF&}hello big{\1c&H00FFFFFF&} world` + "\n"}, nil},
 		struct {
 			name  string
 			style CaptionStyle
