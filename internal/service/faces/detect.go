@@ -30,12 +30,11 @@ type Box struct {
 }
 
 const (
-	// minFaceFrac: faces under this fraction of the frame's shorter side are
-	// not looked for (the smallest worth following in a crop).
-	minFaceFrac = 0.1
-	// minFacePx is the floor of the smallest face searched, whatever the
-	// frame: about the smallest the cascade still finds reliably.
-	minFacePx = 20
+	// MinFacePx is the smallest face searched, whatever the frame: about the
+	// smallest the cascade still finds reliably (real faces of 20 px are
+	// found in nearly every frame, of 16 px in a fifth). The caller sizes
+	// its frames so the smallest face worth following is this big.
+	MinFacePx = 20
 	// shiftFactor / scaleFactor: the search window moves by 15% of its side
 	// and grows by 20% per scale. pigo's usual 10% / 10% finds the same faces
 	// (a face spans several windows either way) at 4-6 times the cost, which
@@ -70,19 +69,23 @@ func classifier() (*pigo.Pigo, error) {
 // Detect returns the faces in gray, a w x h 8-bit frame (row-major, no
 // padding), strongest first. A frame of the wrong size finds nothing.
 func Detect(gray []byte, w, h int) []Box {
-	if w < minFacePx || h < minFacePx || len(gray) < w*h {
+	if w < MinFacePx || h < MinFacePx || len(gray) < w*h {
 		return nil
 	}
-	short := min(w, h)
-	return run(gray, w, []window{{0, 0, w, h, max(minFacePx, int(math.Round(minFaceFrac*float64(short)))), short}})
+	return run(gray, w, []window{{0, 0, w, h, MinFacePx, min(w, h)}})
 }
 
 // Around the faces of a previous sample, DetectNear searches a square of
-// nearSpan sides about each, for faces of nearMin to nearMax of its side:
-// a face moves and turns little in a quarter second.
+// nearSpan sides about each, widened by MotionReach of the frame's width
+// each way, for faces of nearMin to nearMax of its side: a face turns little
+// in a quarter second, and moves at most about as far as someone crossing
+// the picture in six seconds (a small face far more than its own side).
 const (
 	nearSpan         = 2.2
 	nearMin, nearMax = 0.7, 1.45
+	// MotionReach is how far (a fraction of the frame's width) a face may
+	// move between two samples and still be the same face.
+	MotionReach = 0.04
 )
 
 // DetectNear is Detect limited to the surroundings of the faces found in
@@ -90,15 +93,21 @@ const (
 // cost of a whole frame, for the samples between two full searches. It
 // finds no new face away from those.
 func DetectNear(gray []byte, w, h int, near []Box) []Box {
-	if w < minFacePx || h < minFacePx || len(gray) < w*h {
+	return DetectNearAfter(gray, w, h, near, 1)
+}
+
+// DetectNearAfter is DetectNear around faces seen gap samples ago: they may
+// have moved gap times as far.
+func DetectNearAfter(gray []byte, w, h int, near []Box, gap int) []Box {
+	if w < MinFacePx || h < MinFacePx || len(gray) < w*h {
 		return nil
 	}
 	var wins []window
 	for _, b := range near {
-		half := int(math.Ceil(nearSpan * b.Size / 2))
+		half := int(math.Ceil(nearSpan*b.Size/2 + float64(max(1, gap))*MotionReach*float64(w)))
 		x0, y0 := max(0, int(b.X)-half), max(0, int(b.Y)-half)
 		x1, y1 := min(w, int(b.X)+half), min(h, int(b.Y)+half)
-		lo := max(minFacePx, int(nearMin*b.Size))
+		lo := max(MinFacePx, int(nearMin*b.Size))
 		hi := min(int(math.Ceil(nearMax*b.Size)), x1-x0, y1-y0)
 		if hi >= lo {
 			wins = append(wins, window{x0, y0, x1 - x0, y1 - y0, lo, hi})
@@ -165,6 +174,25 @@ func dropNested(in []Box) []Box {
 		if !inside {
 			out = append(out, b)
 		}
+	}
+	return out
+}
+
+// Merge joins the faces of two searches of one frame (a coarse search and
+// one around known faces): a face whose centre lies inside a stronger one
+// is the same face. Strongest first.
+func Merge(a, b []Box) []Box {
+	out := dropNested(append(append([]Box(nil), a...), b...))
+	sort.Slice(out, func(i, j int) bool { return out[i].Q > out[j].Q })
+	return out
+}
+
+// Scaled is boxes found in a frame k times smaller, in the larger frame's pixels.
+func Scaled(boxes []Box, k float64) []Box {
+	out := make([]Box, len(boxes))
+	for i, b := range boxes {
+		out[i] = b
+		out[i].X, out[i].Y, out[i].Size = b.X*k, b.Y*k, b.Size*k
 	}
 	return out
 }
