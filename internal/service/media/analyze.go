@@ -124,7 +124,7 @@ func AnalyzeWith(ctx context.Context, path string, src *ProbeResult, tmpDir stri
 		coarse := newShrinkReader(stdout, fw, fh, scale, detector.add)
 		centres, readErr = readSamples(coarse, fw/scale, fh/scale, faceFPS*windowSec, func(int, []byte) {})
 	}
-	samples, jumps := detector.finish()
+	samples := detector.finish()
 	if readErr != nil {
 		// Drain so ffmpeg is not blocked on a full pipe while we wait for it.
 		_, _ = io.Copy(io.Discard, stdout)
@@ -150,7 +150,11 @@ func AnalyzeWith(ctx context.Context, path string, src *ProbeResult, tmpDir stri
 	if err != nil {
 		return nil, err
 	}
-	a.SceneCuts = sceneCuts(scores, jumpTimes(scores, samples, jumps))
+	var jumps []float64
+	if !opts.FaceBaseline {
+		jumps = jumpTimes(scores, samples, faces.JumpCuts(samples, fw))
+	}
+	a.SceneCuts = sceneCuts(scores, jumps)
 	a.CenterX = smoothCentres(centres, n, windowSec, a.SceneCuts)
 	addFaces(a, samples, fw, fh)
 	if info.HasAudio {
@@ -245,17 +249,13 @@ func sceneCuts(scores []sceneScore, jumps []float64) []float64 {
 	return cuts
 }
 
-// jumpTimes places each jump cut (the index of the sample after it) at the
-// frame scoring highest between that sample and the one before: the frame
-// that changed, found to the frame though the faces are sampled four times a
-// second.
-func jumpTimes(scores []sceneScore, samples []faces.Sample, jumps []int) []float64 {
+// jumpTimes places each jump cut at the frame scoring highest between the
+// samples around it: the frame that changed, found to the frame though the
+// faces are sampled four times a second.
+func jumpTimes(scores []sceneScore, samples []faces.Sample, jumps []faces.Jump) []float64 {
 	var out []float64
 	for _, j := range jumps {
-		if j <= 0 || j >= len(samples) {
-			continue
-		}
-		t0, t1 := samples[j-1].T, samples[j].T
+		t0, t1 := samples[j.Before].T, samples[j.After].T
 		best, at := -1.0, t1
 		for _, s := range scores {
 			if s.t > t0+1e-6 && s.t <= t1+1e-6 && s.score > best {

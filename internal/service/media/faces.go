@@ -50,7 +50,7 @@ func faceScale(w, h int) int {
 
 // faceSampler runs face detection on the analysis' sampled frames in a
 // goroutine of its own, in order, measuring each face's mouth against the
-// previous sample and noting jump cuts (faces.Jump).
+// previous sample.
 type faceSampler struct {
 	w, h     int // the detection frames
 	scale    int // the coarse frame is w/scale x h/scale
@@ -59,7 +59,6 @@ type faceSampler struct {
 	free     chan []byte
 	done     chan struct{}
 	samples  []faces.Sample
-	jumps    []int // samples a jump cut comes before
 }
 
 type faceFrame struct {
@@ -86,12 +85,11 @@ func (s *faceSampler) add(k int, frame []byte) {
 	s.in <- faceFrame{k, buf}
 }
 
-// finish waits for the queued frames and returns the samples, in order, and
-// the samples that follow a jump cut.
-func (s *faceSampler) finish() ([]faces.Sample, []int) {
+// finish waits for the queued frames and returns the samples, in order.
+func (s *faceSampler) finish() []faces.Sample {
 	close(s.in)
 	<-s.done
-	return s.samples, s.jumps
+	return s.samples
 }
 
 func (s *faceSampler) run() {
@@ -137,9 +135,6 @@ func (s *faceSampler) run() {
 			}
 		}
 		faces.MeasureMouths(f.pix, last, s.w, s.h, found, prevFaces)
-		if !s.baseline && last != nil && faces.Jump(f.pix, last, s.w, s.h, found, prevFaces) {
-			s.jumps = append(s.jumps, len(s.samples))
-		}
 		s.samples = append(s.samples, faces.Sample{T: float64(f.k) / faceFPS, Faces: found})
 		if prev != nil {
 			select {
