@@ -78,7 +78,6 @@ type clipPlacement struct {
 	medY     float64
 	clipW    int
 	clipH    int
-	clipRate float64
 }
 
 // FacesAt is where the faces are at source time t (X, Y fractions of the
