@@ -118,20 +118,22 @@ func (s *faceSampler) run() {
 		if fine {
 			found, lastFine, lost = faces.Detect(f.pix, s.w, s.h), f.k, false
 		} else {
-			found = faces.DetectNear(f.pix, s.w, s.h, prevFaces)
-			lost = lost || len(found) < len(prevFaces)
-			if !s.baseline {
+			if s.baseline {
+				found = faces.DetectNear(f.pix, s.w, s.h, prevFaces)
+			} else {
+				found = faces.DetectAround(f.pix, s.w, s.h, prevFaces, 1)
 				// Faces missed lately (a turn, a blink of the detector) are
 				// looked for where they were, for a second.
 				for _, m := range missing {
 					if gap := f.k - m.k; gap <= fullSearchEvery {
-						found = faces.Merge(found, faces.DetectNearAfter(f.pix, s.w, s.h, []faces.Box{m.box}, gap))
+						found = faces.Merge(found, faces.DetectAround(f.pix, s.w, s.h, []faces.Box{m.box}, gap))
 					}
 				}
 			}
+			lost = lost || len(found) < len(prevFaces)
 			if !s.baseline && (lost || f.k%fullSearchEvery == 0) {
 				shrink(f.pix, s.w, coarse, cw, ch, s.scale)
-				found = faces.Merge(found, faces.Scaled(faces.Detect(coarse, cw, ch), float64(s.scale)))
+				found = faces.Merge(found, faces.Scaled(faces.DetectTilted(coarse, cw, ch), float64(s.scale)))
 			}
 		}
 		faces.MeasureMouths(f.pix, last, s.w, s.h, found, prevFaces)

@@ -124,9 +124,12 @@ func TestRealPeopleOnePerPanel(t *testing.T) {
 			Faces: []testvideo.FacePos{{X: 744, Y: 470, Size: 260}, {X: 1272, Y: 448, Size: 256}}}},
 		{LayoutThree, testvideo.RealPhoto{Path: "photos/sample3.jpg", Crop: [4]float64{0, 135, 1920, 1080},
 			Faces: []testvideo.FacePos{{X: 672, Y: 454, Size: 264}, {X: 1170, Y: 356, Size: 294}, {X: 1604, Y: 428, Size: 250}}}},
+		// Heads tilted 20-30 degrees, one looking down.
+		{LayoutThree, testvideo.RealPhoto{Path: "photos/sample1.jpg", Crop: [4]float64{0, 100, 1920, 1080},
+			Faces: []testvideo.FacePos{{X: 474, Y: 476, Size: 240}, {X: 930, Y: 544, Size: 200}, {X: 1524, Y: 362, Size: 152}}}},
 	}
 	for _, c := range cases {
-		t.Run(c.layout, func(t *testing.T) {
+		t.Run(c.layout+"-"+filepath.Base(c.photo.Path), func(t *testing.T) {
 			const w, h = 1280, 720
 			p := c.photo
 			p.Path = realmedia.Path(t, p.Path)
