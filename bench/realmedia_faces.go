@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
@@ -272,35 +273,65 @@ func yesNo(ok bool) string {
 }
 
 // analysisCost times the analysis before and after against a plain decode
-// of a 1080p real-face source, alternating, the median of three rounds.
+// of a 1080p real-face source, alternating, the median of three rounds: the
+// wall time and the CPU time (this process's and its ffmpeg children's; on a
+// shared machine the steadier of the two).
 func analysisCost(ctx context.Context, dir, work string) (string, error) {
 	const dur = 30.0
 	src := filepath.Join(work, "cost-1080p.mp4")
 	if _, err := testvideo.ComposeReal(ctx, src, movingFace(dir, realFaceClips[2], 1920, 1080, 120, dur)); err != nil {
 		return "", err
 	}
-	var dec, before, after []float64
+	type cost struct{ wall, cpu []float64 }
+	var dec, before, after cost
+	measure := func(c *cost, run func() error) error {
+		c0, st := cpuSeconds(), time.Now()
+		if err := run(); err != nil {
+			return err
+		}
+		c.wall = append(c.wall, time.Since(st).Seconds())
+		c.cpu = append(c.cpu, cpuSeconds()-c0)
+		return nil
+	}
 	for range 3 {
-		st := time.Now()
-		if out, err := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", src, "-f", "null", "-").CombinedOutput(); err != nil {
-			return "", fmt.Errorf("decode: %w: %s", err, out)
-		}
-		dec = append(dec, time.Since(st).Seconds())
-		st = time.Now()
-		if _, err := media.AnalyzeWith(ctx, src, nil, "", media.AnalyzeOptions{FaceBaseline: true}); err != nil {
+		if err := measure(&dec, func() error {
+			if out, err := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", src, "-f", "null", "-").CombinedOutput(); err != nil {
+				return fmt.Errorf("decode: %w: %s", err, out)
+			}
+			return nil
+		}); err != nil {
 			return "", err
 		}
-		before = append(before, time.Since(st).Seconds())
-		st = time.Now()
-		if _, err := media.AnalyzeWith(ctx, src, nil, "", media.AnalyzeOptions{}); err != nil {
+		if err := measure(&before, func() error {
+			_, err := media.AnalyzeWith(ctx, src, nil, "", media.AnalyzeOptions{FaceBaseline: true})
+			return err
+		}); err != nil {
 			return "", err
 		}
-		after = append(after, time.Since(st).Seconds())
+		if err := measure(&after, func() error {
+			_, err := media.AnalyzeWith(ctx, src, nil, "", media.AnalyzeOptions{})
+			return err
+		}); err != nil {
+			return "", err
+		}
 	}
 	med := func(v []float64) float64 { sort.Float64s(v); return v[len(v)/2] }
 	fw0, fh0 := media.FaceFrameSize(1920, 1080, media.AnalyzeOptions{FaceBaseline: true})
 	fw1, fh1 := media.FaceFrameSize(1920, 1080, media.AnalyzeOptions{})
-	return fmt.Sprintf("\nCost on a %g s 1080p source (a 120-px real face moving): plain decode (`ffmpeg -i SRC -f null -`) %.2f s; "+
-		"the analysis before (faces in %dx%d frames) %.2f s, ratio %.2f; after (%dx%d) %.2f s, ratio %.2f (medians of 3 alternating rounds, a shared 2-core machine).\n",
-		dur, med(dec), fw0, fh0, med(before), med(before)/med(dec), fw1, fh1, med(after), med(after)/med(dec)), nil
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nCost on a %g s 1080p source (a 120-px real face moving), against a plain decode (`ffmpeg -i SRC -f null -`); "+
+		"medians of 3 alternating rounds on a shared 2-core machine; CPU is this process's and its ffmpeg's.\n\n", dur)
+	b.WriteString("| | plain decode | analysis before (faces in " + fmt.Sprintf("%dx%d", fw0, fh0) + ") | analysis after (" + fmt.Sprintf("%dx%d", fw1, fh1) + ") |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| wall (s) | %.2f | %.2f (ratio %.2f) | %.2f (ratio %.2f) |\n", med(dec.wall), med(before.wall), med(before.wall)/med(dec.wall), med(after.wall), med(after.wall)/med(dec.wall))
+	fmt.Fprintf(&b, "| CPU (s) | %.2f | %.2f (ratio %.2f) | %.2f (ratio %.2f) |\n", med(dec.cpu), med(before.cpu), med(before.cpu)/med(dec.cpu), med(after.cpu), med(after.cpu)/med(dec.cpu))
+	return b.String(), nil
+}
+
+// cpuSeconds is the CPU time this process and its waited-for children have used.
+func cpuSeconds() float64 {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
 }

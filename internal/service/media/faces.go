@@ -24,12 +24,17 @@ const (
 	// a face was lost. A face that comes into a shot is found within a
 	// second; the shot's first sample is always searched whole.
 	fullSearchEvery = 4
-	// fineSearchEvery: one sample in this many (every two seconds) is
+	// fineSearchEvery: one sample in this many (every four seconds) is
 	// searched whole at the detection frame's own size, for the small faces
 	// only it shows: the search that costs (its smallest windows are most of
-	// it), so it runs less often; also after a cut, and when a face was lost
-	// (at most once a second).
-	fineSearchEvery = 8
+	// it), so it runs seldom; also after a cut, and when a face was lost (at
+	// most once a second). A small face that comes into a shot is found
+	// within four seconds.
+	fineSearchEvery = 16
+	// tiltedSearchEvery: every other coarse search (every two seconds) also
+	// looks for tilted and turned faces (faces.DetectTilted, six times the
+	// upright search); a face it found is then followed around its place.
+	tiltedSearchEvery = 8
 	// minSourceFacePx: the detection frames are large enough that a face this
 	// many pixels wide in the source is faces.MinFacePx in them (a person far
 	// off in a 720p or 1080p shot), up to maxFaceScale times the coarse frame.
@@ -133,7 +138,11 @@ func (s *faceSampler) run() {
 			lost = lost || len(found) < len(prevFaces)
 			if !s.baseline && (lost || f.k%fullSearchEvery == 0) {
 				shrink(f.pix, s.w, coarse, cw, ch, s.scale)
-				found = faces.Merge(found, faces.Scaled(faces.DetectTilted(coarse, cw, ch), float64(s.scale)))
+				detect := faces.Detect
+				if f.k%tiltedSearchEvery == 0 {
+					detect = faces.DetectTilted
+				}
+				found = faces.Merge(found, faces.Scaled(detect(coarse, cw, ch), float64(s.scale)))
 			}
 		}
 		faces.MeasureMouths(f.pix, last, s.w, s.h, found, prevFaces)
@@ -187,17 +196,22 @@ func stillMissing(missing []missedFace, prevFaces, found []faces.Box, k, w int) 
 // shrink averages each k x k block of src (w wide) into dst (dw x dh).
 func shrink(src []byte, w int, dst []byte, dw, dh, k int) {
 	area := k * k
+	sums := make([]int, dw)
 	for y := range dh {
-		row := dst[y*dw : (y+1)*dw]
-		for x := range row {
-			sum := 0
-			for dy := range k {
-				line := src[(y*k+dy)*w+x*k:]
-				for dx := range k {
-					sum += int(line[dx])
+		clear(sums)
+		// Sum k rows into column sums of k pixels each, then divide.
+		for dy := range k {
+			line := src[(y*k+dy)*w:][:dw*k]
+			for x := range sums {
+				px := line[x*k:][:k]
+				for _, v := range px {
+					sums[x] += int(v)
 				}
 			}
-			row[x] = byte((sum + area/2) / area)
+		}
+		row := dst[y*dw:][:dw]
+		for x, v := range sums {
+			row[x] = byte((v + area/2) / area)
 		}
 	}
 }

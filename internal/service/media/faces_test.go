@@ -221,3 +221,17 @@ func TestMeanCentreOfAShot(t *testing.T) {
 		t.Errorf("a shot between window middles: %.3f, want the nearest window's 0.6", c)
 	}
 }
+
+func TestShrinkAveragesBlocks(t *testing.T) {
+	// A 6x3 frame shrunk 3 times: two blocks, their means rounded.
+	src := []byte{
+		0, 3, 6, 10, 10, 10,
+		0, 3, 6, 10, 10, 10,
+		0, 3, 6, 10, 10, 11,
+	}
+	dst := make([]byte, 2)
+	shrink(src, 6, dst, 2, 1, 3)
+	if dst[0] != 3 || dst[1] != 10 {
+		t.Errorf("shrink = %v, want [3 10]", dst)
+	}
+}
