@@ -112,7 +112,8 @@ func (s *faceSampler) run() {
 			last = nil // not the previous sample: nothing to compare with
 		}
 		var found []faces.Box
-		fine := last == nil || cutBetween(f.pix, last)
+		shotStart := last == nil || cutBetween(f.pix, last)
+		fine := shotStart
 		switch {
 		case s.baseline || s.scale == 1:
 			// One frame size: the whole search is the coarse one.
@@ -122,6 +123,12 @@ func (s *faceSampler) run() {
 		}
 		if fine {
 			found, lastFine, lost = faces.Detect(f.pix, s.w, s.h), f.k, false
+			if !s.baseline && (shotStart || f.k%tiltedSearchEvery == 0) {
+				// A shot's first sample also looks for tilted and turned faces
+				// (and, every two seconds, the coarse frame of a fine search).
+				shrink(f.pix, s.w, coarse, cw, ch, s.scale)
+				found = faces.Merge(found, faces.Scaled(faces.DetectTilted(coarse, cw, ch), float64(s.scale)))
+			}
 		} else {
 			if s.baseline {
 				found = faces.DetectNear(f.pix, s.w, s.h, prevFaces)
