@@ -121,7 +121,7 @@ func AnalyzeWith(ctx context.Context, path string, src *ProbeResult, tmpDir stri
 		centres, readErr = readSamples(stdout, fw, fh, faceFPS*windowSec, detector.add)
 	} else {
 		// readSamples sees the coarse frames; the sampler the detection frames.
-		coarse := newShrinkReader(stdout, fw, fh, scale, detector.add)
+		coarse := newShrinkReader(stdout, fw, fh, scale, detector.addShrunk)
 		centres, readErr = readSamples(coarse, fw/scale, fh/scale, faceFPS*windowSec, func(int, []byte) {})
 	}
 	samples := detector.finish()

@@ -31,10 +31,6 @@ const (
 	// most once a second). A small face that comes into a shot is found
 	// within four seconds.
 	fineSearchEvery = 16
-	// tiltedSearchEvery: every other coarse search (every two seconds) also
-	// looks for tilted and turned faces (faces.DetectTilted, six times the
-	// upright search); a face it found is then followed around its place.
-	tiltedSearchEvery = 8
 	// minSourceFacePx: the detection frames are large enough that a face this
 	// many pixels wide in the source is faces.MinFacePx in them (a person far
 	// off in a 720p or 1080p shot), up to maxFaceScale times the coarse frame.
@@ -67,8 +63,9 @@ type faceSampler struct {
 }
 
 type faceFrame struct {
-	k   int // sample index: at k/faceFPS seconds
-	pix []byte
+	k      int // sample index: at k/faceFPS seconds
+	pix    []byte
+	coarse []byte // pix shrunk scale times (pix itself at scale 1)
 }
 
 func newFaceSampler(w, h, scale int, baseline bool) *faceSampler {
@@ -79,15 +76,25 @@ func newFaceSampler(w, h, scale int, baseline bool) *faceSampler {
 }
 
 // add queues a copy of frame (w*h gray) as sample k.
-func (s *faceSampler) add(k int, frame []byte) {
+func (s *faceSampler) add(k int, frame []byte) { s.addShrunk(k, frame, nil) }
+
+// addShrunk queues copies of frame and of coarse, frame shrunk scale times
+// (nil: the sampler shrinks it when it needs it).
+func (s *faceSampler) addShrunk(k int, frame, coarse []byte) {
 	var buf []byte
 	select {
 	case buf = <-s.free:
 	default:
-		buf = make([]byte, s.w*s.h)
+		buf = make([]byte, s.w*s.h+(s.w/s.scale)*(s.h/s.scale))
 	}
 	copy(buf, frame)
-	s.in <- faceFrame{k, buf}
+	f := faceFrame{k: k, pix: buf[:s.w*s.h], coarse: buf[s.w*s.h:]}
+	if coarse != nil {
+		copy(f.coarse, coarse)
+	} else {
+		shrink(frame, s.w, f.coarse, s.w/s.scale, s.h/s.scale, s.scale)
+	}
+	s.in <- f
 }
 
 // finish waits for the queued frames and returns the samples, in order.
@@ -105,15 +112,14 @@ func (s *faceSampler) run() {
 	lost := false // a face was lost since the last fine search
 	var missing []missedFace
 	cw, ch := s.w/s.scale, s.h/s.scale
-	coarse := make([]byte, cw*ch)
+	var prevBuf []byte // the buffer of prev and its coarse frame, to reuse
 	for f := range s.in {
 		last := prev
 		if f.k != prevK+1 {
 			last = nil // not the previous sample: nothing to compare with
 		}
 		var found []faces.Box
-		shotStart := last == nil || cutBetween(f.pix, last)
-		fine := shotStart
+		fine := last == nil || cutBetween(f.pix, last)
 		switch {
 		case s.baseline || s.scale == 1:
 			// One frame size: the whole search is the coarse one.
@@ -123,11 +129,11 @@ func (s *faceSampler) run() {
 		}
 		if fine {
 			found, lastFine, lost = faces.Detect(f.pix, s.w, s.h), f.k, false
-			if !s.baseline && (shotStart || f.k%tiltedSearchEvery == 0) {
-				// A shot's first sample also looks for tilted and turned faces
-				// (and, every two seconds, the coarse frame of a fine search).
-				shrink(f.pix, s.w, coarse, cw, ch, s.scale)
-				found = faces.Merge(found, faces.Scaled(faces.DetectTilted(coarse, cw, ch), float64(s.scale)))
+			if !s.baseline {
+				// A whole search also looks for tilted and turned faces, in the
+				// coarse frame (faces.DetectTilted costs six upright searches);
+				// once found, DetectAround follows them as they are.
+				found = faces.Merge(found, faces.Scaled(faces.DetectTilted(f.coarse, cw, ch), float64(s.scale)))
 			}
 		} else {
 			if s.baseline {
@@ -144,22 +150,18 @@ func (s *faceSampler) run() {
 			}
 			lost = lost || len(found) < len(prevFaces)
 			if !s.baseline && (lost || f.k%fullSearchEvery == 0) {
-				shrink(f.pix, s.w, coarse, cw, ch, s.scale)
-				detect := faces.Detect
-				if f.k%tiltedSearchEvery == 0 {
-					detect = faces.DetectTilted
-				}
-				found = faces.Merge(found, faces.Scaled(detect(coarse, cw, ch), float64(s.scale)))
+				found = faces.Merge(found, faces.Scaled(faces.Detect(f.coarse, cw, ch), float64(s.scale)))
 			}
 		}
 		faces.MeasureMouths(f.pix, last, s.w, s.h, found, prevFaces)
 		s.samples = append(s.samples, faces.Sample{T: float64(f.k) / faceFPS, Faces: found})
-		if prev != nil {
+		if prevBuf != nil {
 			select {
-			case s.free <- prev:
+			case s.free <- prevBuf:
 			default:
 			}
 		}
+		prevBuf = f.pix[:cap(f.pix)]
 		if !s.baseline {
 			missing = stillMissing(missing, prevFaces, found, f.k, s.w)
 		}
@@ -206,17 +208,25 @@ func shrink(src []byte, w int, dst []byte, dw, dh, k int) {
 	sums := make([]int, dw)
 	for y := range dh {
 		clear(sums)
-		// Sum k rows into column sums of k pixels each, then divide.
+		// Add k rows into the column sums, k pixels a column, then divide.
 		for dy := range k {
-			line := src[(y*k+dy)*w:][:dw*k]
-			for x := range sums {
-				px := line[x*k:][:k]
-				for _, v := range px {
-					sums[x] += int(v)
+			line := src[(y*k+dy)*w : (y*k+dy)*w+dw*k]
+			switch k {
+			case 2:
+				for x := range sums {
+					sums[x] += int(line[2*x]) + int(line[2*x+1])
+				}
+			case 3:
+				for x := range sums {
+					sums[x] += int(line[3*x]) + int(line[3*x+1]) + int(line[3*x+2])
+				}
+			default:
+				for i, v := range line {
+					sums[i/k] += int(v)
 				}
 			}
 		}
-		row := dst[y*dw:][:dw]
+		row := dst[y*dw : (y+1)*dw]
 		for x, v := range sums {
 			row[x] = byte((v + area/2) / area)
 		}
@@ -224,20 +234,20 @@ func shrink(src []byte, w int, dst []byte, dw, dh, k int) {
 }
 
 // shrinkReader hands each w x h frame it reads from r to onFrame (with its
-// index) and yields it shrunk k times (w/k x h/k) to its reader: the
-// detection frames go to the face sampler, the coarse ones to the centre of
-// motion, from one stream.
+// index and the frame shrunk k times, w/k x h/k) and yields the shrunk one to
+// its reader: the detection frames go to the face sampler, the coarse ones to
+// it and to the centre of motion, from one stream, shrunk once.
 type shrinkReader struct {
 	r       io.Reader
 	w, h, k int
-	onFrame func(k int, frame []byte)
+	onFrame func(k int, frame, small []byte)
 	frame   []byte
 	small   []byte
 	pending []byte
 	n       int
 }
 
-func newShrinkReader(r io.Reader, w, h, k int, onFrame func(int, []byte)) *shrinkReader {
+func newShrinkReader(r io.Reader, w, h, k int, onFrame func(int, []byte, []byte)) *shrinkReader {
 	return &shrinkReader{r: r, w: w, h: h, k: k, onFrame: onFrame, frame: make([]byte, w*h), small: make([]byte, (w/k)*(h/k))}
 }
 
@@ -246,9 +256,9 @@ func (s *shrinkReader) Read(p []byte) (int, error) {
 		if _, err := io.ReadFull(s.r, s.frame); err != nil {
 			return 0, err // io.EOF between frames is the end; readSamples tells the rest
 		}
-		s.onFrame(s.n, s.frame)
-		s.n++
 		shrink(s.frame, s.w, s.small, s.w/s.k, s.h/s.k, s.k)
+		s.onFrame(s.n, s.frame, s.small)
+		s.n++
 		s.pending = s.small
 	}
 	n := copy(p, s.pending)
