@@ -194,8 +194,8 @@ func ComposeReal(ctx context.Context, path string, src RealSource) (*RealTruth, 
 			left := fmt.Sprintf("(%s)*%d-%.2f", keyExpr(f.Keys, false), w, c.k*(c.medX-c.cx0))
 			top := fmt.Sprintf("(%s)*%d-%.2f", keyExpr(f.Keys, true), h, c.k*(c.medY-c.cy0))
 			next := fmt.Sprintf("v%d", i)
-			// The clip loops when shorter than the source (loop by setpts would not: use the
-			// clip as is and hold its last frame, which overlay does with eof_action=repeat).
+			// A clip shorter than the source holds its last frame (eof_action=repeat);
+			// the truth holds its last measured place too.
 			fmt.Fprintf(&g, "[%d:v]fps=%d,crop=%.0f:%.0f:%.0f:%.0f,scale=%d:%d:flags=bicubic,setsar=1[f%d];\n"+
 				"[%s][f%d]overlay=x='%s':y='%s':eof_action=repeat[%s];\n",
 				i, frameRate, c.cropW, c.cropH, c.cx0, c.cy0, sw, sh, i, cur, i, left, top, next)
