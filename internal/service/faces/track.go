@@ -47,9 +47,14 @@ const (
 	MaxFaces = 4
 	// linkDistance / linkSizeRatio: a face in one sample is the same as one
 	// in another when their centres are within linkDistance of the larger
-	// side and their sides within this ratio.
+	// side (plus MotionReach of the frame's width: a small face that walks
+	// moves more than half its side between samples) and their sides within
+	// this ratio.
 	linkDistance  = 0.5
 	linkSizeRatio = 1.5
+	// maxLinkGap: a face missed for more samples than this (a second) may
+	// still join its track, but within this many samples' motion.
+	maxLinkGap = 4
 	// stayShare: a track found in at least this share of a shot's samples
 	// is a face of the shot; fewer is a passer-by or a false hit.
 	stayShare = 0.5
@@ -120,7 +125,7 @@ func Shots(samples []Sample, cuts []float64, duration float64, w, h int) []Shot 
 
 func analyzeShot(samples []Sample, start, end float64, w, h int) Shot {
 	shot := Shot{Start: start, End: end, Speaker: -1}
-	tracks := link(samples)
+	tracks := link(samples, MotionReach*float64(w))
 	n := len(samples)
 	var stay []*track
 	for _, t := range tracks {
@@ -155,8 +160,9 @@ func analyzeShot(samples []Sample, start, end float64, w, h int) Shot {
 
 // link joins each sample's faces to the tracks of the earlier samples: the
 // closest pairs first, each track and face used once; a face that joins
-// none starts a track.
-func link(samples []Sample) []*track {
+// none starts a track. reach is how far (pixels) a face may move between
+// samples beyond linkDistance of its side.
+func link(samples []Sample, reach float64) []*track {
 	var tracks []*track
 	for i, s := range samples {
 		type pair struct {
@@ -166,9 +172,11 @@ func link(samples []Sample) []*track {
 		var pairs []pair
 		for ti, t := range tracks {
 			lb := t.last()
+			// A face missed for a few samples has moved on meanwhile.
+			gap := float64(min(i-t.at[len(t.at)-1], maxLinkGap))
 			for fi, f := range s.Faces {
 				d := math.Hypot(f.X-lb.X, f.Y-lb.Y)
-				if d < linkDistance*max(f.Size, lb.Size) && sizeRatio(f.Size, lb.Size) < linkSizeRatio {
+				if d < linkDistance*max(f.Size, lb.Size)+gap*reach && sizeRatio(f.Size, lb.Size) < linkSizeRatio {
 					pairs = append(pairs, pair{ti, fi, d})
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/faces"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
@@ -45,6 +46,20 @@ func Analyze(ctx context.Context, path string) (*Analysis, error) {
 // is Probe's result for path (nil probes it). Its temporary files go under
 // tmpDir (a job's directory; "" is the system's).
 func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir string) (*Analysis, error) {
+	return AnalyzeWith(ctx, path, src, tmpDir, AnalyzeOptions{})
+}
+
+// AnalyzeOptions change how Analyze looks at the picture.
+type AnalyzeOptions struct {
+	// FaceBaseline analyses faces as before issue 26 (detection frames of
+	// 2*sampleSide, so faces under about a quarter of a 16:9 source's height
+	// are too small to find; cuts only where the whole picture changes),
+	// kept so the benchmark measures the analysis against it in one run.
+	FaceBaseline bool
+}
+
+// AnalyzeWith is AnalyzeProbed with options.
+func AnalyzeWith(ctx context.Context, path string, src *ProbeResult, tmpDir string, opts AnalyzeOptions) (*Analysis, error) {
 	info, err := sourceInfo(ctx, path, src)
 	if err != nil {
 		return nil, err
@@ -57,14 +72,23 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir st
 	audioLog, sceneLog := filepath.Join(dir, "audio.txt"), filepath.Join(dir, "scenes.txt")
 
 	sw, sh := sampleSize(info.Width, info.Height)
-	// Scene cuts see every frame at the tiny size; faces and the centre of motion
-	// see faceFPS frames a second at twice that size (every other one, halved, is
-	// the centre's), so the full-size frames are scaled only a few times a second.
-	fw, fh := 2*sw, 2*sh
+	// Scene cuts see every frame at the tiny size; faces see faceFPS frames a
+	// second at scale times twice that size (large enough for a face of
+	// minSourceFacePx), and the centre of motion every other one of those,
+	// shrunk to the tiny size: the full-size frames are scaled only a few times
+	// a second. Every frame's scene score is logged: a jump cut (a face cut
+	// from one place to another over one background) is placed at the frame
+	// that changes most between its two samples.
+	scale := faceScale(info.Width, info.Height)
+	sceneSelect := "gte(scene,0)"
+	if opts.FaceBaseline {
+		scale, sceneSelect = 1, fmt.Sprintf("gt(scene,%g)", sceneThreshold)
+	}
+	fw, fh := 2*sw*scale, 2*sh*scale
 	graph := fmt.Sprintf("[0:%d]split[sv][fv];"+
-		"[sv]scale=%d:%d:flags=fast_bilinear,select='gt(scene,%g)',metadata=print:key=lavfi.scene_score:file=%s,nullsink;"+
+		"[sv]scale=%d:%d:flags=fast_bilinear,select='%s',metadata=print:key=lavfi.scene_score:file=%s,nullsink;"+
 		"[fv]fps=%d,scale=%d:%d:flags=fast_bilinear,format=gray[thumbs]",
-		info.VideoStream, sw, sh, sceneThreshold, toolexec.FilterValue(sceneLog), faceFPS, fw, fh)
+		info.VideoStream, sw, sh, sceneSelect, toolexec.FilterValue(sceneLog), faceFPS, fw, fh)
 	if info.HasAudio {
 		graph += fmt.Sprintf(";[0:%d]aformat=sample_fmts=flt:sample_rates=%d:channel_layouts=mono,"+
 			"asetnsamples=n=%d:p=1,"+
@@ -90,8 +114,16 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir st
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("analyze: start ffmpeg: %w", err)
 	}
-	detector := newFaceSampler(fw, fh)
-	centres, readErr := readSamples(stdout, fw, fh, faceFPS*windowSec, detector.add)
+	detector := newFaceSampler(fw, fh, scale, opts.FaceBaseline)
+	var centres []float64
+	var readErr error
+	if scale == 1 {
+		centres, readErr = readSamples(stdout, fw, fh, faceFPS*windowSec, detector.add)
+	} else {
+		// readSamples sees the coarse frames; the sampler the detection frames.
+		coarse := newShrinkReader(stdout, fw, fh, scale, detector.addShrunk)
+		centres, readErr = readSamples(coarse, fw/scale, fh/scale, faceFPS*windowSec, func(int, []byte) {})
+	}
 	samples := detector.finish()
 	if readErr != nil {
 		// Drain so ffmpeg is not blocked on a full pipe while we wait for it.
@@ -114,9 +146,15 @@ func AnalyzeProbed(ctx context.Context, path string, src *ProbeResult, tmpDir st
 	for i := range a.LoudnessDB {
 		a.LoudnessDB[i] = floorDB
 	}
-	if a.SceneCuts, err = readSceneCuts(sceneLog, info.DurationSec); err != nil {
+	scores, err := readSceneScores(sceneLog, info.DurationSec)
+	if err != nil {
 		return nil, err
 	}
+	var jumps []float64
+	if !opts.FaceBaseline {
+		jumps = jumpTimes(scores, samples, faces.JumpCuts(samples, fw))
+	}
+	a.SceneCuts = sceneCuts(scores, jumps)
 	a.CenterX = smoothCentres(centres, n, windowSec, a.SceneCuts)
 	addFaces(a, samples, fw, fh)
 	if info.HasAudio {
@@ -172,20 +210,61 @@ func metaFrames(path string, fn func(t float64, key, value string)) error {
 	return nil
 }
 
-// readSceneCuts returns cut times, dropping a cut within half a second of the previous one
-// (a flash or a dissolve is one change, not several).
-func readSceneCuts(path string, duration float64) ([]float64, error) {
-	var cuts []float64
-	err := metaFrames(path, func(t float64, key, _ string) {
+// sceneScore is a frame's scene score (select's, 0..1) at source time t.
+type sceneScore struct{ t, score float64 }
+
+// readSceneScores returns the frames' scene scores, in time order, inside 0..duration.
+func readSceneScores(path string, duration float64) ([]sceneScore, error) {
+	var out []sceneScore
+	err := metaFrames(path, func(t float64, key, value string) {
 		if key != "lavfi.scene_score" || t <= 0 || t >= duration {
 			return
 		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out = append(out, sceneScore{t, v})
+		}
+	})
+	return out, err
+}
+
+// sceneCuts returns the cut times: the frames scoring above sceneThreshold
+// and the jump cuts, in order, dropping a cut within half a second of the
+// previous one (a flash or a dissolve is one change, not several).
+func sceneCuts(scores []sceneScore, jumps []float64) []float64 {
+	var all []float64
+	for _, s := range scores {
+		if s.score > sceneThreshold {
+			all = append(all, s.t)
+		}
+	}
+	all = append(all, jumps...)
+	sort.Float64s(all)
+	var cuts []float64
+	for _, t := range all {
 		if len(cuts) > 0 && t-cuts[len(cuts)-1] < 0.5 {
-			return
+			continue
 		}
 		cuts = append(cuts, t)
-	})
-	return cuts, err
+	}
+	return cuts
+}
+
+// jumpTimes places each jump cut at the frame scoring highest between the
+// samples around it: the frame that changed, found to the frame though the
+// faces are sampled four times a second.
+func jumpTimes(scores []sceneScore, samples []faces.Sample, jumps []faces.Jump) []float64 {
+	var out []float64
+	for _, j := range jumps {
+		t0, t1 := samples[j.Before].T, samples[j.After].T
+		best, at := -1.0, t1
+		for _, s := range scores {
+			if s.t > t0+1e-6 && s.t <= t1+1e-6 && s.score > best {
+				best, at = s.score, s.t
+			}
+		}
+		out = append(out, at)
+	}
+	return out
 }
 
 // readAudioLog fills a.LoudnessDB and returns the pauses found by silencedetect.

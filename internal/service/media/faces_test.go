@@ -221,3 +221,44 @@ func TestMeanCentreOfAShot(t *testing.T) {
 		t.Errorf("a shot between window middles: %.3f, want the nearest window's 0.6", c)
 	}
 }
+
+func TestShrinkAveragesBlocks(t *testing.T) {
+	// A 6x3 frame shrunk 3 times: two blocks, their means rounded.
+	src := []byte{
+		0, 3, 6, 10, 10, 10,
+		0, 3, 6, 10, 10, 10,
+		0, 3, 6, 10, 10, 11,
+	}
+	dst := make([]byte, 2)
+	shrink(src, 6, dst, 2, 1, 3)
+	if dst[0] != 3 || dst[1] != 10 {
+		t.Errorf("shrink = %v, want [3 10]", dst)
+	}
+}
+
+func TestShrinkAllFactorsAgree(t *testing.T) {
+	// Each factor's fast path gives the plain block mean.
+	const w, h = 12, 12
+	src := make([]byte, w*h)
+	for i := range src {
+		src[i] = byte(i * 37 % 251)
+	}
+	for _, k := range []int{1, 2, 3, 4} {
+		dw, dh := w/k, h/k
+		dst := make([]byte, dw*dh)
+		shrink(src, w, dst, dw, dh, k)
+		for y := range dh {
+			for x := range dw {
+				sum := 0
+				for dy := range k {
+					for dx := range k {
+						sum += int(src[(y*k+dy)*w+x*k+dx])
+					}
+				}
+				if want := byte((sum + k*k/2) / (k * k)); dst[y*dw+x] != want {
+					t.Fatalf("k %d: block %d,%d = %d, want %d", k, x, y, dst[y*dw+x], want)
+				}
+			}
+		}
+	}
+}

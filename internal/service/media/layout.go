@@ -277,3 +277,30 @@ func pathSample(path []PathKey, t float64, left bool) float64 {
 	}
 	return centre(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
 }
+
+// PanelCrops is where the panels of a layout (split, three or four) of a shot
+// with faces take their pictures from in a w x h source rendered at size:
+// the faces placed, left to right, and each panel's crop in source pixels
+// (x0, y0, x1, y1). A shot with too few faces for the layout gets the one
+// that fits them (none when that is not a panel layout).
+func PanelCrops(layout string, faces []FaceBox, w, h int, size [2]int) ([]FaceBox, [][4]int) {
+	lay := resolveLayout(layout, faces, false, 0.5)
+	switch lay.kind {
+	case LayoutSplit, LayoutThree, LayoutFour:
+	default:
+		return nil, nil
+	}
+	places := panelRects(lay.kind, size)
+	var crops [][4]int
+	for i, f := range lay.faces {
+		others := make([]FaceBox, 0, len(lay.faces)-1)
+		for j, g := range lay.faces {
+			if j != i {
+				others = append(others, g)
+			}
+		}
+		c := faceCrop(f, others, w, h, float64(places[i].w)/float64(places[i].h))
+		crops = append(crops, [4]int{c.x, c.y, c.x + c.w, c.y + c.h})
+	}
+	return lay.faces, crops
+}

