@@ -25,7 +25,10 @@ import (
 // A mild list word that festival says and pocketsphinx hears.
 var profaneSpeech = []string{
 	"We are going to the market to buy some fresh bread.",
-	"Damn, the market is closed today.",
+	// The recogniser takes a sentence-initial "Damn," for "than", and the
+	// checking decode then weighs "than" against "damn" and keeps "than"; after
+	// "Oh" the word is spotted and kept (the transcript reads "and and").
+	"Oh damn, the market is closed today.",
 	"Please call me when you arrive at the station.",
 }
 
@@ -61,9 +64,6 @@ func censorJob(t *testing.T, data []byte, mediaSpec string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(censorjobs.Spans(words, clip.TimeRanges[0][0], clip.TimeRanges[0][1])) == 0 {
-		t.Fatalf("no profanity heard in %q", clip.Text)
-	}
 
 	var spans []media.CensorSpan
 	for i, beep := range []bool{true, false} {
@@ -74,7 +74,12 @@ func censorJob(t *testing.T, data []byte, mediaSpec string) {
 				t.Fatalf("originals of %s: %v, want one", f.name, origs)
 			}
 			if i == 0 && f.name == ".mp4" {
-				spans = censoredSpans(t, words, clip, origs[0])
+				// What the job censors: the transcript's listed words and
+				// those its checking decode hears (the transcript may have
+				// taken "damn" for "than"; the decode weighs the sound alone).
+				if spans = censoredSpans(t, words, clip, origs[0]); len(spans) == 0 {
+					t.Fatalf("no profanity heard in %q", clip.Text)
+				}
 			}
 			resp, body := newClient(t, srv, "").do(http.MethodGet, f.uri, nil)
 			if resp.StatusCode != http.StatusOK {

@@ -137,7 +137,11 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 			if err := os.WriteFile(served, body, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			checkCensored(t, true, pcm16(t, export[0]), pcm16(t, served), censoredSpans(t, words, censored, export[0]))
+			spans := censoredSpans(t, words, censored, export[0])
+			if len(spans) == 0 {
+				t.Fatalf("the censor job heard no listed word in %q", censored.Text)
+			}
+			checkCensored(t, true, pcm16(t, export[0]), pcm16(t, served), spans)
 			if n := len(receiver.Requests()); n != 1 {
 				t.Errorf("%d conclusion webhooks by the end of the flow, want one", n)
 			}
@@ -145,17 +149,26 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 	}
 }
 
-// profaneClip is a clip of one range in which the transcript words has a
-// listed word (censorjobs.Spans), for a censor job that has one to beep.
+// profaneClip is a clip of one range for a censor job to beep: the first in
+// which the transcript words has a listed word (censorjobs.Spans), else the
+// first of one range, whose listed words the job's checking decode hears
+// (the flow checks that it censored some).
 func profaneClip(t *testing.T, clips []apitypes.ExportableClip, words []store.TranscriptWord) apitypes.ExportableClip {
 	t.Helper()
+	var single []apitypes.ExportableClip
 	for _, cl := range clips {
-		if len(cl.TimeRanges) == 1 && len(censorjobs.Spans(words, cl.TimeRanges[0][0], cl.TimeRanges[0][1])) > 0 {
+		if len(cl.TimeRanges) != 1 {
+			continue
+		}
+		if len(censorjobs.Spans(words, cl.TimeRanges[0][0], cl.TimeRanges[0][1])) > 0 {
 			return cl
 		}
+		single = append(single, cl)
 	}
-	t.Fatalf("no clip of %d holds a listed word of the transcript (%d words)", len(clips), len(words))
-	return apitypes.ExportableClip{}
+	if len(single) == 0 {
+		t.Fatalf("no clip of %d has one time range", len(clips))
+	}
+	return single[0]
 }
 
 func storetestURL(t *testing.T) string { return storetest.PostgresURL(t) }
