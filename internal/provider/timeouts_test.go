@@ -114,15 +114,7 @@ func TestTimeoutsOneErrorPerBadValue(t *testing.T) {
 		var s fwresource.SchemaResponse
 		r.Schema(ctx, fwresource.SchemaRequest{}, &s)
 		if nested, ok := s.Schema.Attributes["timeouts"].(rschema.SingleNestedAttribute); ok {
-			attrs := map[string]validatorsOf{}
-			for name, a := range nested.Attributes {
-				s, ok := a.(rschema.StringAttribute)
-				if !ok {
-					t.Fatalf("%s timeouts.%s is %T, not a string", meta.TypeName, name, a)
-				}
-				attrs[name] = s.Validators
-			}
-			check(meta.TypeName, attrs)
+			check(meta.TypeName, stringValidatorsOf(t, meta.TypeName, nested.Attributes))
 		}
 	}
 	for _, newDataSource := range p.DataSources(ctx) {
@@ -132,15 +124,7 @@ func TestTimeoutsOneErrorPerBadValue(t *testing.T) {
 		var s datasource.SchemaResponse
 		d.Schema(ctx, datasource.SchemaRequest{}, &s)
 		if nested, ok := s.Schema.Attributes["timeouts"].(dsschema.SingleNestedAttribute); ok {
-			attrs := map[string]validatorsOf{}
-			for name, a := range nested.Attributes {
-				s, ok := a.(dsschema.StringAttribute)
-				if !ok {
-					t.Fatalf("%s timeouts.%s is %T, not a string", meta.TypeName, name, a)
-				}
-				attrs[name] = s.Validators
-			}
-			check(meta.TypeName, attrs)
+			check(meta.TypeName, stringValidatorsOf(t, meta.TypeName, nested.Attributes))
 		}
 	}
 	if checked == 0 {
@@ -149,3 +133,18 @@ func TestTimeoutsOneErrorPerBadValue(t *testing.T) {
 }
 
 type validatorsOf = []validator.String
+
+// stringValidatorsOf are the validators of each of owner's timeouts
+// durations (string attributes of a resource or a data source schema).
+func stringValidatorsOf[A any](t *testing.T, owner string, attrs map[string]A) map[string]validatorsOf {
+	t.Helper()
+	out := make(map[string]validatorsOf, len(attrs))
+	for name, a := range attrs {
+		s, ok := any(a).(interface{ StringValidators() []validator.String })
+		if !ok {
+			t.Fatalf("%s timeouts.%s is %T, not a string", owner, name, a)
+		}
+		out[name] = s.StringValidators()
+	}
+	return out
+}
