@@ -209,9 +209,10 @@ func TestPocketsphinxOnARealVoice(t *testing.T) {
 // BiasLanguageModel raises the hint words the model knows, up to the cap,
 // and nothing else: every other byte of the model is the same.
 func TestBiasLanguageModel(t *testing.T) {
+	toolexectest.RequireTools(t, PocketsphinxTool)
 	src := filepath.Join(ModelDir, "en-us.lm.bin")
 	if _, err := os.Stat(src); err != nil {
-		t.Skip("no en-us language model:", err) // the pocketsphinx tests require the tool and its model
+		t.Fatal("pocketsphinx is installed without its en-us language model (pocketsphinx-en-us):", err)
 	}
 	dst := filepath.Join(t.TempDir(), "biased.lm.bin")
 	raised, err := BiasLanguageModel(src, dst, []string{"Dashwood", "kubernetesx", "the", "dashwood", "prudently"}, 3)
