@@ -290,16 +290,8 @@ func PanelCrops(layout string, faces []FaceBox, w, h int, size [2]int) ([]FaceBo
 	default:
 		return nil, nil
 	}
-	places := panelRects(lay.kind, size)
 	var crops [][4]int
-	for i, f := range lay.faces {
-		others := make([]FaceBox, 0, len(lay.faces)-1)
-		for j, g := range lay.faces {
-			if j != i {
-				others = append(others, g)
-			}
-		}
-		c := faceCrop(f, others, w, h, float64(places[i].w)/float64(places[i].h))
+	for _, c := range facePanelCrops(lay.faces, panelRects(lay.kind, size), w, h) {
 		crops = append(crops, [4]int{c.x, c.y, c.x + c.w, c.y + c.h})
 	}
 	return lay.faces, crops

@@ -156,16 +156,8 @@ func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
 		c := faceCrop(lay.faces[0], nil, w, h, float64(face.w)/float64(face.h))
 		crops[1] = cropScale(c, "", face.w, face.h)
 	default:
-		for i, f := range lay.faces {
-			others := make([]FaceBox, 0, len(lay.faces)-1)
-			for j, g := range lay.faces {
-				if j != i {
-					others = append(others, g)
-				}
-			}
-			p := places[i]
-			c := faceCrop(f, others, w, h, float64(p.w)/float64(p.h))
-			crops[i] = cropScale(c, "", p.w, p.h)
+		for i, c := range facePanelCrops(lay.faces, places, w, h) {
+			crops[i] = cropScale(c, "", places[i].w, places[i].h)
 		}
 	}
 	var b strings.Builder
@@ -184,6 +176,22 @@ func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
 	}
 	fmt.Fprintf(&b, "xstack=inputs=%d:layout=%s", len(crops), strings.Join(layout, "|"))
 	return b.String()
+}
+
+// facePanelCrops are the crops of the source (w x h) that the panels at places show:
+// each face cropped to its panel's shape, keeping the other faces out (faceCrop).
+func facePanelCrops(faces []FaceBox, places []rect, w, h int) []rect {
+	crops := make([]rect, len(faces))
+	for i, f := range faces {
+		others := make([]FaceBox, 0, len(faces)-1)
+		for j, g := range faces {
+			if j != i {
+				others = append(others, g)
+			}
+		}
+		crops[i] = faceCrop(f, others, w, h, float64(places[i].w)/float64(places[i].h))
+	}
+	return crops
 }
 
 // panelRects are the places of a layout's panels in a frame of size, in the order of its
