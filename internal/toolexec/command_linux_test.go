@@ -69,11 +69,5 @@ func TestCommandChildDiesWithParent(t *testing.T) {
 	_ = parent.Wait()
 	// The kernel signals the child as the parent exits; give the (possibly
 	// slow) machine time to deliver it before calling it a failure.
-	deadline := time.Now().Add(20 * time.Second)
-	for toolexectest.Running(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("child %d still runs after its parent was killed", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	toolexectest.WaitGone(t, pid, 20*time.Second, "the child")
 }

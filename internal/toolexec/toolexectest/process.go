@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"testing"
+	"time"
 )
 
 // Running reports whether process pid runs (Linux: /proc). A zombie, dead but
@@ -19,4 +21,18 @@ func Running(pid int) bool {
 		return s[i+2] != 'Z' && s[i+2] != 'X'
 	}
 	return true
+}
+
+// WaitGone waits until process pid no longer runs, failing tb when it still
+// does after limit: a bound that turns a process that never goes into a
+// failure instead of a hang, not a measure of how fast it goes.
+func WaitGone(tb testing.TB, pid int, limit time.Duration, what string) {
+	tb.Helper()
+	deadline := time.Now().Add(limit)
+	for Running(pid) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s (pid %d) still runs %s after its parent died", what, pid, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
