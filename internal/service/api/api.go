@@ -28,6 +28,11 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec"
 )
 
+// healthStore is what /healthz asks of the store.
+type healthStore interface {
+	Ping(ctx context.Context) error
+}
+
 // ProjectEnqueuer gives a QUEUED project its job in the job system (the
 // pipeline's Runner), in the transaction that stores the project.
 type ProjectEnqueuer interface {
@@ -128,7 +133,7 @@ var RequiredTools = []string{"ffmpeg", "ffprobe"}
 
 // API holds the handlers' shared state.
 type API struct {
-	store Store
+	stores stores
 	// damage is the first answer that failed on a damaged database
 	// (store.IsDamage): it stays until a restart, which refuses to start on
 	// it, and /healthz reports it.
@@ -228,7 +233,7 @@ func newAPI(cfg Config) *API {
 		logger.Error(notReady(missing), "missing", missing)
 	}
 	return &API{
-		store:      cfg.Store,
+		stores:     storesOf(cfg.Store),
 		runner:     cfg.Runner,
 		copyJobs:   cfg.CopyJobs,
 		censorJobs: cfg.CensorJobs,
@@ -309,7 +314,7 @@ func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 // read of a table every request reads (the connection alone proves
 // nothing), and any damage a request met since the start.
 func (a *API) databaseProblem(ctx context.Context) string {
-	err := a.store.Ping(ctx)
+	err := a.stores.health.Ping(ctx)
 	if err == nil {
 		if seen := a.damage.Load(); seen != nil {
 			return damaged(*seen)

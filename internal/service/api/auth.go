@@ -12,6 +12,11 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// keyStore is what authentication reads of the store.
+type keyStore interface {
+	LookupKey(ctx context.Context, key string) (store.Key, error)
+}
+
 type callerKey struct{}
 
 // caller is the key, org and user of an authenticated request.
@@ -78,7 +83,7 @@ func (a *API) authenticate(r *http.Request) (store.Key, error) {
 	if !ok {
 		return store.Key{}, &authError{msg: "missing or malformed Authorization header: send Authorization: Bearer <API_KEY>"}
 	}
-	key, err := a.store.LookupKey(r.Context(), token)
+	key, err := a.stores.keys.LookupKey(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Key{}, &authError{msg: "invalid API key", unknown: true}
 	}

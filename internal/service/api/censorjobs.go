@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,13 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
+
+// censorJobStore is what the censor-job handlers read and write of the store.
+type censorJobStore interface {
+	GetClip(ctx context.Context, id string) (*store.Clip, error)
+	CreateCensorJob(ctx context.Context, j *store.CensorJob, enqueue store.TxHook) error
+	CensorJob(ctx context.Context, id string) (*store.CensorJob, error)
+}
 
 // createCensorJob is POST /api/censor-jobs: the job is QUEUED, its job in
 // the job system stored with it, until the censor worker (package
@@ -24,7 +32,7 @@ func (a *API) createCensorJob(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	if _, err := a.store.GetClip(r.Context(), req.ProjectID+"."+req.ClipID); err != nil {
+	if _, err := a.stores.censorJobs.GetClip(r.Context(), req.ProjectID+"."+req.ClipID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			err = &notFoundError{msg: fmt.Sprintf("clip %q of project %q not found; clipId is the curationId of an item of GET /api/exportable-clips",
 				req.ClipID, req.ProjectID)}
@@ -37,7 +45,7 @@ func (a *API) createCensorJob(w http.ResponseWriter, r *http.Request) {
 	if a.censorJobs != nil {
 		enqueue = a.censorJobs.Enqueue(job)
 	}
-	if err := a.store.CreateCensorJob(r.Context(), job, enqueue); err != nil {
+	if err := a.stores.censorJobs.CreateCensorJob(r.Context(), job, enqueue); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -60,7 +68,7 @@ func checkCensorJob(req *apitypes.CensorJobRequest) error {
 // like a missing one.
 func (a *API) getCensorJob(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("jobId")
-	job, err := a.store.CensorJob(r.Context(), id)
+	job, err := a.stores.censorJobs.CensorJob(r.Context(), id)
 	if err == nil && job.OrgID != caller(r).OrgID {
 		err = store.ErrNotFound
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -9,6 +10,12 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
+
+// clipStore is what the clip and brand-template listings read of the store.
+type clipStore interface {
+	ListClips(ctx context.Context, projectID string, offset, limit int) ([]store.Clip, error)
+	BrandTemplates(ctx context.Context, orgID string) ([]apitypes.BrandTemplate, error)
+}
 
 // Paging of GET /api/exportable-clips. The spec leaves the defaults open:
 // pageNum starts at 1 (filled-gaps.md) and defaults to 1; pageSize defaults
@@ -60,7 +67,7 @@ func (a *API) clipsOfProject(w http.ResponseWriter, r *http.Request, projectID s
 		a.fail(w, r, err)
 		return
 	}
-	clips, err := a.store.ListClips(r.Context(), projectID, (pageNum-1)*pageSize, pageSize)
+	clips, err := a.stores.clips.ListClips(r.Context(), projectID, (pageNum-1)*pageSize, pageSize)
 	a.writeClips(w, r, clips, err)
 }
 
@@ -97,7 +104,7 @@ func (a *API) brandTemplates(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	list, err := a.store.BrandTemplates(r.Context(), caller(r).OrgID)
+	list, err := a.stores.clips.BrandTemplates(r.Context(), caller(r).OrgID)
 	if err != nil {
 		a.fail(w, r, err)
 		return

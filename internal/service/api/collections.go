@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -12,6 +13,17 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
+
+// collectionStore is what the collection handlers read and write of the
+// store; the collection quota is checked inside CreateCollection's transaction.
+type collectionStore interface {
+	CreateCollection(ctx context.Context, orgID, name string, maxCollections int) (store.Collection, error)
+	DeleteCollection(ctx context.Context, orgID, id string) error
+	ListCollections(ctx context.Context, orgID, contentID string, offset, limit int) ([]store.Collection, int, error)
+	CollectionClips(ctx context.Context, orgID, collectionID string, offset, limit int) ([]store.Clip, error)
+	AddCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error
+	RemoveCollectionContent(ctx context.Context, orgID, collectionID, contentID string) error
+}
 
 // Page size of GET /api/collections (query `limit`), which the spec leaves
 // open.
@@ -34,7 +46,7 @@ func (a *API) createCollection(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	c, err := a.store.CreateCollection(r.Context(), caller(r).OrgID, req.CollectionName, a.limits.MaxCollections)
+	c, err := a.stores.collections.CreateCollection(r.Context(), caller(r).OrgID, req.CollectionName, a.limits.MaxCollections)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -83,7 +95,7 @@ func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, ints.err)
 		return
 	}
-	list, total, err := a.store.ListCollections(r.Context(), caller(r).OrgID, contentID, offset, limit)
+	list, total, err := a.stores.collections.ListCollections(r.Context(), caller(r).OrgID, contentID, offset, limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -101,7 +113,7 @@ func (a *API) listCollections(w http.ResponseWriter, r *http.Request) {
 // deleteCollection is DELETE /api/collections/{collectionId}.
 func (a *API) deleteCollection(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("collectionId")
-	if err := a.store.DeleteCollection(r.Context(), caller(r).OrgID, id); err != nil {
+	if err := a.stores.collections.DeleteCollection(r.Context(), caller(r).OrgID, id); err != nil {
 		a.fail(w, r, about("collection", id, err))
 		return
 	}
@@ -116,7 +128,7 @@ func (a *API) exportCollection(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	clips, err := a.store.CollectionClips(r.Context(), caller(r).OrgID, id, 0, -1)
+	clips, err := a.stores.collections.CollectionClips(r.Context(), caller(r).OrgID, id, 0, -1)
 	if err != nil {
 		a.fail(w, r, about("collection", id, err))
 		return
@@ -140,7 +152,7 @@ func (a *API) addCollectionContent(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	err = a.store.AddCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
+	err = a.stores.collections.AddCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
 	if err != nil {
 		a.fail(w, r, contentError(req.CollectionID, req.ContentID, err))
 		return
@@ -155,7 +167,7 @@ func (a *API) deleteCollectionContent(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	err = a.store.RemoveCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
+	err = a.stores.collections.RemoveCollectionContent(r.Context(), caller(r).OrgID, req.CollectionID, req.ContentID)
 	if err != nil {
 		a.fail(w, r, contentError(req.CollectionID, req.ContentID, err))
 		return
@@ -192,7 +204,7 @@ func (a *API) clipsOfCollection(w http.ResponseWriter, r *http.Request, collecti
 		a.fail(w, r, badField("collectionId", "is required when q=findByCollectionId"))
 		return
 	}
-	clips, err := a.store.CollectionClips(r.Context(), caller(r).OrgID, collectionID, (pageNum-1)*pageSize, pageSize)
+	clips, err := a.stores.collections.CollectionClips(r.Context(), caller(r).OrgID, collectionID, (pageNum-1)*pageSize, pageSize)
 	a.writeClips(w, r, clips, about("collection", collectionID, err))
 }
 

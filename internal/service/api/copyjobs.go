@@ -12,6 +12,15 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// copyJobStore is what the social-copy handlers read and write of the store;
+// a job is stored with its queue entry in one transaction.
+type copyJobStore interface {
+	GetClip(ctx context.Context, id string) (*store.Clip, error)
+	GetSocialAccount(ctx context.Context, orgID, id string) (*store.SocialAccount, error)
+	CreateCopyJob(ctx context.Context, j *store.CopyJob, regenerate bool, enqueue store.TxHook) error
+	CopyJob(ctx context.Context, id string) (*store.CopyJob, error)
+}
+
 // createCopyJob is POST /api/social-copy-jobs. The store reuses the result
 // of an earlier job for the same request unless forceRegenerate (the job is
 // then COMPLETED and cached at once); otherwise the job is RUNNING, its job
@@ -31,7 +40,7 @@ func (a *API) createCopyJob(w http.ResponseWriter, r *http.Request) {
 	if a.copyJobs != nil {
 		enqueue = a.copyJobs.Enqueue(job)
 	}
-	if err := a.store.CreateCopyJob(r.Context(), job, req.ForceRegenerate, enqueue); err != nil {
+	if err := a.stores.copyJobs.CreateCopyJob(r.Context(), job, req.ForceRegenerate, enqueue); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -68,7 +77,7 @@ func (a *API) copyJobOf(ctx context.Context, key store.Key, req *apitypes.Social
 	if _, err := a.ownProject(ctx, key, req.ProjectID); err != nil {
 		return nil, err
 	}
-	clip, err := a.store.GetClip(ctx, req.ProjectID+"."+req.ClipID)
+	clip, err := a.stores.copyJobs.GetClip(ctx, req.ProjectID+"."+req.ClipID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, &notFoundError{msg: fmt.Sprintf("clip %q of project %q not found; clipId is the curationId of an item of GET /api/exportable-clips",
 			req.ClipID, req.ProjectID)}
@@ -76,7 +85,7 @@ func (a *API) copyJobOf(ctx context.Context, key store.Key, req *apitypes.Social
 	if err != nil {
 		return nil, err
 	}
-	acct, err := a.store.GetSocialAccount(ctx, key.OrgID, req.PostAccountID)
+	acct, err := a.stores.copyJobs.GetSocialAccount(ctx, key.OrgID, req.PostAccountID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, &notFoundError{msg: fmt.Sprintf("postAccountId: social account %q not found; GET /api/social-accounts?q=mine lists the connected ones",
 			req.PostAccountID)}
@@ -113,7 +122,7 @@ func checkSubAccount(acct apitypes.SocialAccount, sub string) error {
 // told like a missing one.
 func (a *API) getCopyJob(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("jobId")
-	job, err := a.store.CopyJob(r.Context(), id)
+	job, err := a.stores.copyJobs.CopyJob(r.Context(), id)
 	if err == nil && job.OrgID != caller(r).OrgID {
 		err = store.ErrNotFound
 	}

@@ -13,6 +13,13 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// mediaStore is what /media reads of the store: the checksums it answers
+// with and the projects whose files it serves.
+type mediaStore interface {
+	MediaSumOf(ctx context.Context, key string) (store.MediaSum, error)
+	GetProject(ctx context.Context, id string) (*store.Project, error)
+}
+
 // serveMedia is GET /media/{projectId}/{file}: a rendered clip, its preview
 // or captions from the blob store's media, with Range support (206) through
 // http.ServeContent. Like a presigned link it needs no API key but a
@@ -57,7 +64,7 @@ func (a *API) serveMedia(w http.ResponseWriter, r *http.Request) {
 // pass over bytes read anyway (BenchmarkServeMediaVerified), no second
 // read. Media made before sums were recorded are served unchecked.
 func (a *API) checkedMedia(r *http.Request, f blob.Reader) (blob.Reader, error) {
-	sum, err := a.store.MediaSumOf(r.Context(), f.Info().Key)
+	sum, err := a.stores.mediaRows.MediaSumOf(r.Context(), f.Info().Key)
 	if errors.Is(err, store.ErrNotFound) {
 		return f, nil
 	}
@@ -114,7 +121,7 @@ func (a *API) checkMediaLink(r *http.Request, project, file string) error {
 	if err != nil || !public {
 		return err
 	}
-	p, err := a.store.GetProject(ctx, project)
+	p, err := a.stores.mediaRows.GetProject(ctx, project)
 	if errors.Is(err, store.ErrNotFound) {
 		return errNoMedia
 	}
@@ -138,7 +145,7 @@ func (a *API) signedClips(ctx context.Context, clips []store.Clip) ([]apitypes.E
 		out[i] = c.API()
 		v, seen := visibility[c.ProjectID]
 		if !seen {
-			p, err := a.store.GetProject(ctx, c.ProjectID)
+			p, err := a.stores.mediaRows.GetProject(ctx, c.ProjectID)
 			switch {
 			case err == nil:
 				v = p.Visibility

@@ -42,7 +42,7 @@ func (a *API) checkOverlays(ctx context.Context, key store.Key, p *apitypes.Rend
 
 // checkOverlayUpload holds id, named field, to a complete upload of the caller's org.
 func (a *API) checkOverlayUpload(ctx context.Context, key store.Key, field, id string) error {
-	up, err := a.store.GetUpload(ctx, id)
+	up, err := a.stores.projects.GetUpload(ctx, id)
 	if err == nil && up.OrgID != key.OrgID {
 		err = store.ErrNotFound
 	}

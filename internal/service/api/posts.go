@@ -13,6 +13,17 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
+// postStore is what the posting and scheduling handlers read and write of
+// the store: a post's credit cap is checked inside CreatePost's transaction.
+type postStore interface {
+	GetClip(ctx context.Context, id string) (*store.Clip, error)
+	GetSocialAccount(ctx context.Context, orgID, id string) (*store.SocialAccount, error)
+	CreatePost(ctx context.Context, orgID string, content store.PostContent, limits store.PostLimits, enqueue func(*store.Post) store.TxHook) (*store.Post, error)
+	CreateSchedule(ctx context.Context, orgID string, content store.PostContent, publishAt time.Time) (*store.Schedule, error)
+	CancelSchedule(ctx context.Context, orgID, id string) error
+	Now() time.Time
+}
+
 // createPostTask is POST /api/post-tasks: a post of one of the org's clips
 // to one of its connected accounts, published in the background. A TWITTER
 // post is charged a credit now (the monthly cap's 403 when spent); a post
@@ -37,7 +48,7 @@ func (a *API) createPostTask(w http.ResponseWriter, r *http.Request) {
 	limits := store.PostLimits{
 		MonthlyCap: int64(a.limits.MonthlyCredits), StorageQuota: a.limits.StorageQuota, CopySize: publish.ClipCopySize(a.media),
 	}
-	p, err := a.store.CreatePost(r.Context(), key.OrgID, content, limits, enqueue)
+	p, err := a.stores.posts.CreatePost(r.Context(), key.OrgID, content, limits, enqueue)
 	if err != nil {
 		a.fail(w, r, about("social account", req.PostAccountID, err))
 		return
@@ -52,7 +63,7 @@ func (a *API) createPublishSchedule(w http.ResponseWriter, r *http.Request) {
 		if err := checkPostTask(&req.PostTaskRequest); err != nil {
 			return err
 		}
-		return checkPublishAt(req.PublishAt, a.store.Now())
+		return checkPublishAt(req.PublishAt, a.stores.posts.Now())
 	})
 	if err != nil {
 		a.fail(w, r, err)
@@ -69,7 +80,7 @@ func (a *API) createPublishSchedule(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	sc, err := a.store.CreateSchedule(r.Context(), key.OrgID, content, at)
+	sc, err := a.stores.posts.CreateSchedule(r.Context(), key.OrgID, content, at)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -83,7 +94,7 @@ func (a *API) createPublishSchedule(w http.ResponseWriter, r *http.Request) {
 // org's is not found.
 func (a *API) deletePublishSchedule(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("scheduleId")
-	if err := a.store.CancelSchedule(r.Context(), caller(r).OrgID, id); err != nil {
+	if err := a.stores.posts.CancelSchedule(r.Context(), caller(r).OrgID, id); err != nil {
 		a.fail(w, r, about("pending publish schedule", id, err))
 		return
 	}
@@ -146,10 +157,10 @@ func (a *API) postContent(ctx context.Context, key store.Key, req *apitypes.Post
 	if _, err := a.ownProject(ctx, key, req.ProjectID); err != nil {
 		return store.PostContent{}, err
 	}
-	if _, err := a.store.GetClip(ctx, req.ProjectID+"."+req.ClipID); err != nil {
+	if _, err := a.stores.posts.GetClip(ctx, req.ProjectID+"."+req.ClipID); err != nil {
 		return store.PostContent{}, about("clip "+strconv.Quote(req.ClipID)+" of project", req.ProjectID, err)
 	}
-	acct, err := a.store.GetSocialAccount(ctx, key.OrgID, req.PostAccountID)
+	acct, err := a.stores.posts.GetSocialAccount(ctx, key.OrgID, req.PostAccountID)
 	if err != nil {
 		return store.PostContent{}, about("social account", req.PostAccountID, err)
 	}

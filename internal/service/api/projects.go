@@ -7,12 +7,25 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/sources"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
+
+// projectStore is what the project handlers read and write of the store:
+// admission (the concurrent cap and the credits) is one transaction with
+// the enqueue; Now is the store's clock, which tests move.
+type projectStore interface {
+	CreateProjectThen(ctx context.Context, p *store.Project, adm store.Admission, then store.TxHook) error
+	GetProject(ctx context.Context, id string) (*store.Project, error)
+	MutateProject(ctx context.Context, id string, fn func(*store.Project) error) (*store.Project, error)
+	BrandTemplate(ctx context.Context, orgID, id string) (*apitypes.BrandTemplate, error)
+	GetUpload(ctx context.Context, id string) (*store.Upload, error)
+	Now() time.Time
+}
 
 // createProject is POST /api/clip-projects.
 func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
@@ -27,7 +40,7 @@ func (a *API) createProject(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	err = a.store.CreateProjectThen(r.Context(), p, store.Admission{
+	err = a.stores.projects.CreateProjectThen(r.Context(), p, store.Admission{
 		MaxConcurrent: a.limits.MaxConcurrent, MonthlyCredits: int64(a.limits.MonthlyCredits), Reserve: quota.ReserveCredits,
 		StorageQuota: a.limits.StorageQuota,
 	}, a.runner.Enqueue(p))
@@ -67,7 +80,7 @@ func decodeCreate(w http.ResponseWriter, r *http.Request) (*apitypes.CreateProje
 // projectOf looks up what the request names, its brand template and its
 // source, and builds the project; uploadID is set when the source is an upload.
 func (a *API) projectOf(ctx context.Context, key store.Key, req *apitypes.CreateProjectRequest) (p *store.Project, uploadID string, err error) {
-	tpl, err := a.store.BrandTemplate(ctx, key.OrgID, req.BrandTemplateID)
+	tpl, err := a.stores.projects.BrandTemplate(ctx, key.OrgID, req.BrandTemplateID)
 	if err != nil {
 		return nil, "", unknownAs(err, "brandTemplateId", "unknown brand template %q; GET /api/brand-templates?q=mine lists the usable ones", req.BrandTemplateID)
 	}
@@ -85,7 +98,7 @@ func (a *API) projectOf(ctx context.Context, key store.Key, req *apitypes.Create
 			return nil, "", err
 		}
 	}
-	return store.NewProject(key, req, platform, sourceID, a.store.Now()), uploadID, nil
+	return store.NewProject(key, req, platform, sourceID, a.stores.projects.Now()), uploadID, nil
 }
 
 // resolveSource checks videoUrl with the rules the pipeline imports by
@@ -120,7 +133,7 @@ func (a *API) resolveSource(ctx context.Context, key store.Key, videoURL string)
 // completeUpload is the upload a videoUrl names: one of the caller's org,
 // with every byte received.
 func (a *API) completeUpload(ctx context.Context, key store.Key, id string) (*store.Upload, error) {
-	up, err := a.store.GetUpload(ctx, id)
+	up, err := a.stores.projects.GetUpload(ctx, id)
 	if err == nil && up.OrgID != key.OrgID {
 		err = store.ErrNotFound // another org's upload is told like a missing one
 	}
@@ -141,7 +154,7 @@ func (a *API) completeUpload(ctx context.Context, key store.Key, id string) (*st
 // ownProject loads a project of the caller's org; another org's project is
 // reported exactly like a missing one.
 func (a *API) ownProject(ctx context.Context, key store.Key, id string) (*store.Project, error) {
-	p, err := a.store.GetProject(ctx, id)
+	p, err := a.stores.projects.GetProject(ctx, id)
 	if err == nil && p.OrgID != key.OrgID {
 		err = store.ErrNotFound
 	}
@@ -169,7 +182,7 @@ func (a *API) updateVisibility(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	p, err := a.store.MutateProject(r.Context(), id, func(p *store.Project) error {
+	p, err := a.stores.projects.MutateProject(r.Context(), id, func(p *store.Project) error {
 		if p.OrgID != key.OrgID {
 			return store.ErrNotFound
 		}

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // rateWindow is the span the per-key limit counts over: the spec's "per minute".
@@ -115,7 +113,7 @@ func newLimiters(st Store, rate, postRate int, now func() time.Time, log *slog.L
 	}
 	var windows rateWindows = st
 	postWindows := prefixedWindows{windows, postWindowPrefix}
-	if st.Engine() == store.EnginePostgres {
+	if st.SharedByProcesses() {
 		core.shared, post.shared = windows, postWindows
 	} else {
 		core.saved, post.saved = windows, postWindows

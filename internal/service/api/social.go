@@ -1,10 +1,16 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 )
+
+// socialAccountStore is what the social-account listing reads of the store.
+type socialAccountStore interface {
+	SocialAccounts(ctx context.Context, orgID string) ([]apitypes.SocialAccount, error)
+}
 
 // socialAccounts is GET /api/social-accounts?q=mine: the org's connected
 // accounts in the common envelope.
@@ -13,7 +19,7 @@ func (a *API) socialAccounts(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	list, err := a.store.SocialAccounts(r.Context(), caller(r).OrgID)
+	list, err := a.stores.socialAccounts.SocialAccounts(r.Context(), caller(r).OrgID)
 	if err != nil {
 		a.fail(w, r, err)
 		return

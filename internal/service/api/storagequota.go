@@ -13,7 +13,7 @@ func (a *API) checkUploadBytes(ctx context.Context, sessionID, contentRange stri
 	if a.limits.StorageQuota <= 0 || length == 0 {
 		return nil
 	}
-	up, err := a.store.GetUploadBySession(ctx, sessionID)
+	up, err := a.stores.quota.GetUploadBySession(ctx, sessionID)
 	if err != nil {
 		return nil //nolint:nilerr // the protocol's own lookup answers a miss or a failure
 	}
@@ -21,5 +21,5 @@ func (a *API) checkUploadBytes(ctx context.Context, sessionID, contentRange stri
 	if contentRange == "" {
 		adding -= up.Received
 	}
-	return a.store.CheckStorage(ctx, up.OrgID, adding, a.limits.StorageQuota)
+	return a.stores.quota.CheckStorage(ctx, up.OrgID, adding, a.limits.StorageQuota)
 }

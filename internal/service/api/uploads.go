@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,17 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/upload"
 )
+
+// quotaStore is what the upload handlers and the storage quota read of the
+// store: credits used and the bytes an organization stores.
+type quotaStore interface {
+	GetUploadBySession(ctx context.Context, sessionID string) (*store.Upload, error)
+	CheckStorage(ctx context.Context, orgID string, adding, limit int64) error
+	CreditsUsed(ctx context.Context, orgID string) (int64, error)
+}
 
 // uploadStatus is the small body of the 200 that ends an upload. The spec
 // shows no body for it; this one lets a client confirm what was stored.
@@ -31,7 +41,7 @@ func (a *API) createUploadLink(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	if err := a.store.CheckStorage(r.Context(), key.OrgID, 0, a.limits.StorageQuota); err != nil {
+	if err := a.stores.quota.CheckStorage(r.Context(), key.OrgID, 0, a.limits.StorageQuota); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -40,7 +50,7 @@ func (a *API) createUploadLink(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	used, err := a.store.CreditsUsed(r.Context(), key.OrgID)
+	used, err := a.stores.quota.CreditsUsed(r.Context(), key.OrgID)
 	if err != nil {
 		a.fail(w, r, err)
 		return

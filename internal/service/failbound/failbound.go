@@ -73,10 +73,9 @@ func New() *Limiter {
 	return &Limiter{clients: map[string]*rate.Limiter{}, log: slog.New(slog.DiscardHandler)}
 }
 
-// ForStore makes the Limiter of a scope over st: counted in st when st is
-// a PostgreSQL store that keeps attempts, which
-// several processes may share, else in memory as New's, as on a single
-// box. log (nil: none) hears of a shared count that could not be used.
+// ForStore makes the Limiter of a scope over st: counted in st when st
+// keeps attempts and several processes may share it (PostgreSQL), else in
+// memory as New's, as on a single box. log (nil: none) hears of a shared count that could not be used.
 func ForStore(st any, scope string, log *slog.Logger) *Limiter {
 	l := New()
 	if log != nil {
@@ -85,8 +84,8 @@ func ForStore(st any, scope string, log *slog.Logger) *Limiter {
 	if s, ok := st.(*store.Store); ok && s == nil {
 		return l // handler tests without a store
 	}
-	type engined interface{ Engine() string }
-	if e, ok := st.(engined); ok && e.Engine() == store.EnginePostgres {
+	type sharable interface{ SharedByProcesses() bool }
+	if e, ok := st.(sharable); ok && e.SharedByProcesses() {
 		if sh, ok := st.(Shared); ok {
 			l.shared, l.scope = sh, scope
 		}
