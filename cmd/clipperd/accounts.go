@@ -22,7 +22,7 @@ import (
 func accountsConnect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accounts connect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	org := fs.String("org", "", "organization id that owns the account (required)")
 	platform := fs.String("platform", "", "one of "+strings.Join(apitypes.SocialPlatforms, ", ")+" (required)")
 	name := fs.String("name", "", "display name on the platform (required)")
@@ -64,7 +64,7 @@ func accountsConnect(ctx context.Context, args []string, stdout, stderr io.Write
 func accountsList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accounts list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	org := fs.String("org", "", "organization id whose accounts to list (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -104,7 +104,7 @@ func accountsList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func accountsDisconnect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accounts disconnect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	org := fs.String("org", "", "organization id that owns the account (required)")
 	id := fs.String("account", "", "the account's postAccountId, as accounts list prints it (required)")
 	if err := parseFlags(fs, args); err != nil {

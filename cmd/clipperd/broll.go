@@ -15,7 +15,6 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/rules"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -33,8 +32,7 @@ func brollCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fs := flag.NewFlagSet("broll "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
-	mediaSpec := fs.String("media", "", "where the media are kept, as serve's --media (default: the data directory)")
+	state := installationFlags(fs)
 	org := fs.String("org", "", "organization id whose library it is (required)")
 	var file, keywords, id *string
 	switch args[0] {
@@ -70,10 +68,8 @@ func brollCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	m, err := brollMedia(ctx, *mediaSpec, *state.dir)
-	if err != nil {
-		err = fmt.Errorf("--media: %w", err)
-	} else {
+	m, err := state.openMedia(ctx)
+	if err == nil {
 		err = state.ensureInstallation(ctx, st.Store, m, stderr)
 	}
 	if err == nil {
@@ -93,17 +89,6 @@ func brollCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("broll %s: %w", args[0], err)
 	}
 	return nil
-}
-
-// brollMedia opens the media store as serve does.
-func brollMedia(ctx context.Context, spec, dataDir string) (blob.Store, error) {
-	if spec == "" {
-		return blob.NewDir(dataDir, nil)
-	}
-	if err := server.CheckMedia(spec); err != nil {
-		return nil, err
-	}
-	return server.OpenMedia(ctx, spec, nil)
 }
 
 // fileExt keeps a plain extension of the added file in its key.

@@ -78,7 +78,9 @@ func refused(t *testing.T, args []string) (time.Duration, error) {
 // and the one recorded, and writes no marker there; a bucket address with
 // one slash, without a bucket, or another scheme is a usage error naming
 // --media; read-only credentials are refused by the probe before any job
-// is claimed. The time to each refusal is logged (no assertion on it: the
+// is claimed; the worker's refusals name it first; `accounts connect` with
+// the mistyped prefix is refused as the worker is, and with the right one
+// connects. The time to each refusal is logged (no assertion on it: the
 // machine is shared).
 func TestBadSettingsRefusedAtStart(t *testing.T) {
 	s := newScaleOut(t)
@@ -88,6 +90,9 @@ func TestBadSettingsRefusedAtStart(t *testing.T) {
 		!strings.Contains(err.Error(), "s3://"+s.bucket+"/prdo") || !strings.Contains(err.Error(), "s3://"+s.bucket+"/prod") ||
 		!strings.Contains(err.Error(), store.DescribeLocation(s.database)) {
 		t.Errorf("worker with the prefix prdo: %v; want a refusal naming the database, prdo and prod", err)
+	}
+	if !strings.HasPrefix(err.Error(), "worker: ") {
+		t.Errorf("worker's refusal %q does not name the command first", err)
 	}
 	t.Logf("mistyped prefix refused in %s: %v", took.Round(time.Millisecond), err)
 	if objs, err := s.minio.Client.StatObject(t.Context(), s.bucket, "prdo/installation/marker.json", minio.StatObjectOptions{}); err == nil {
@@ -105,6 +110,20 @@ func TestBadSettingsRefusedAtStart(t *testing.T) {
 			t.Errorf("--media %s: %v; want a usage error naming --media and %q", bad.media, err, bad.want)
 		}
 		t.Logf("--media %s refused in %s: %v", bad.media, took.Round(time.Millisecond), err)
+	}
+
+	// The store commands take the same --media and check it as the
+	// processes do.
+	connect := func(prefix string) []string {
+		return []string{"accounts", "connect", "--data", t.TempDir(), "--database", s.database, "--media", s.minio.URL(s.bucket, prefix),
+			"--master-key-file", s.keyFile, "--org", "o", "--platform", "YOUTUBE", "--name", "n"}
+	}
+	if _, err := refused(t, connect("prdo")); !errors.Is(err, install.ErrNoMarker) || !strings.Contains(err.Error(), "s3://"+s.bucket+"/prdo") {
+		t.Errorf("accounts connect with the prefix prdo: %v; want the refusal naming prdo", err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), connect("prod"), &out, &errOut); err != nil {
+		t.Errorf("accounts connect with the installation's --media: %v\n%s", err, errOut.String())
 	}
 
 	access, secret, token := s.minio.ReadOnly(t, s.bucket)

@@ -20,7 +20,7 @@ import (
 func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	org := fs.String("org", "", "organization id the key acts for (required)")
 	user := fs.String("user", "", "user id the key acts for (required)")
 	if err := parseFlags(fs, args); err != nil {
@@ -52,7 +52,7 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	var key string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		key, args = args[0], args[1:]
@@ -129,7 +129,7 @@ func findKey(ctx context.Context, st keyReader, keyOrPrefix string) (store.Key, 
 func keysList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

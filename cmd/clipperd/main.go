@@ -68,7 +68,7 @@ const usage = `usage:
                                                        add an image or video to the org's b-roll library (prints its id
                                                        last); renders with enableBroll cut away to it when a keyword is said
   clipperd broll list --data DIR --org ORG             list the org's b-roll library
-  clipperd broll remove --data DIR --org ORG --id ITEM remove an item and its picture (the broll commands take --media as serve)
+  clipperd broll remove --data DIR --org ORG --id ITEM remove an item and its picture
   clipperd media-key rotate --data DIR                 replace the key that signs media addresses: every
                                                        address handed out so far stops working (revocation)
   clipperd repair --data DIR                           recover a damaged database (clipperd refuses to start on one):
@@ -90,7 +90,9 @@ Every command with --data also takes --database URL|FILE: the state in PostgreSQ
 --master-key-file FILE: the key that seals the stored secrets (default
 ~/.config/clipperd/master.key, made at first start and never in a backup; an older
 installation's DATA/master.key is still used, with a warning to move it;
-CLIPPERD_MASTER_KEY, base64 of 32 bytes, wins over it).
+CLIPPERD_MASTER_KEY, base64 of 32 bytes, wins over it). The commands that change an
+installation (keys, accounts, templates, broll, media-key) also take --media as serve does,
+and refuse media that belong to another installation than the database's.
 `
 
 // errUsage marks a command-line mistake (exit status 2).
@@ -120,9 +122,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], stderr)
+		return commandError("serve", serve(ctx, args[1:], stderr))
 	case "worker":
-		return worker(ctx, args[1:], stderr)
+		return commandError("worker", worker(ctx, args[1:], stderr))
 	case "check":
 		return checkCmd(ctx, args[1:], stdout, stderr)
 	case "keys":
@@ -183,6 +185,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 }
 
+// commandError prefixes a long-running command's error with its name, so an
+// operator running serve and worker processes side by side (journald, one
+// terminal) sees which one stopped; usage errors name it already.
+func commandError(name string, err error) error {
+	if err == nil || errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
 // parseFlags parses fs and turns a bad flag into errUsage (flag prints the details).
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
@@ -208,6 +220,9 @@ const masterKeyFileUsage = "the file of the master key that seals the stored sec
 // store.
 type stateFlags struct {
 	dir, database, masterKeyFile *string
+	// media is --media of the commands that take it (nil for the others):
+	// the installation's media, checked against its database at open.
+	media *string
 }
 
 func storeFlags(fs *flag.FlagSet) stateFlags {
@@ -216,6 +231,16 @@ func storeFlags(fs *flag.FlagSet) stateFlags {
 		database:      fs.String("database", "", databaseUsage),
 		masterKeyFile: fs.String("master-key-file", "", masterKeyFileUsage),
 	}
+}
+
+// installationFlags are storeFlags and --media, for the commands that
+// change an installation (keys, accounts, templates, broll, media-key): an
+// operator passes them the flags of serve and worker, and a database
+// given with another installation's media is refused, as serve refuses it.
+func installationFlags(fs *flag.FlagSet) stateFlags {
+	f := storeFlags(fs)
+	f.media = fs.String("media", "", "where the media are kept, as serve's --media (default: the data directory); checked to belong to the database's installation")
+	return f
 }
 
 // open opens the store of a command, its secrets sealed with the master
@@ -240,12 +265,42 @@ func (f stateFlags) open(ctx context.Context) (*lockedStore, error) {
 		_ = lock.Release()
 		return nil, err
 	}
-	if err := f.checkLocalMedia(ctx, st); err != nil {
+	if err := f.checkMedia(ctx, st); err != nil {
 		_ = st.Close()
 		_ = lock.Release()
 		return nil, err
 	}
 	return &lockedStore{st, lock}, nil
+}
+
+// checkMedia checks the installation: against --media when it is given,
+// else against the data directory where the database says its media are
+// there (checkLocalMedia).
+func (f stateFlags) checkMedia(ctx context.Context, st *store.Store) error {
+	if f.media == nil || *f.media == "" {
+		return f.checkLocalMedia(ctx, st)
+	}
+	m, err := f.openMedia(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = install.Verify(ctx, st, m, f.locations(m))
+	return err
+}
+
+// openMedia opens --media, or the data directory when it is not given.
+func (f stateFlags) openMedia(ctx context.Context) (blob.Store, error) {
+	if f.media == nil || *f.media == "" {
+		return blob.NewDir(*f.dir, nil)
+	}
+	if err := server.CheckMedia(*f.media); err != nil {
+		return nil, fmt.Errorf("--media: %w", err)
+	}
+	m, err := server.OpenMedia(ctx, *f.media, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--media: %w", err)
+	}
+	return m, nil
 }
 
 // locations names the state's database and media m for messages.

@@ -14,7 +14,7 @@ import (
 func mediaKeyRotate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("media-key rotate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

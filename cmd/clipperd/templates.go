@@ -20,7 +20,7 @@ import (
 func templatesCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("templates create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := storeFlags(fs)
+	state := installationFlags(fs)
 	org := fs.String("org", "", "organization id that owns the template (required)")
 	name := fs.String("name", "", "template name (required)")
 	isDefault := fs.Bool("default", false, "make it the org's default template, used when a project names none")
