@@ -45,7 +45,7 @@ var profanity, keyphrases = func() (map[string]bool, []transcribe.Keyphrase) {
 
 // Keyphrases are the words of the profanity list with the thresholds the
 // keyword-spotting pass detects them at (tuned on festival speech: see
-// BENCHMARKS.md, "clipperd: a censor that hears the word").
+// bench/history/censor.md, "Its thresholds").
 func Keyphrases() []transcribe.Keyphrase { return slices.Clone(keyphrases) }
 
 // Profane reports whether a transcript word is on the profanity list: the
@@ -79,8 +79,9 @@ func Spans(words []store.TranscriptWord, clipStartMs, clipEndMs int64) []media.C
 
 // padBefore widens a spotted word's span at its start: on festival speech
 // the spotter's edges fall within 0.2 s of the word's (median start +0.01
-// s, end +0.03 s: BENCHMARKS.md), and a word's onset is what a listener
-// recognises it by, so the span starts a little early. Its end is left.
+// s, end +0.03 s: bench/history/censor.md), and a word's onset is what a
+// listener recognises it by, so the span starts a little early. Its end is
+// left.
 const padBefore = 0.05
 
 // Pad is the span censored for a word spotted from start to end seconds.
