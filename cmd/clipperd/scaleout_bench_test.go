@@ -16,8 +16,8 @@ import (
 // the pin), side by side in one run on one cluster (PostgreSQL, MinIO and
 // an API-only node, none of them pinned). Each round runs both, which one
 // first alternating; a run creates the projects, waits until all are
-// COMPLETE, and stops its workers. It prints the Markdown table of
-// BENCHMARKS.md:
+// COMPLETE, and stops its workers. It prints the Markdown table kept in
+// bench/history/worker-nodes.md (BENCHMARKS.md gives today's figures):
 //
 //	go test -run '^$' -bench BenchmarkScaleOutWorkers -benchtime 1x -timeout 60m ./cmd/clipperd/
 //
