@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -234,24 +234,19 @@ func expect(t *testing.T, ch <-chan got, want string, wantErr error) {
 	}
 }
 
-// awaitWaiters returns once n readers wait for v's running load.
+// awaitWaiters checks, once every goroutine of the test's synctest bubble
+// is blocked, that n readers wait for v's running load.
 func awaitWaiters(t *testing.T, v *Value[string], n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		v.mu.Lock()
-		w := 0
-		if v.loading != nil {
-			w = v.loading.waiters
-		}
-		v.mu.Unlock()
-		if w >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d readers wait, want %d", w, n)
-		}
-		runtime.Gosched()
+	synctest.Wait()
+	v.mu.Lock()
+	w := 0
+	if v.loading != nil {
+		w = v.loading.waiters
+	}
+	v.mu.Unlock()
+	if w < n {
+		t.Fatalf("%d readers wait, want %d", w, n)
 	}
 }
 
@@ -348,12 +343,14 @@ func TestConcurrent(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var v Value[string]
-			l := newLoader()
-			tc.run(t, &v, l)
-			if n := l.count.Load(); n != tc.loads {
-				t.Fatalf("%d loads, want %d", n, tc.loads)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				var v Value[string]
+				l := newLoader()
+				tc.run(t, &v, l)
+				if n := l.count.Load(); n != tc.loads {
+					t.Fatalf("%d loads, want %d", n, tc.loads)
+				}
+			})
 		})
 	}
 }
@@ -369,28 +366,30 @@ func TestMapInvalidateDuringLoad(t *testing.T) {
 		{"InvalidateAll", func(m *Map[string, string]) { m.InvalidateAll() }},
 	} {
 		t.Run(inv.name, func(t *testing.T) {
-			var m Map[string, string]
-			l := newLoader()
-			getK := func() <-chan got {
-				ch := make(chan got, 1)
-				go func() {
-					s, err := m.Get(t.Context(), "k", l.load)
-					ch <- got{s, err}
-				}()
-				return ch
-			}
-			old := getK()
-			pOld := l.next(t)
-			inv.do(&m)
-			fresh := getK()
-			l.next(t).answer <- answer{v: "new"}
-			expect(t, fresh, "new", nil)
-			pOld.answer <- answer{v: "old"}
-			expect(t, old, "old", nil)
-			expect(t, getK(), "new", nil)
-			if n := l.count.Load(); n != 2 {
-				t.Fatalf("%d loads, want 2", n)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				var m Map[string, string]
+				l := newLoader()
+				getK := func() <-chan got {
+					ch := make(chan got, 1)
+					go func() {
+						s, err := m.Get(t.Context(), "k", l.load)
+						ch <- got{s, err}
+					}()
+					return ch
+				}
+				old := getK()
+				pOld := l.next(t)
+				inv.do(&m)
+				fresh := getK()
+				l.next(t).answer <- answer{v: "new"}
+				expect(t, fresh, "new", nil)
+				pOld.answer <- answer{v: "old"}
+				expect(t, old, "old", nil)
+				expect(t, getK(), "new", nil)
+				if n := l.count.Load(); n != 2 {
+					t.Fatalf("%d loads, want 2", n)
+				}
+			})
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -46,21 +47,27 @@ func TestRunsAtOnceThenOnWake(t *testing.T) {
 	p.await(t, 3)
 }
 
+// In a synctest bubble the clock is the bubble's: each pass comes exactly
+// the wait it asked for after the one before, however loaded the machine.
 func TestRunsAgainWhenTheWaitRunsOut(t *testing.T) {
-	var l Loop
-	seen := make(chan struct{}, 10)
-	l.Start(context.Background(), func(context.Context) (time.Duration, error) {
-		seen <- struct{}{}
-		return time.Millisecond, nil
-	})
-	defer l.Stop()
-	for range 3 {
-		select {
-		case <-seen:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the loop did not run again after its wait")
+	synctest.Test(t, func(t *testing.T) {
+		var l Loop
+		const wait = 3 * time.Minute
+		seen := make(chan time.Time, 10)
+		l.Start(context.Background(), func(context.Context) (time.Duration, error) {
+			seen <- time.Now()
+			return wait, nil
+		})
+		defer l.Stop()
+		last := <-seen
+		for range 3 {
+			at := <-seen
+			if got := at.Sub(last); got != wait {
+				t.Fatalf("a pass %s after the one before, want the wait, %s", got, wait)
+			}
+			last = at
 		}
-	}
+	})
 }
 
 func TestStopCancelsThenWaitsForThePass(t *testing.T) {
@@ -119,7 +126,11 @@ func TestDrainTakesBatchesUntilNoneIsLeft(t *testing.T) {
 // A pass that keeps failing is run again on the failure curve, not at the
 // wait it asked for, and the curve starts over after a pass succeeds.
 func TestFailingPassesBackOff(t *testing.T) {
-	l := Loop{FailureBase: time.Millisecond, FailureMax: 8 * time.Millisecond}
+	synctest.Test(t, testFailingPassesBackOff)
+}
+
+func testFailingPassesBackOff(t *testing.T) {
+	l := Loop{FailureBase: time.Second, FailureMax: 8 * time.Second}
 	boom := errors.New("database or disk is full")
 	var fail atomic.Bool
 	fail.Store(true)
@@ -135,8 +146,10 @@ func TestFailingPassesBackOff(t *testing.T) {
 		seen <- failure{n, wait}
 	}
 	passes := make(chan bool, 100) // each pass: did it fail
+	var started []time.Time         // when each pass began, on the bubble's clock
 	l.Start(context.Background(), func(context.Context) (time.Duration, error) {
 		failed := fail.Load()
+		started = append(started, time.Now())
 		passes <- failed
 		if failed {
 			return 0, boom // a pass asking for no wait at all
@@ -146,18 +159,20 @@ func TestFailingPassesBackOff(t *testing.T) {
 	defer l.Stop()
 	next := func() failure {
 		t.Helper()
-		select {
-		case f := <-seen:
-			return f
-		case <-time.After(10 * time.Second):
-			t.Fatal("no failure reported")
-			return failure{}
-		}
+		return <-seen // a loop that reports none leaves the bubble blocked: synctest fails the test
 	}
-	want := []time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond, 8 * time.Millisecond}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second}
 	for i, w := range want {
 		if f := next(); f.n != i+1 || f.wait != w {
 			t.Fatalf("failure %d: %+v, want n=%d wait=%s", i+1, f, i+1, w)
+		}
+	}
+	// The waits are kept, not only reported: pass i+1 began want[i] after pass i.
+	<-passes
+	synctest.Wait()
+	for i, w := range want[:len(want)-1] {
+		if got := started[i+1].Sub(started[i]); got != w {
+			t.Errorf("pass %d began %s after pass %d, want %s", i+2, got, i+1, w)
 		}
 	}
 	fail.Store(false)
@@ -168,7 +183,7 @@ func TestFailingPassesBackOff(t *testing.T) {
 	}
 	fail.Store(true)
 	l.Wake()
-	if f := next(); f.n != 1 || f.wait != time.Millisecond {
+	if f := next(); f.n != 1 || f.wait != time.Second {
 		t.Fatalf("first failure after a success: %+v, want the curve from its start", f)
 	}
 }
