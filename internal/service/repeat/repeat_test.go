@@ -146,7 +146,7 @@ func testFailingPassesBackOff(t *testing.T) {
 		seen <- failure{n, wait}
 	}
 	passes := make(chan bool, 100) // each pass: did it fail
-	var started []time.Time         // when each pass began, on the bubble's clock
+	var started []time.Time        // when each pass began, on the bubble's clock
 	l.Start(context.Background(), func(context.Context) (time.Duration, error) {
 		failed := fail.Load()
 		started = append(started, time.Now())
