@@ -152,31 +152,15 @@ func runCensor(ctx context.Context, args []string) error {
 		return err
 	}
 	phrases := censorjobs.Keyphrases()
-	var tuneSet, held []string
-	for _, k := range phrases {
-		for _, c := range tuneCarriers {
-			tuneSet = append(tuneSet, fmt.Sprintf(c, k.Phrase))
-		}
-		for _, c := range heldOutCarriers {
-			held = append(held, fmt.Sprintf(c, k.Phrase))
-		}
-	}
+	tuneSet, held := profaneSentences(phrases)
 	clean := cleanSentences(*cleanN)
-	for _, s := range append(slices.Clone(clean), soundAlikes...) {
-		for _, w := range strings.Fields(s) {
-			if censorjobs.Profane(w) {
-				return fmt.Errorf("clean sentence %q has the listed word %q", s, w)
-			}
-		}
+	if err := checkClean(append(slices.Clone(clean), soundAlikes...)); err != nil {
+		return err
 	}
 	start := time.Now()
-	tracks := map[string]*track{}
-	for name, ss := range map[string][]string{"tune": tuneSet, "held": held, "clean": clean, "alike": soundAlikes} {
-		t, err := speakTrack(ctx, *cache, "", ss)
-		if err != nil {
-			return fmt.Errorf("%s sentences: %w", name, err)
-		}
-		tracks[name] = t
+	tracks, err := speakTracks(ctx, *cache, map[string][]string{"tune": tuneSet, "held": held, "clean": clean, "alike": soundAlikes})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(os.Stderr, "speech ready in %s (cache %s)\n", time.Since(start).Round(time.Second), *cache)
 	tmp, err := os.MkdirTemp("", "clipper-bench-censor-run-")
@@ -184,12 +168,9 @@ func runCensor(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	wavs := map[string]string{}
-	for name, t := range tracks {
-		wavs[name] = filepath.Join(tmp, name+".wav")
-		if err := writeWAV16(wavs[name], t.pcm); err != nil {
-			return err
-		}
+	wavs, err := writeTrackWAVs(tmp, tracks)
+	if err != nil {
+		return err
 	}
 	spotter := &transcribe.Pocketsphinx{}
 	if *tune {
@@ -204,7 +185,7 @@ func runCensor(ctx context.Context, args []string) error {
 	fmt.Println("| speech | length | profane words spoken | stage 1 alone (spotting, lax) | stage 2 alone (decode among the listed and the transcript's words) | **both: found / false alarms** | censored span within 0.15 s of the word's edges | recogniser (transcript) | censor's hearing (both stages) |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	var missed []string
-	for _, row := range []struct{ name, label string }{
+	for _, row := range []censorRow{
 		{"tune", "profane, tuning sentences (" + strings.Join(tuneCarriers, " / ") + ")"},
 		{"held", "profane, held-out sentences (" + strings.Join(heldOutCarriers, " / ") + ")"},
 		{"clean", fmt.Sprintf("clean, %d generated sentences", len(clean))},
@@ -213,66 +194,156 @@ func runCensor(ctx context.Context, args []string) error {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), row.name) {
 			continue
 		}
-		t := tracks[row.name]
-		transcript, asrTook, err := cachedTranscript(ctx, spotter, *cache, t, wavs[row.name])
+		rowMissed, err := hearRow(ctx, spotter, *cache, row, tracks[row.name], wavs[row.name])
 		if err != nil {
 			return err
 		}
-		var vocab []string
-		for _, w := range transcript {
-			vocab = append(vocab, w.Text)
-		}
-		began := time.Now()
-		heard, err := censorjobs.Hear(ctx, spotter, wavs[row.name], vocab)
-		if err != nil {
-			return err
-		}
-		took := time.Since(began)
-		var among []transcribe.Word
-		for _, w := range heard.Among {
-			if censorjobs.Profane(w.Text) {
-				among = append(among, w)
-			}
-		}
-		var same []transcribe.Word // a rule not used: the candidate must be the same word
-		for _, k := range heard.Kept {
-			if slices.ContainsFunc(heard.Candidates, func(c transcribe.Word) bool {
-				return c.Text == k.Text && min(c.End, k.End) > max(c.Start, k.Start)
-			}) {
-				same = append(same, k)
-			}
-		}
-		ss := score(t, same)
-		fmt.Fprintf(os.Stderr, "%s: kept only where the candidate is the same word: %d found, %d false alarms\n", row.name, ss.found, ss.falseAlarms)
-		s1, s2 := score(t, heard.Candidates), score(t, among)
-		rawEdges = rawEdges[:0]
-		s := score(t, heard.Kept)
-		allEdges = append(allEdges, rawEdges...)
-		missed = append(missed, s.missed...)
-		perWord(t, heard.Kept)
-		length := float64(len(t.pcm)) / benchRate
-		within := "-"
-		if s.spoken > 0 {
-			within = strconv.Itoa(s.within)
-		}
-		fmt.Printf("| %s | %.1f s | %d | %d / %d | %d / %d | **%d / %d** | %s | %.1f s | %.1f s |\n", row.label, length, s.spoken,
-			s1.found, s1.falseAlarms, s2.found, s2.falseAlarms, s.found, s.falseAlarms, within, asrTook.Seconds(), took.Seconds())
-		for _, e := range s.offEdges {
-			fmt.Fprintln(os.Stderr, "edges off:", e)
-		}
-		for _, fa := range lastFalseAlarms {
-			fmt.Fprintln(os.Stderr, "false alarm ("+row.name+"):", fa)
-		}
+		missed = append(missed, rowMissed...)
 	}
 	if len(missed) > 0 {
 		fmt.Printf("\nMissed: %s\n", strings.Join(missed, ", "))
 	}
+	printWordFound(phrases)
+	printEdgeSpread()
+	return nil
+}
+
+// profaneSentences puts every listed phrase in the tuning carriers and in
+// the held-out ones.
+func profaneSentences(phrases []transcribe.Keyphrase) (tuneSet, held []string) {
+	for _, k := range phrases {
+		for _, c := range tuneCarriers {
+			tuneSet = append(tuneSet, fmt.Sprintf(c, k.Phrase))
+		}
+		for _, c := range heldOutCarriers {
+			held = append(held, fmt.Sprintf(c, k.Phrase))
+		}
+	}
+	return tuneSet, held
+}
+
+// checkClean fails when a sentence meant to be clean has a listed word: its
+// hits would count as false alarms.
+func checkClean(sentences []string) error {
+	for _, s := range sentences {
+		for _, w := range strings.Fields(s) {
+			if censorjobs.Profane(w) {
+				return fmt.Errorf("clean sentence %q has the listed word %q", s, w)
+			}
+		}
+	}
+	return nil
+}
+
+// speakTracks speaks each named set of sentences as one track.
+func speakTracks(ctx context.Context, cache string, sets map[string][]string) (map[string]*track, error) {
+	tracks := map[string]*track{}
+	for name, ss := range sets {
+		t, err := speakTrack(ctx, cache, "", ss)
+		if err != nil {
+			return nil, fmt.Errorf("%s sentences: %w", name, err)
+		}
+		tracks[name] = t
+	}
+	return tracks, nil
+}
+
+// writeTrackWAVs writes each track as dir/<name>.wav, the recogniser's
+// input, and returns the files by track name.
+func writeTrackWAVs(dir string, tracks map[string]*track) (map[string]string, error) {
+	wavs := map[string]string{}
+	for name, t := range tracks {
+		wavs[name] = filepath.Join(dir, name+".wav")
+		if err := writeWAV16(wavs[name], t.pcm); err != nil {
+			return nil, err
+		}
+	}
+	return wavs, nil
+}
+
+// censorRow is a row of the censor's table: the track's name and its label.
+type censorRow struct{ name, label string }
+
+// hearRow runs the censor's two stages over one track, prints its row of
+// the table (and the details on stderr) and returns the profane words
+// missed.
+func hearRow(ctx context.Context, spotter *transcribe.Pocketsphinx, cache string, row censorRow, t *track, wav string) ([]string, error) {
+	transcript, asrTook, err := cachedTranscript(ctx, spotter, cache, t, wav)
+	if err != nil {
+		return nil, err
+	}
+	var vocab []string
+	for _, w := range transcript {
+		vocab = append(vocab, w.Text)
+	}
+	began := time.Now()
+	heard, err := censorjobs.Hear(ctx, spotter, wav, vocab)
+	if err != nil {
+		return nil, err
+	}
+	took := time.Since(began)
+	ss := score(t, keptOnSameWord(heard))
+	fmt.Fprintf(os.Stderr, "%s: kept only where the candidate is the same word: %d found, %d false alarms\n", row.name, ss.found, ss.falseAlarms)
+	s1, s2 := score(t, heard.Candidates), score(t, profaneOnly(heard.Among))
+	rawEdges = rawEdges[:0]
+	s := score(t, heard.Kept)
+	allEdges = append(allEdges, rawEdges...)
+	perWord(t, heard.Kept)
+	length := float64(len(t.pcm)) / benchRate
+	within := "-"
+	if s.spoken > 0 {
+		within = strconv.Itoa(s.within)
+	}
+	fmt.Printf("| %s | %.1f s | %d | %d / %d | %d / %d | **%d / %d** | %s | %.1f s | %.1f s |\n", row.label, length, s.spoken,
+		s1.found, s1.falseAlarms, s2.found, s2.falseAlarms, s.found, s.falseAlarms, within, asrTook.Seconds(), took.Seconds())
+	for _, e := range s.offEdges {
+		fmt.Fprintln(os.Stderr, "edges off:", e)
+	}
+	for _, fa := range lastFalseAlarms {
+		fmt.Fprintln(os.Stderr, "false alarm ("+row.name+"):", fa)
+	}
+	return s.missed, nil
+}
+
+// profaneOnly keeps the listed words of the checking decode: stage 2 alone.
+func profaneOnly(among []transcribe.Word) []transcribe.Word {
+	var out []transcribe.Word
+	for _, w := range among {
+		if censorjobs.Profane(w.Text) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// keptOnSameWord is a rule not used, reported for comparison: a kept word
+// counts only where its candidate is the same word.
+func keptOnSameWord(heard *censorjobs.Heard) []transcribe.Word {
+	var same []transcribe.Word
+	for _, k := range heard.Kept {
+		if slices.ContainsFunc(heard.Candidates, func(c transcribe.Word) bool {
+			return c.Text == k.Text && min(c.End, k.End) > max(c.Start, k.Start)
+		}) {
+			same = append(same, k)
+		}
+	}
+	return same
+}
+
+// printWordFound prints, per listed word, how many of its spoken instances
+// the censor found.
+func printWordFound(phrases []transcribe.Keyphrase) {
 	fmt.Println()
 	fmt.Println("| word | found (of 4) |")
 	fmt.Println("|---|---|")
 	for _, k := range phrases {
 		fmt.Printf("| %s | %d |\n", k.Phrase, wordFound[k.Phrase])
 	}
+}
+
+// printEdgeSpread prints how far the censored starts and ends (unpadded)
+// fall from festival's, over every kept word.
+func printEdgeSpread() {
 	for i, edge := range []string{"start", "end"} {
 		var d []float64
 		for _, e := range allEdges {
@@ -283,7 +354,6 @@ func runCensor(ctx context.Context, args []string) error {
 			fmt.Printf("\nCensored %s (unpadded) less festival's, %d words: min %+.2f s, median %+.2f s, max %+.2f s\n", edge, len(d), d[0], d[len(d)/2], d[len(d)-1])
 		}
 	}
-	return nil
 }
 
 // cachedTranscript is the recogniser's transcript of t (in wav) and the
@@ -408,39 +478,53 @@ func saidAt(t *track, start, end float64) string {
 // spots each keyphrase apart from the others), then lists each word's false
 // alarms on the clean speech at that threshold.
 func tuneThresholds(ctx context.Context, spotter *transcribe.Pocketsphinx, phrases []transcribe.Keyphrase, tracks map[string]*track, wavs map[string]string, clean bool) error {
-	lo, hi := map[string]int{}, map[string]int{} // exponents: all found at 10^lo; not at 10^hi
-	for _, k := range phrases {
-		lo[k.Phrase], hi[k.Phrase] = -60, 60
-	}
-	allFound := func(exp map[string]int) (map[string]bool, error) {
-		list := make([]transcribe.Keyphrase, len(phrases))
-		for i, k := range phrases {
-			list[i] = transcribe.Keyphrase{Phrase: k.Phrase, Threshold: math.Pow(10, float64(exp[k.Phrase]))}
-		}
-		hits, err := spotter.Spot(ctx, wavs["tune"], list)
-		if err != nil {
-			return nil, err
-		}
-		ok := map[string]bool{}
-		for _, k := range phrases {
-			ok[k.Phrase] = true
-		}
-		for _, w := range tracks["tune"].words {
-			word := strings.ToLower(w.text)
-			if _, listed := ok[word]; !listed {
-				continue
-			}
-			found := false
-			for _, h := range hits {
-				found = found || (h.Text == word && min(h.End, w.end) > max(h.Start, w.start))
-			}
-			ok[word] = ok[word] && found
-		}
-		return ok, nil
-	}
-	ok, err := allFound(lo)
+	lo, err := strictestFindingAll(ctx, spotter, phrases, tracks["tune"], wavs["tune"])
 	if err != nil {
 		return err
+	}
+	// Then the laxest threshold with no false alarm on the clean speech.
+	cleanHi := exponentsAt(phrases, 60)
+	if clean {
+		if cleanHi, err = laxestWithoutAlarm(ctx, spotter, phrases, wavs["clean"]); err != nil {
+			return err
+		}
+	}
+	fmt.Println("### Tuning: per word, the strictest threshold finding all its tuning sentences, and the laxest with no false alarm on the clean speech")
+	fmt.Println()
+	fmt.Println("| word | finds all tuning words up to | no clean false alarm from |")
+	fmt.Println("|---|---|---|")
+	for _, k := range phrases {
+		fmt.Printf("| %s | 1e%+d | 1e%+d |\n", k.Phrase, lo[k.Phrase], cleanHi[k.Phrase])
+	}
+	fmt.Println()
+	return nil
+}
+
+// exponentsAt gives every phrase the same threshold exponent.
+func exponentsAt(phrases []transcribe.Keyphrase, exp int) map[string]int {
+	m := map[string]int{}
+	for _, k := range phrases {
+		m[k.Phrase] = exp
+	}
+	return m
+}
+
+// keyphrasesAt lists the phrases with the thresholds 10^exp[phrase].
+func keyphrasesAt(phrases []transcribe.Keyphrase, exp map[string]int) []transcribe.Keyphrase {
+	list := make([]transcribe.Keyphrase, len(phrases))
+	for i, k := range phrases {
+		list[i] = transcribe.Keyphrase{Phrase: k.Phrase, Threshold: math.Pow(10, float64(exp[k.Phrase]))}
+	}
+	return list
+}
+
+// strictestFindingAll bisects, per phrase, the largest exponent at which the
+// spotter still finds every instance of the phrase in the tuning track.
+func strictestFindingAll(ctx context.Context, spotter *transcribe.Pocketsphinx, phrases []transcribe.Keyphrase, tune *track, wav string) (map[string]int, error) {
+	lo, hi := exponentsAt(phrases, -60), exponentsAt(phrases, 60) // all found at 10^lo; not at 10^hi
+	ok, err := foundAll(ctx, spotter, phrases, tune, wav, lo)
+	if err != nil {
+		return nil, err
 	}
 	for w, found := range ok {
 		if !found {
@@ -449,20 +533,13 @@ func tuneThresholds(ctx context.Context, spotter *transcribe.Pocketsphinx, phras
 		}
 	}
 	for round := 1; ; round++ {
-		mid, open := map[string]int{}, false
-		for _, k := range phrases {
-			mid[k.Phrase] = lo[k.Phrase]
-			if hi[k.Phrase]-lo[k.Phrase] > 1 {
-				mid[k.Phrase] = (lo[k.Phrase] + hi[k.Phrase]) / 2
-				open = true
-			}
-		}
+		mid, open := bisectMid(phrases, lo, hi, lo)
 		if !open {
 			break
 		}
-		ok, err := allFound(mid)
+		ok, err := foundAll(ctx, spotter, phrases, tune, wav, mid)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, k := range phrases {
 			if mid[k.Phrase] == lo[k.Phrase] {
@@ -476,54 +553,79 @@ func tuneThresholds(ctx context.Context, spotter *transcribe.Pocketsphinx, phras
 		}
 		fmt.Fprintf(os.Stderr, "tune: round %d done\n", round)
 	}
-	// Then the laxest threshold with no false alarm on the clean speech.
-	cleanLo, cleanHi := map[string]int{}, map[string]int{} // exps: alarms at 10^cleanLo; none at 10^cleanHi
-	for _, k := range phrases {
-		cleanLo[k.Phrase], cleanHi[k.Phrase] = -60, 60
-	}
-	for round := 1; clean; round++ {
-		mid, open := map[string]int{}, false
-		list := make([]transcribe.Keyphrase, len(phrases))
-		for i, k := range phrases {
-			mid[k.Phrase] = cleanHi[k.Phrase]
-			if cleanHi[k.Phrase]-cleanLo[k.Phrase] > 1 {
-				mid[k.Phrase] = (cleanLo[k.Phrase] + cleanHi[k.Phrase]) / 2
-				open = true
-			}
-			list[i] = transcribe.Keyphrase{Phrase: k.Phrase, Threshold: math.Pow(10, float64(mid[k.Phrase]))}
-		}
+	return lo, nil
+}
+
+// laxestWithoutAlarm bisects, per phrase, the smallest exponent at which the
+// spotter hears the phrase nowhere in the clean track.
+func laxestWithoutAlarm(ctx context.Context, spotter *transcribe.Pocketsphinx, phrases []transcribe.Keyphrase, wav string) (map[string]int, error) {
+	lo, hi := exponentsAt(phrases, -60), exponentsAt(phrases, 60) // alarms at 10^lo; none at 10^hi
+	for round := 1; ; round++ {
+		mid, open := bisectMid(phrases, lo, hi, hi)
 		if !open {
 			break
 		}
-		hits, err := spotter.Spot(ctx, wavs["clean"], list)
+		hits, err := spotter.Spot(ctx, wav, keyphrasesAt(phrases, mid))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		alarms := map[string]int{}
 		for _, h := range hits {
 			alarms[h.Text]++
 		}
 		for _, k := range phrases {
-			if mid[k.Phrase] == cleanHi[k.Phrase] {
+			if mid[k.Phrase] == hi[k.Phrase] {
 				continue
 			}
 			if alarms[k.Phrase] > 0 {
-				cleanLo[k.Phrase] = mid[k.Phrase]
+				lo[k.Phrase] = mid[k.Phrase]
 			} else {
-				cleanHi[k.Phrase] = mid[k.Phrase]
+				hi[k.Phrase] = mid[k.Phrase]
 			}
 		}
 		fmt.Fprintf(os.Stderr, "tune clean: round %d done\n", round)
 	}
-	fmt.Println("### Tuning: per word, the strictest threshold finding all its tuning sentences, and the laxest with no false alarm on the clean speech")
-	fmt.Println()
-	fmt.Println("| word | finds all tuning words up to | no clean false alarm from |")
-	fmt.Println("|---|---|---|")
+	return hi, nil
+}
+
+// bisectMid is each phrase's next exponent to try: halfway between lo and
+// hi where they are more than 1 apart (open reports whether any is),
+// settled's where the phrase is settled.
+func bisectMid(phrases []transcribe.Keyphrase, lo, hi, settled map[string]int) (mid map[string]int, open bool) {
+	mid = map[string]int{}
 	for _, k := range phrases {
-		fmt.Printf("| %s | 1e%+d | 1e%+d |\n", k.Phrase, lo[k.Phrase], cleanHi[k.Phrase])
+		mid[k.Phrase] = settled[k.Phrase]
+		if hi[k.Phrase]-lo[k.Phrase] > 1 {
+			mid[k.Phrase] = (lo[k.Phrase] + hi[k.Phrase]) / 2
+			open = true
+		}
 	}
-	fmt.Println()
-	return nil
+	return mid, open
+}
+
+// foundAll spots the phrases at thresholds 10^exp in the tuning track and
+// reports, per phrase, whether every spoken instance was found.
+func foundAll(ctx context.Context, spotter *transcribe.Pocketsphinx, phrases []transcribe.Keyphrase, tune *track, wav string, exp map[string]int) (map[string]bool, error) {
+	hits, err := spotter.Spot(ctx, wav, keyphrasesAt(phrases, exp))
+	if err != nil {
+		return nil, err
+	}
+	ok := map[string]bool{}
+	for _, k := range phrases {
+		ok[k.Phrase] = true
+	}
+	for _, w := range tune.words {
+		word := strings.ToLower(w.text)
+		if _, listed := ok[word]; !listed {
+			continue
+		}
+		found := false
+		for _, h := range hits {
+			found = found || (h.Text == word && min(h.End, w.end) > max(h.Start, w.start))
+		}
+		ok[word] = ok[word] && found
+	}
+	return ok, nil
 }
 
 // speakTrack speaks sentences with festival (cached by text in cache) and

@@ -39,47 +39,19 @@ func runPipeline(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	src, kind := filepath.Join(work, "source.mp4"), "generated "+length.String()+" 1280x720 source with speech"
-	genStart := time.Now()
-	switch {
-	case *sourceFile != "":
-		src, kind = *sourceFile, "source "+filepath.Base(*sourceFile)
-	case *faces:
-		if _, err := testvideo.MovingFace(ctx, src, testvideo.FaceOptions{Duration: *length, Silent: true}); err != nil {
-			return err
-		}
-		kind = "generated " + length.String() + " 1280x720 source with a face moving across it"
-	default:
-		if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: *length, Width: 1280, Height: 720}); err != nil {
-			return err
-		}
+	src, kind, err := pipelineSource(ctx, work, *length, *faces, *sourceFile)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(os.Stderr, "%s ready in %s\n", kind, time.Since(genStart).Round(time.Second))
 	if *keep != "" {
 		if err := copyFile(src, *keep); err != nil {
 			return err
 		}
 	}
-
-	// (a) analysis pass against a plain decode, alternating so drift hits both.
-	// CPU time (this process and its children: ffmpeg, and the face detection
-	// beside it) is measured too: on a loaded machine wall time drifts with
-	// the neighbours, CPU time much less.
-	var plain, analysis, plainCPU, analysisCPU []time.Duration
-	for range *rounds {
-		d, c, err := timedCPU(func() error { return ffmpeg(ctx, "-i", src, "-f", "null", "-") })
-		if err != nil {
-			return err
-		}
-		plain, plainCPU = append(plain, d), append(plainCPU, c)
-		d, c, err = timedCPU(func() error { _, err := media.Analyze(ctx, src); return err })
-		if err != nil {
-			return err
-		}
-		analysis, analysisCPU = append(analysis, d), append(analysisCPU, c)
+	a, err := analysisAgainstDecode(ctx, src, *rounds)
+	if err != nil {
+		return err
 	}
-	pm, am := median(plain), median(analysis)
-	pc, ac := median(plainCPU), median(analysisCPU)
 
 	// (b) the whole pipeline through clipperd's API.
 	const key = "bench-key"
@@ -92,19 +64,98 @@ func runPipeline(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	uploadID, err := c.UploadFile(ctx, src)
+	pipelineTime, clips, err := clipProject(ctx, c, src, pipelineRenderPref(*sound, *looks))
 	if err != nil {
 		return err
 	}
+	plainClips, clipSeconds, err := plainFFmpegClips(ctx, work, src, clips)
+	if err != nil {
+		return err
+	}
+
+	fmt.Printf("### Pipeline: %s, portrait clips\n\n", kind)
+	fmt.Printf("| measure | time | ratio |\n|---|---|---|\n")
+	fmt.Printf("| (a) plain decode `ffmpeg -i SRC -f null -` (median of %d) | %.2f s | 1.00 |\n", *rounds, a.plain.Seconds())
+	fmt.Printf("| (a) analysis pass `media.Analyze` (median of %d) | %.2f s | **%.2f** |\n", *rounds, a.analysis.Seconds(), a.analysis.Seconds()/a.plain.Seconds())
+	fmt.Printf("| (a) CPU time: plain decode / analysis pass (medians) | %.2f s / %.2f s | **%.2f** |\n", a.plainCPU.Seconds(), a.analysisCPU.Seconds(), a.analysisCPU.Seconds()/a.plainCPU.Seconds())
+	fmt.Printf("| (b) plain ffmpeg commands making the same %d clips (%.0f s of clips, export + preview) | %.2f s | 1.00 |\n", len(clips), clipSeconds, plainClips.Seconds())
+	fmt.Printf("| (b) clipperd pipeline, create to COMPLETE (import, probe, analysis, curation, renders) | %.2f s | **%.2f** |\n\n", pipelineTime.Seconds(), pipelineTime.Seconds()/plainClips.Seconds())
+	return nil
+}
+
+// pipelineSource is the benchmark's source video and a phrase saying what it
+// is: sourceFile when set, else one generated in work (a moving face with
+// faces, speech otherwise).
+func pipelineSource(ctx context.Context, work string, length time.Duration, faces bool, sourceFile string) (src, kind string, err error) {
+	src, kind = filepath.Join(work, "source.mp4"), "generated "+length.String()+" 1280x720 source with speech"
+	genStart := time.Now()
+	switch {
+	case sourceFile != "":
+		src, kind = sourceFile, "source "+filepath.Base(sourceFile)
+	case faces:
+		if _, err := testvideo.MovingFace(ctx, src, testvideo.FaceOptions{Duration: length, Silent: true}); err != nil {
+			return "", "", err
+		}
+		kind = "generated " + length.String() + " 1280x720 source with a face moving across it"
+	default:
+		if err := testvideo.Generate(ctx, src, testvideo.Options{Duration: length, Width: 1280, Height: 720}); err != nil {
+			return "", "", err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s ready in %s\n", kind, time.Since(genStart).Round(time.Second))
+	return src, kind, nil
+}
+
+// analysisMedians are the medians of (a): wall and CPU time of a plain
+// decode and of the analysis pass.
+type analysisMedians struct {
+	plain, analysis, plainCPU, analysisCPU time.Duration
+}
+
+// analysisAgainstDecode is (a): the analysis pass against a plain decode,
+// alternating so drift hits both. CPU time (this process and its children:
+// ffmpeg, and the face detection beside it) is measured too: on a loaded
+// machine wall time drifts with the neighbours, CPU time much less.
+func analysisAgainstDecode(ctx context.Context, src string, rounds int) (analysisMedians, error) {
+	var plain, analysis, plainCPU, analysisCPU []time.Duration
+	for range rounds {
+		d, c, err := timedCPU(func() error { return ffmpeg(ctx, "-i", src, "-f", "null", "-") })
+		if err != nil {
+			return analysisMedians{}, err
+		}
+		plain, plainCPU = append(plain, d), append(plainCPU, c)
+		d, c, err = timedCPU(func() error { _, err := media.Analyze(ctx, src); return err })
+		if err != nil {
+			return analysisMedians{}, err
+		}
+		analysis, analysisCPU = append(analysis, d), append(analysisCPU, c)
+	}
+	return analysisMedians{median(plain), median(analysis), median(plainCPU), median(analysisCPU)}, nil
+}
+
+// pipelineRenderPref is the portrait render, with -sound's and -looks'
+// options on when asked.
+func pipelineRenderPref(sound, looks bool) *apitypes.RenderPref {
 	rp := &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait}
-	if *sound || *looks {
+	if sound || looks {
 		on := true
 		rp.EnableVoiceEnhancement, rp.EnableAutoTransition, rp.SelectedTransitions = &on, &on, []string{"fade", "wipeleft"}
 	}
-	if *looks {
+	if looks {
 		on := true
 		rp.EnableCaption, rp.CaptionStyle, rp.EnableVisualHook, rp.EnableEmoji = &on, "karaoke", &on, &on
 		rp.QuickstartConfig = &apitypes.QuickstartConfig{EnableRemoveFillerWords: &on}
+	}
+	return rp
+}
+
+// clipProject uploads src, creates a project of 20-45 s clips and waits for
+// it: the time from create to COMPLETE (as the project's timestamps say)
+// and its clips.
+func clipProject(ctx context.Context, c *client.Client, src string, rp *apitypes.RenderPref) (time.Duration, []apitypes.ExportableClip, error) {
+	uploadID, err := c.UploadFile(ctx, src)
+	if err != nil {
+		return 0, nil, err
 	}
 	p, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
 		VideoURL:     uploadID,
@@ -112,27 +163,30 @@ func runPipeline(ctx context.Context, args []string) error {
 		RenderPref:   rp,
 	})
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	p, err = c.WaitForProject(ctx, p.ID, client.WaitOptions{PollInterval: 200 * time.Millisecond, MaxPollInterval: time.Second})
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	created, _ := time.Parse(time.RFC3339, p.CreatedAt)
 	updated, _ := time.Parse(time.RFC3339, p.UpdatedAt)
-	pipelineTime := updated.Sub(created)
 	clips, err := c.ListExportableClips(ctx, client.ClipFilter{ProjectID: p.ID})
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
+	return updated.Sub(created), clips, nil
+}
 
-	// The same clips made by plain ffmpeg: one command per clip for the
-	// 1080x1920 centre-cropped export, one for the 480p preview.
+// plainFFmpegClips makes the same clips with plain ffmpeg: one command per
+// clip for the 1080x1920 centre-cropped export, one for the 480p preview.
+// It returns the commands' total time and the clips' total length.
+func plainFFmpegClips(ctx context.Context, work, src string, clips []apitypes.ExportableClip) (time.Duration, float64, error) {
 	var plainClips time.Duration
 	var clipSeconds float64
 	for i, clip := range clips {
 		if len(clip.TimeRanges) == 0 {
-			return fmt.Errorf("clip %s has no time range", clip.ID)
+			return 0, 0, fmt.Errorf("clip %s has no time range", clip.ID)
 		}
 		start := float64(clip.TimeRanges[0][0]) / 1000
 		dur := float64(clip.TimeRanges[0][1]-clip.TimeRanges[0][0]) / 1000
@@ -145,20 +199,12 @@ func runPipeline(ctx context.Context, args []string) error {
 					filepath.Join(work, fmt.Sprintf("plain-%d-%s.mp4", i, out.name)))
 			})
 			if err != nil {
-				return err
+				return 0, 0, err
 			}
 			plainClips += d
 		}
 	}
-
-	fmt.Printf("### Pipeline: %s, portrait clips\n\n", kind)
-	fmt.Printf("| measure | time | ratio |\n|---|---|---|\n")
-	fmt.Printf("| (a) plain decode `ffmpeg -i SRC -f null -` (median of %d) | %.2f s | 1.00 |\n", *rounds, pm.Seconds())
-	fmt.Printf("| (a) analysis pass `media.Analyze` (median of %d) | %.2f s | **%.2f** |\n", *rounds, am.Seconds(), am.Seconds()/pm.Seconds())
-	fmt.Printf("| (a) CPU time: plain decode / analysis pass (medians) | %.2f s / %.2f s | **%.2f** |\n", pc.Seconds(), ac.Seconds(), ac.Seconds()/pc.Seconds())
-	fmt.Printf("| (b) plain ffmpeg commands making the same %d clips (%.0f s of clips, export + preview) | %.2f s | 1.00 |\n", len(clips), clipSeconds, plainClips.Seconds())
-	fmt.Printf("| (b) clipperd pipeline, create to COMPLETE (import, probe, analysis, curation, renders) | %.2f s | **%.2f** |\n\n", pipelineTime.Seconds(), pipelineTime.Seconds()/plainClips.Seconds())
-	return nil
+	return plainClips, clipSeconds, nil
 }
 
 func ffmpeg(ctx context.Context, args ...string) error {

@@ -220,17 +220,9 @@ func face(x, scale float64, mirrored bool) FaceTrack {
 }
 
 func generateFaces(ctx context.Context, path string, opts FaceOptions, plan func(d, w, h float64) []FaceShot) (*FaceLayout, error) {
-	if opts.Duration == 0 {
-		opts.Duration = 6 * time.Second
-	}
-	if opts.Width == 0 && opts.Height == 0 {
-		opts.Width, opts.Height = 1280, 720
-	}
-	switch {
-	case opts.Duration < 2*time.Second || opts.Duration > 10*time.Minute:
-		return nil, fmt.Errorf("testvideo: face video Duration must be between 2s and 10m, got %s", opts.Duration)
-	case opts.Width < 320 || opts.Height < 180 || opts.Width > 3840 || opts.Height > 2160 || opts.Width%2+opts.Height%2 != 0:
-		return nil, fmt.Errorf("testvideo: face video Width and Height must be even, 320x180 to 3840x2160, got %dx%d", opts.Width, opts.Height)
+	opts, err := faceOptionsWithDefaults(opts)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		return nil, fmt.Errorf("testvideo: ffmpeg is required: %w", err)
@@ -239,6 +231,48 @@ func generateFaces(ctx context.Context, path string, opts FaceOptions, plan func
 	if err != nil {
 		return nil, err
 	}
+	layout := planFaceLayout(opts, plan)
+
+	work, err := os.MkdirTemp("", "testvideo-faces-")
+	if err != nil {
+		return nil, fmt.Errorf("testvideo: temp dir: %w", err)
+	}
+	defer os.RemoveAll(work)
+	audioArgs := []string{"-f", "lavfi", "-i", "anullsrc=r=44100:cl=stereo"}
+	if !opts.Silent {
+		wav, err := speakForFaces(ctx, work, opts, layout)
+		if err != nil {
+			return nil, err
+		}
+		audioArgs = []string{"-i", wav}
+	}
+	if err := encodeFaceVideo(ctx, path, work, img, layout, audioArgs); err != nil {
+		return nil, err
+	}
+	return layout, nil
+}
+
+// faceOptionsWithDefaults fills in the default length (6 s) and size
+// (1280x720) and checks the options' ranges.
+func faceOptionsWithDefaults(opts FaceOptions) (FaceOptions, error) {
+	if opts.Duration == 0 {
+		opts.Duration = 6 * time.Second
+	}
+	if opts.Width == 0 && opts.Height == 0 {
+		opts.Width, opts.Height = 1280, 720
+	}
+	switch {
+	case opts.Duration < 2*time.Second || opts.Duration > 10*time.Minute:
+		return opts, fmt.Errorf("testvideo: face video Duration must be between 2s and 10m, got %s", opts.Duration)
+	case opts.Width < 320 || opts.Height < 180 || opts.Width > 3840 || opts.Height > 2160 || opts.Width%2+opts.Height%2 != 0:
+		return opts, fmt.Errorf("testvideo: face video Width and Height must be even, 320x180 to 3840x2160, got %dx%d", opts.Width, opts.Height)
+	}
+	return opts, nil
+}
+
+// planFaceLayout is plan's shots on a timeline of whole frames, with each
+// face's size as it will be drawn.
+func planFaceLayout(opts FaceOptions, plan func(d, w, h float64) []FaceShot) *FaceLayout {
 	d := math.Round(opts.Duration.Seconds()*frameRate) / frameRate
 	h := float64(opts.Height)
 	layout := &FaceLayout{Width: opts.Width, Height: opts.Height, Duration: d, Shots: plan(d, float64(opts.Width), h)}
@@ -250,41 +284,43 @@ func generateFaces(ctx context.Context, path string, opts FaceOptions, plan func
 			f.To.Size = f.From.Size
 		}
 	}
+	return layout
+}
 
-	work, err := os.MkdirTemp("", "testvideo-faces-")
+// speakForFaces writes the face video's speech to work/speech.wav (the file
+// it returns) and records the voice and its sentences in layout.
+func speakForFaces(ctx context.Context, work string, opts FaceOptions, layout *FaceLayout) (string, error) {
+	if opts.Voice != "" && opts.Voice != VoiceFestival && opts.Voice != VoiceEspeak {
+		return "", fmt.Errorf("testvideo: Voice must be %q, %q or empty, got %q", VoiceFestival, VoiceEspeak, opts.Voice)
+	}
+	voice, err := resolveVoice(opts.Voice)
 	if err != nil {
-		return nil, fmt.Errorf("testvideo: temp dir: %w", err)
+		return "", err
 	}
-	defer os.RemoveAll(work)
-	audioArgs := []string{"-f", "lavfi", "-i", "anullsrc=r=44100:cl=stereo"}
-	if !opts.Silent {
-		if opts.Voice != "" && opts.Voice != VoiceFestival && opts.Voice != VoiceEspeak {
-			return nil, fmt.Errorf("testvideo: Voice must be %q, %q or empty, got %q", VoiceFestival, VoiceEspeak, opts.Voice)
-		}
-		voice, err := resolveVoice(opts.Voice)
-		if err != nil {
-			return nil, err
-		}
-		speech, pcm, err := planAudio(ctx, work, voice, d)
-		if err != nil {
-			return nil, err
-		}
-		if len(speech.Speech) == 0 {
-			return nil, fmt.Errorf("testvideo: no sentence fits in %s: a face video with speech needs about 8s", opts.Duration)
-		}
-		wav := filepath.Join(work, "speech.wav")
-		if err := writeWAV(wav, pcm, speechRate); err != nil {
-			return nil, err
-		}
-		layout.Voice, layout.Speech = voice, speech.Speech
-		audioArgs = []string{"-i", wav}
+	speech, pcm, err := planAudio(ctx, work, voice, layout.Duration)
+	if err != nil {
+		return "", err
 	}
+	if len(speech.Speech) == 0 {
+		return "", fmt.Errorf("testvideo: no sentence fits in %s: a face video with speech needs about 8s", opts.Duration)
+	}
+	wav := filepath.Join(work, "speech.wav")
+	if err := writeWAV(wav, pcm, speechRate); err != nil {
+		return "", err
+	}
+	layout.Voice, layout.Speech = voice, speech.Speech
+	return wav, nil
+}
 
+// encodeFaceVideo draws layout with the face image img over audioArgs' sound
+// into path (removed when ffmpeg fails), bit-exact so a test's video is the
+// same on every run.
+func encodeFaceVideo(ctx context.Context, path, work, img string, layout *FaceLayout, audioArgs []string) error {
 	graphFile := filepath.Join(work, "graph.txt")
 	if err := os.WriteFile(graphFile, []byte(faceGraph(layout)), 0o600); err != nil {
-		return nil, fmt.Errorf("testvideo: write filter graph: %w", err)
+		return fmt.Errorf("testvideo: write filter graph: %w", err)
 	}
-	dur := strconv.FormatFloat(d, 'f', 3, 64)
+	dur := strconv.FormatFloat(layout.Duration, 'f', 3, 64)
 	args := []string{"-nostdin", "-hide_banner", "-loglevel", "error", "-y",
 		"-loop", "1", "-framerate", strconv.Itoa(frameRate), "-t", dur, "-i", toolexec.LocalURL(img)}
 	args = append(args, audioArgs...)
@@ -298,9 +334,9 @@ func generateFaces(ctx context.Context, path string, opts FaceOptions, plan func
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		os.Remove(path)
-		return nil, fmt.Errorf("testvideo: ffmpeg face video: %w: %s", err, stderr.LastLines(8))
+		return fmt.Errorf("testvideo: ffmpeg face video: %w: %s", err, stderr.LastLines(8))
 	}
-	return layout, nil
+	return nil
 }
 
 // faceGraph draws the layout on one timeline: the first shot's background,

@@ -335,5 +335,5 @@ func damaged(err string) string {
 // notReady says which required tools are missing and what to do.
 func notReady(missing []string) string {
 	return "not ready: " + strings.Join(missing, ", ") + " not found on PATH; install ffmpeg (it provides ffmpeg and ffprobe) " +
-		"or put them on clipperd's PATH. Projects wait (STALLED, retried) until they are there"
+		"or put them on clipperd's PATH. Projects wait (" + string(apitypes.StageStalled) + ", retried) until they are there"
 }

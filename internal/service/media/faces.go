@@ -111,7 +111,6 @@ func (s *faceSampler) run() {
 	prevK, lastFine := -2, -fineSearchEvery
 	lost := false // a face was lost since the last fine search
 	var missing []missedFace
-	cw, ch := s.w/s.scale, s.h/s.scale
 	var prevBuf []byte // the buffer of prev and its coarse frame, to reuse
 	for f := range s.in {
 		last := prev
@@ -119,53 +118,82 @@ func (s *faceSampler) run() {
 			last = nil // not the previous sample: nothing to compare with
 		}
 		var found []faces.Box
-		fine := last == nil || cutBetween(f.pix, last)
-		switch {
-		case s.baseline || s.scale == 1:
-			// One frame size: the whole search is the coarse one.
-			fine = fine || f.k%fullSearchEvery == 0
-		case !fine:
-			fine = f.k-lastFine >= fineSearchEvery || lost && f.k-lastFine >= fullSearchEvery
-		}
-		if fine {
-			found, lastFine, lost = faces.Detect(f.pix, s.w, s.h), f.k, false
-			if !s.baseline {
-				// A whole search also looks for tilted and turned faces, in the
-				// coarse frame (faces.DetectTilted costs six upright searches);
-				// once found, DetectAround follows them as they are.
-				found = faces.Merge(found, faces.Scaled(faces.DetectTilted(f.coarse, cw, ch), float64(s.scale)))
-			}
+		if s.wantsFineSearch(f, last, lastFine, lost) {
+			found, lastFine, lost = s.searchWhole(f), f.k, false
 		} else {
-			if s.baseline {
-				found = faces.DetectNear(f.pix, s.w, s.h, prevFaces)
-			} else {
-				found = faces.DetectAround(f.pix, s.w, s.h, prevFaces, 1)
-				// Faces missed lately (a turn, a blink of the detector) are
-				// looked for where they were, for a second.
-				for _, m := range missing {
-					if gap := f.k - m.k; gap <= fullSearchEvery {
-						found = faces.Merge(found, faces.DetectAround(f.pix, s.w, s.h, []faces.Box{m.box}, gap))
-					}
-				}
-			}
-			lost = lost || len(found) < len(prevFaces)
-			if !s.baseline && (lost || f.k%fullSearchEvery == 0) {
-				found = faces.Merge(found, faces.Scaled(faces.Detect(f.coarse, cw, ch), float64(s.scale)))
-			}
+			found, lost = s.followFaces(f, prevFaces, missing, lost)
 		}
 		faces.MeasureMouths(f.pix, last, s.w, s.h, found, prevFaces)
 		s.samples = append(s.samples, faces.Sample{T: float64(f.k) / faceFPS, Faces: found})
-		if prevBuf != nil {
-			select {
-			case s.free <- prevBuf:
-			default:
-			}
-		}
+		s.recycle(prevBuf)
 		prevBuf = f.pix[:cap(f.pix)]
 		if !s.baseline {
 			missing = stillMissing(missing, prevFaces, found, f.k, s.w)
 		}
 		prev, prevFaces, prevK = f.pix, found, f.k
+	}
+}
+
+// wantsFineSearch reports whether sample f gets a whole search rather than
+// following the faces of last (nil: not the previous sample): after a cut,
+// every so often, and sooner when a face was lost since lastFine.
+func (s *faceSampler) wantsFineSearch(f faceFrame, last []byte, lastFine int, lost bool) bool {
+	fine := last == nil || cutBetween(f.pix, last)
+	switch {
+	case s.baseline || s.scale == 1:
+		// One frame size: the whole search is the coarse one.
+		fine = fine || f.k%fullSearchEvery == 0
+	case !fine:
+		fine = f.k-lastFine >= fineSearchEvery || lost && f.k-lastFine >= fullSearchEvery
+	}
+	return fine
+}
+
+// searchWhole looks for faces all over sample f.
+func (s *faceSampler) searchWhole(f faceFrame) []faces.Box {
+	found := faces.Detect(f.pix, s.w, s.h)
+	if !s.baseline {
+		// A whole search also looks for tilted and turned faces, in the
+		// coarse frame (faces.DetectTilted costs six upright searches);
+		// once found, DetectAround follows them as they are.
+		found = faces.Merge(found, faces.Scaled(faces.DetectTilted(f.coarse, s.w/s.scale, s.h/s.scale), float64(s.scale)))
+	}
+	return found
+}
+
+// followFaces looks for the faces of the previous sample (and those missed
+// lately) near where they were in sample f, and reports whether a face was
+// lost since the last fine search; then, or every so often, the coarse
+// frame is searched whole too.
+func (s *faceSampler) followFaces(f faceFrame, prevFaces []faces.Box, missing []missedFace, lost bool) ([]faces.Box, bool) {
+	var found []faces.Box
+	if s.baseline {
+		found = faces.DetectNear(f.pix, s.w, s.h, prevFaces)
+	} else {
+		found = faces.DetectAround(f.pix, s.w, s.h, prevFaces, 1)
+		// Faces missed lately (a turn, a blink of the detector) are
+		// looked for where they were, for a second.
+		for _, m := range missing {
+			if gap := f.k - m.k; gap <= fullSearchEvery {
+				found = faces.Merge(found, faces.DetectAround(f.pix, s.w, s.h, []faces.Box{m.box}, gap))
+			}
+		}
+	}
+	lost = lost || len(found) < len(prevFaces)
+	if !s.baseline && (lost || f.k%fullSearchEvery == 0) {
+		found = faces.Merge(found, faces.Scaled(faces.Detect(f.coarse, s.w/s.scale, s.h/s.scale), float64(s.scale)))
+	}
+	return found, lost
+}
+
+// recycle offers a frame's buffer to addShrunk, unless enough wait there.
+func (s *faceSampler) recycle(buf []byte) {
+	if buf == nil {
+		return
+	}
+	select {
+	case s.free <- buf:
+	default:
 	}
 }
 

@@ -36,11 +36,8 @@ const (
 // Seeking is exact: the clip starts at h.Start and lasts h.End-h.Start. opts.Source, when set,
 // saves probing src again for every clip; the result's DurationSec is the export's, probed.
 func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previewPath string, opts RenderOptions) (*RenderResult, error) {
-	if exportPath == "" || previewPath == "" || exportPath == previewPath {
-		return nil, errors.New("render: exportPath and previewPath must be set and differ")
-	}
-	if sameFile(src, exportPath) || sameFile(src, previewPath) {
-		return nil, errors.New("render: an output path must not be the source")
+	if err := checkRenderPaths(src, exportPath, previewPath); err != nil {
+		return nil, err
 	}
 	size, previewH, err := renderSizes(opts)
 	if err != nil {
@@ -72,26 +69,12 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	if err != nil {
 		return nil, err
 	}
-
-	audio := [2]string{"0:" + strconv.Itoa(info.AudioStream), "0:" + strconv.Itoa(info.AudioStream)}
-	voice, err := voiceFor(ctx, src, info, start, dur, opts)
+	sound, err := clipSound(ctx, src, info, h, dur, opts)
 	if err != nil {
 		return nil, err
 	}
-	joins := ClipJoins(h, info.DurationSec, opts)
-	audioIn := "[" + audio[0] + "]"
-	if len(opts.Keep) > 0 {
-		graph = cutGraph(info, start, opts.Keep) + graph
-		dur = Length(opts.Keep)
-		audioIn = "[ca]"
-	}
-	if info.HasAudio && (len(opts.Keep) > 0 || voice != "" || Overlap(joins) > 0) {
-		var sound string
-		sound, audio = soundGraph(audioIn, joins, voice)
-		graph = sound + graph
-	}
-	dur -= Overlap(joins)
-	t := strconv.FormatFloat(dur, 'f', 3, 64)
+	graph = sound.graph + graph
+	t := strconv.FormatFloat(sound.length, 'f', 3, 64)
 	// The graph goes through a file: a long follow path would pass Linux's 128 KiB limit
 	// on one argument.
 	script := filepath.Join(tmp, "graph.txt")
@@ -99,14 +82,65 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		return nil, fmt.Errorf("render: filtergraph: %w", err)
 	}
 	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex_script", toolexec.LocalURL(script))
-	args = append(args, outputArgs(info, "[export]", audio[0], t, "20", "128k", exportPath)...)
-	args = append(args, outputArgs(info, "[preview]", audio[1], t, "27", "64k", previewPath)...)
+	args = append(args, outputArgs(info, "[export]", sound.audio[0], t, "20", "128k", exportPath)...)
+	args = append(args, outputArgs(info, "[preview]", sound.audio[1], t, "27", "64k", previewPath)...)
 	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
 		os.Remove(exportPath)
 		os.Remove(previewPath)
 		return nil, err
 	}
+	return renderedFiles(ctx, exportPath, previewPath)
+}
 
+// checkRenderPaths refuses outputs that are missing, the same file, or the
+// source: ffmpeg would overwrite what it reads.
+func checkRenderPaths(src, exportPath, previewPath string) error {
+	if exportPath == "" || previewPath == "" || exportPath == previewPath {
+		return errors.New("render: exportPath and previewPath must be set and differ")
+	}
+	if sameFile(src, exportPath) || sameFile(src, previewPath) {
+		return errors.New("render: an output path must not be the source")
+	}
+	return nil
+}
+
+// renderSound is the audio side of a render: the filtergraph that goes
+// before the picture's (the cut of opts.Keep, the sound chain), the audio
+// each output maps, and the clip's length once cut and joined.
+type renderSound struct {
+	graph  string
+	audio  [2]string // the export's and the preview's
+	length float64
+}
+
+// clipSound builds the audio of highlight h (dur seconds from h.Start): the
+// source's audio stream as it is, or through soundGraph when the clip is
+// cut, its voice enhanced or its joins overlap.
+func clipSound(ctx context.Context, src string, info *ProbeResult, h Highlight, dur float64, opts RenderOptions) (renderSound, error) {
+	s := renderSound{audio: [2]string{"0:" + strconv.Itoa(info.AudioStream), "0:" + strconv.Itoa(info.AudioStream)}, length: dur}
+	voice, err := voiceFor(ctx, src, info, h.Start, dur, opts)
+	if err != nil {
+		return renderSound{}, err
+	}
+	joins := ClipJoins(h, info.DurationSec, opts)
+	audioIn := "[" + s.audio[0] + "]"
+	if len(opts.Keep) > 0 {
+		s.graph = cutGraph(info, h.Start, opts.Keep)
+		s.length = Length(opts.Keep)
+		audioIn = "[ca]"
+	}
+	if info.HasAudio && (len(opts.Keep) > 0 || voice != "" || Overlap(joins) > 0) {
+		var sound string
+		sound, s.audio = soundGraph(audioIn, joins, voice)
+		s.graph = sound + s.graph
+	}
+	s.length -= Overlap(joins)
+	return s, nil
+}
+
+// renderedFiles is the result of a render: the outputs' sizes and the
+// export's length as probed.
+func renderedFiles(ctx context.Context, exportPath, previewPath string) (*RenderResult, error) {
 	res := &RenderResult{}
 	for _, f := range []struct {
 		path string

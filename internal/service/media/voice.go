@@ -133,27 +133,9 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 	if err != nil {
 		return "", err
 	}
-	var denoise string
-	var latency float64
-	switch v.Denoise {
-	case VoiceDenoiseTrough:
-		// The trough is the quietest window; afftdn takes noise up to a few dB above the floor
-		// it is given for noise, so the floor handed to it sits above the trough.
-		floor := min(-20, max(-80, min(lv.trough+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
-		denoise, latency = fmt.Sprintf("afftdn=nr=%d:nf=%.1f", voiceReduceDB, floor), afftdnLatencySec
-	case VoiceDenoiseTrack:
-		floor := min(-20, max(-80, min(lv.pause+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
-		denoise, latency = fmt.Sprintf("afftdn=nr=%d:nf=%.1f:tn=1", voiceReduceDB, floor), afftdnLatencySec
-	case VoiceDenoiseProfile:
-		// afftdn learns the noise's spectrum over the clip's quietest stretch (clip time:
-		// right where the chain's input starts with the measured stretch, as without cuts).
-		floor := min(-20, max(-80, min(lv.trough+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
-		denoise, latency = fmt.Sprintf("asendcmd=c='%.2f afftdn sn start;%.2f afftdn sn stop',afftdn=nr=%d:nf=%.1f",
-			lv.quietAt, lv.quietAt+voiceProfileSec, voiceReduceDB, floor), afftdnLatencySec
-	case VoiceDenoiseNLM:
-		denoise, latency = "anlmdn=s=0.0001", anlmdnLatencySec
-	default:
-		return "", fmt.Errorf("voice: unknown denoiser %q", v.Denoise)
+	denoise, latency, err := voiceDenoiser(v.Denoise, lv)
+	if err != nil {
+		return "", err
 	}
 	// The denoiser's delay is taken off, so the sound stays with the picture and the gate's
 	// key (the source as it is) lines up with what it gates.
@@ -167,11 +149,47 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 	if i := lastDB(loudRe, loud, math.Inf(-1)); i > -70 {
 		gain = min(voiceMaxGainDB, VoiceLUFS-i)
 	}
-	chain := func(gain, ceiling float64) string {
+	chain := voiceLevelChain(pre, v.Gate, lv)
+	gain, ceiling, err := checkVoiceLevel(ctx, src, info, start, dur, chain, gain)
+	if err != nil {
+		return "", err
+	}
+	return chain(gain, ceiling), nil
+}
+
+// voiceDenoiser is the denoising filter of the named kind, set from the
+// clip's levels, and the delay it adds, in seconds.
+func voiceDenoiser(kind string, lv voiceLevels) (string, float64, error) {
+	switch kind {
+	case VoiceDenoiseTrough:
+		// The trough is the quietest window; afftdn takes noise up to a few dB above the floor
+		// it is given for noise, so the floor handed to it sits above the trough.
+		floor := min(-20, max(-80, min(lv.trough+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
+		return fmt.Sprintf("afftdn=nr=%d:nf=%.1f", voiceReduceDB, floor), afftdnLatencySec, nil
+	case VoiceDenoiseTrack:
+		floor := min(-20, max(-80, min(lv.pause+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
+		return fmt.Sprintf("afftdn=nr=%d:nf=%.1f:tn=1", voiceReduceDB, floor), afftdnLatencySec, nil
+	case VoiceDenoiseProfile:
+		// afftdn learns the noise's spectrum over the clip's quietest stretch (clip time:
+		// right where the chain's input starts with the measured stretch, as without cuts).
+		floor := min(-20, max(-80, min(lv.trough+voiceFloorAboveTroughDB, lv.level-voiceFloorHeadroomDB)))
+		return fmt.Sprintf("asendcmd=c='%.2f afftdn sn start;%.2f afftdn sn stop',afftdn=nr=%d:nf=%.1f",
+			lv.quietAt, lv.quietAt+voiceProfileSec, voiceReduceDB, floor), afftdnLatencySec, nil
+	case VoiceDenoiseNLM:
+		return "anlmdn=s=0.0001", anlmdnLatencySec, nil
+	default:
+		return "", 0, fmt.Errorf("voice: unknown denoiser %q", kind)
+	}
+}
+
+// voiceLevelChain is the chain after pre for a gain and a limiter ceiling:
+// the gain, the gate on the pauses when gate is set, and the limiter.
+func voiceLevelChain(pre string, gate bool, lv voiceLevels) func(gain, ceiling float64) string {
+	return func(gain, ceiling float64) string {
 		// The limiter works at 48 kHz, where the sample peaks it holds are the true peaks
 		// (an 8 kHz source's peaks between samples came out 3 dB over them).
 		limit := fmt.Sprintf("aresample=48000,alimiter=limit=%.3f:level=false:attack=5:release=50:latency=1", ceiling)
-		if !v.Gate {
+		if !gate {
 			return fmt.Sprintf("%s,volume=%.2fdB,%s", pre, gain, limit)
 		}
 		// The depth is the gain and then some, so no pause comes out louder than it went in.
@@ -181,19 +199,25 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 			pre, gain, dbToAmp(lv.gateThreshold), dbToAmp(-depth),
 			voiceGateRatio, voiceGateKnee, voiceGateAttackMS, voiceGateReleaseMS, 1/math.Sqrt(voiceKeyTaps), limit)
 	}
-	// What ships is measured: the whole chain, encoded as the export is. The limiter takes
-	// loudness off peaky speech (up to 2 LU on 8 kHz voices) and the AAC encoder adds to the
-	// peaks of dense, noisy sound (up to 3 dB on HF radio at 128 kb/s): the gain and the
-	// limiter's ceiling are corrected by what they missed, the gain by the loudness the last
-	// corrections actually bought (under hard limiting a dB of gain buys a fraction of one).
-	// The chain kept is the measured one nearest the target whose peak passed.
+}
+
+// checkVoiceLevel measures what ships, from gain and the default ceiling
+// on, and returns the gain and ceiling to keep. What ships is measured: the
+// whole chain, encoded as the export is. The limiter takes loudness off
+// peaky speech (up to 2 LU on 8 kHz voices) and the AAC encoder adds to the
+// peaks of dense, noisy sound (up to 3 dB on HF radio at 128 kb/s): the gain
+// and the limiter's ceiling are corrected by what they missed, the gain by
+// the loudness the last corrections actually bought (under hard limiting a
+// dB of gain buys a fraction of one). The chain kept is the measured one
+// nearest the target whose peak passed.
+func checkVoiceLevel(ctx context.Context, src string, info *ProbeResult, start, dur float64, chain func(gain, ceiling float64) string, gain float64) (float64, float64, error) {
 	ceiling, first := voiceLimit, gain
 	var best *voiceTrial
 	slope, prev := 1.0, voiceTrial{lufs: math.NaN()}
 	for range voiceCheckPasses {
 		lufs, peak, err := measureEncoded(ctx, src, info, start, dur, chain(gain, ceiling))
 		if err != nil {
-			return "", err
+			return 0, 0, err
 		}
 		if lufs <= -70 {
 			break // silence: nothing to level
@@ -221,7 +245,7 @@ func VoiceChain(ctx context.Context, src string, info *ProbeResult, start, dur f
 	if best != nil {
 		gain, ceiling = best.gain, best.ceiling
 	}
-	return chain(gain, ceiling), nil
+	return gain, ceiling, nil
 }
 
 // voiceTrial is one measured setting of the chain's gain and limiter.

@@ -115,64 +115,99 @@ func readNumber(words []string, i int) (numberRun, bool) {
 	return numberRun{end, text}, true
 }
 
-// cardinal reads a cardinal number at words[i]: "two hundred and fifty",
+// cardinal reads a cardinal number at words[start]: "two hundred and fifty",
 // "three thousand four hundred", "twenty five hundred", "a thousand". It
 // stops where the words stop making one number, so "nineteen sixty" is 19
 // and "five five" is 5. end is the index after its last word.
-func cardinal(words []string, i int) (n int64, end int, ok bool) {
-	var total, group int64
-	var lastScale int64
-	small := false     // group has units or tens after its hundreds
-	afterTens := false // the last word was a tens word ("twenty")
-	joined := false    // the last word was a hundred or a scale: "and" may follow
-	start := i
+func cardinal(words []string, start int) (n int64, end int, ok bool) {
+	r := &cardinalReader{words: words, start: start}
+	i := start
 	for ; i < len(words); i++ {
-		w := words[i]
-		u, isUnit := units[w]
-		switch {
-		case w == "a" && i == start && i+1 < len(words) && (words[i+1] == "hundred" || scales[words[i+1]] != 0):
-			group, small = 1, true
-		case w == "zero":
-			if i > start {
-				return total + group, i, true
-			}
-			return 0, i + 1, true // zero takes nothing after it
-		case isUnit:
-			if i != start && (!afterTens || u > 9) && small {
-				return total + group, i, true
-			}
-			group += int64(u)
-			small, afterTens = true, false
-		case tens[w] != 0:
-			if i > start && small {
-				return total + group, i, true
-			}
-			group += int64(tens[w])
-			small, afterTens = true, true
-		case w == "hundred":
-			if i == start || group == 0 || group >= 100 {
-				return total + group, i, i > start
-			}
-			group *= 100
-			small, afterTens, joined = false, false, true
-			continue
-		case scales[w] != 0:
-			s := scales[w]
-			if i == start || group == 0 || lastScale != 0 && s >= lastScale {
-				return total + group, i, i > start
-			}
-			total += group * s
-			group, lastScale = 0, s
-			small, afterTens, joined = false, false, true
-			continue
-		case w == "and" && joined && i+1 < len(words) && (units[words[i+1]] != 0 || tens[words[i+1]] != 0):
-			// "two hundred and five": "and" joins only after a hundred or a scale.
-		default:
-			return total + group, i, i > start
+		if stop, at := r.read(i); stop {
+			return r.total + r.group, at, at > start
 		}
-		joined = false
 	}
-	return total + group, i, i > start
+	return r.total + r.group, i, i > start
+}
+
+// cardinalReader is cardinal's state between words.
+type cardinalReader struct {
+	words        []string
+	start        int
+	total, group int64
+	lastScale    int64
+	small        bool // group has units or tens after its hundreds
+	afterTens    bool // the last word was a tens word ("twenty")
+	joined       bool // the last word was a hundred or a scale: "and" may follow
+}
+
+// read takes words[i] into the number, or reports that the number stopped
+// and where it ends (after a leading "zero", which takes nothing after it;
+// before the word otherwise).
+func (r *cardinalReader) read(i int) (stop bool, end int) {
+	w := r.words[i]
+	joined := r.joined
+	r.joined = false
+	_, isUnit := units[w]
+	switch {
+	case w == "a" && i == r.start && i+1 < len(r.words) && (r.words[i+1] == "hundred" || scales[r.words[i+1]] != 0):
+		r.group, r.small = 1, true
+	case w == "zero":
+		if i > r.start {
+			return true, i
+		}
+		return true, i + 1
+	case isUnit || tens[w] != 0:
+		return r.addSmall(i), i
+	case w == "hundred" || scales[w] != 0:
+		return r.multiply(i), i
+	case w == "and" && joined && i+1 < len(r.words) && (units[r.words[i+1]] != 0 || tens[r.words[i+1]] != 0):
+		// "two hundred and five": "and" joins only after a hundred or a scale.
+	default:
+		return true, i
+	}
+	return false, 0
+}
+
+// addSmall adds the unit or tens word words[i] to the group, or reports
+// that it starts another number ("nineteen sixty", "five five").
+func (r *cardinalReader) addSmall(i int) (stop bool) {
+	w := r.words[i]
+	if u, isUnit := units[w]; isUnit {
+		if i != r.start && (!r.afterTens || u > 9) && r.small {
+			return true
+		}
+		r.group += int64(u)
+		r.small, r.afterTens = true, false
+		return false
+	}
+	if i > r.start && r.small {
+		return true
+	}
+	r.group += int64(tens[w])
+	r.small, r.afterTens = true, true
+	return false
+}
+
+// multiply applies "hundred" or a scale word at words[i] to the group, or
+// reports that it cannot belong to the number read so far.
+func (r *cardinalReader) multiply(i int) (stop bool) {
+	w := r.words[i]
+	if w == "hundred" {
+		if i == r.start || r.group == 0 || r.group >= 100 {
+			return true
+		}
+		r.group *= 100
+	} else {
+		s := scales[w]
+		if i == r.start || r.group == 0 || r.lastScale != 0 && s >= r.lastScale {
+			return true
+		}
+		r.total += r.group * s
+		r.group, r.lastScale = 0, s
+	}
+	r.small, r.afterTens, r.joined = false, false, true
+	return false
 }
 
 // year reads "nineteen sixty one" (1961), "twenty twenty four" (2024) and

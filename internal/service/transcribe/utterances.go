@@ -56,18 +56,43 @@ func Utterances(levels []float64) []Span {
 	if len(levels) == 0 {
 		return nil
 	}
-	threshold := pauseLevel(levels)
-	minPause := int(math.Round(uttPauseSec / frameSec))
-	// Speech runs: frames at or above the threshold, bridging gaps shorter
-	// than a pause.
-	type run struct{ from, to int } // frames [from, to)
-	var runs []run
+	runs := speechRuns(levels, pauseLevel(levels), int(math.Round(uttPauseSec/frameSec)))
+	// Speech of under 0.1 s is a click, not an utterance.
+	kept := runs[:0]
+	for _, r := range runs {
+		if r.to-r.from >= 10 {
+			kept = append(kept, r)
+		}
+	}
+	cut := cutLongRuns(joinShortRuns(kept), levels)
+	pad := int(math.Round(uttPadSec / frameSec))
+	out := make([]Span, len(cut))
+	for i, r := range cut {
+		from, to := max(0, r.from-pad), min(len(levels), r.to+pad)
+		if i > 0 {
+			from = max(from, cut[i-1].to) // never into the previous utterance
+		}
+		if i+1 < len(cut) {
+			to = min(to, cut[i+1].from)
+		}
+		out[i] = Span{float64(from) * frameSec, float64(to) * frameSec}
+	}
+	return out
+}
+
+// frameRun is a stretch of frames [from, to).
+type frameRun struct{ from, to int }
+
+// speechRuns are the stretches of frames at or above threshold, bridging
+// gaps shorter than minPause frames.
+func speechRuns(levels []float64, threshold float64, minPause int) []frameRun {
+	var runs []frameRun
 	for i := 0; i < len(levels); {
 		if levels[i] < threshold {
 			i++
 			continue
 		}
-		r := run{i, i}
+		r := frameRun{i, i}
 		quiet := 0
 		for ; i < len(levels); i++ {
 			if levels[i] < threshold {
@@ -82,16 +107,13 @@ func Utterances(levels []float64) []Span {
 		}
 		runs = append(runs, r)
 	}
-	// Speech of under 0.1 s is a click, not an utterance.
-	kept := runs[:0]
-	for _, r := range runs {
-		if r.to-r.from >= 10 {
-			kept = append(kept, r)
-		}
-	}
-	runs = kept
-	// Join short runs to their nearer neighbour until all are long enough
-	// or there is one.
+	return runs
+}
+
+// joinShortRuns joins runs shorter than uttMinSec to their neighbour across
+// the shorter pause until all are long enough or there is one; a join that
+// would pass uttMaxSec is not made.
+func joinShortRuns(runs []frameRun) []frameRun {
 	minFrames := int(uttMinSec / frameSec)
 	for len(runs) > 1 {
 		shortest := -1
@@ -116,9 +138,14 @@ func Utterances(levels []float64) []Span {
 		runs[j].to = runs[j+1].to
 		runs = append(runs[:j+1], runs[j+2:]...)
 	}
-	// Cut long runs at their quietest tenth of a second.
-	maxFrames := int(uttMaxSec / frameSec)
-	var cut []run
+	return runs
+}
+
+// cutLongRuns cuts runs longer than uttMaxSec at their quietest tenth of a
+// second past their first uttMinSec.
+func cutLongRuns(runs []frameRun, levels []float64) []frameRun {
+	minFrames, maxFrames := int(uttMinSec/frameSec), int(uttMaxSec/frameSec)
+	var cut []frameRun
 	for _, r := range runs {
 		for r.to-r.from > maxFrames {
 			best, bestLevel := r.from+maxFrames, math.Inf(1)
@@ -131,24 +158,12 @@ func Utterances(levels []float64) []Span {
 					best, bestLevel = c+5, l
 				}
 			}
-			cut = append(cut, run{r.from, best})
+			cut = append(cut, frameRun{r.from, best})
 			r.from = best
 		}
 		cut = append(cut, r)
 	}
-	pad := int(math.Round(uttPadSec / frameSec))
-	out := make([]Span, len(cut))
-	for i, r := range cut {
-		from, to := max(0, r.from-pad), min(len(levels), r.to+pad)
-		if i > 0 {
-			from = max(from, cut[i-1].to) // never into the previous utterance
-		}
-		if i+1 < len(cut) {
-			to = min(to, cut[i+1].from)
-		}
-		out[i] = Span{float64(from) * frameSec, float64(to) * frameSec}
-	}
-	return out
+	return cut
 }
 
 // narrowbandMeter tells whether 16 kHz audio carries nothing above 4 kHz:

@@ -119,28 +119,8 @@ func (s *Sessions) receiveParts(ctx context.Context, up *store.Upload, sp span, 
 	for got.written <= sp.most {
 		want := min(s.checkpoint, sp.most+1-got.written)
 		key := partKey(up, held)
-		w, err := s.media.Create(ctx, key)
-		if err != nil {
-			got.writeErr = fmt.Errorf("store a part: %w", err)
-			break
-		}
-		n, err := io.CopyN(w, src, want)
-		got.written += n
-		switch {
-		case src.err != nil:
-			got.readErr = src.err
-		case err != nil && !errors.Is(err, io.EOF):
-			got.writeErr = fmt.Errorf("store a part: %w", err)
-		}
-		if got.written > sp.most {
-			got.tooMany = true
-		}
-		if n == 0 || got.writeErr != nil || got.tooMany {
-			got.writeErr = errors.Join(got.writeErr, w.Abort())
-			break
-		}
-		if err := w.Commit(); err != nil {
-			got.writeErr = fmt.Errorf("store a part: %w", err)
+		n, stored := s.storePart(ctx, key, src, want, sp.most, &got)
+		if !stored {
 			break
 		}
 		moved, err := s.store.AdvanceUpload(ctx, up.ID, up.SessionID, held, held+n, sp.total, false)
@@ -158,6 +138,46 @@ func (s *Sessions) receiveParts(ctx context.Context, up *store.Upload, sp span, 
 			break // the body failed, or ended
 		}
 	}
+	return got, s.settleReceived(ctx, up, sp, held, mine, got)
+}
+
+// storePart copies up to want bytes of src into a new part at key and
+// commits it, recording in got what the body brought and how it failed. It
+// reports the bytes stored and whether the part was committed: a part that
+// would take the body past most, an empty one, or one whose write failed is
+// aborted.
+func (s *Sessions) storePart(ctx context.Context, key string, src *readTracker, want, most int64, got *received) (int64, bool) {
+	w, err := s.media.Create(ctx, key)
+	if err != nil {
+		got.writeErr = fmt.Errorf("store a part: %w", err)
+		return 0, false
+	}
+	n, err := io.CopyN(w, src, want)
+	got.written += n
+	switch {
+	case src.err != nil:
+		got.readErr = src.err
+	case err != nil && !errors.Is(err, io.EOF):
+		got.writeErr = fmt.Errorf("store a part: %w", err)
+	}
+	if got.written > most {
+		got.tooMany = true
+	}
+	if n == 0 || got.writeErr != nil || got.tooMany {
+		got.writeErr = errors.Join(got.writeErr, w.Abort())
+		return n, false
+	}
+	if err := w.Commit(); err != nil {
+		got.writeErr = fmt.Errorf("store a part: %w", err)
+		return n, false
+	}
+	return n, true
+}
+
+// settleReceived sets up's counts after a PUT whose parts, mine, took the
+// record to held: a PUT that broke its announced length counts for nothing,
+// and a streamed whole file's size is where its body ended.
+func (s *Sessions) settleReceived(ctx context.Context, up *store.Upload, sp span, held int64, mine []string, got received) error {
 	up.Received, up.Total = held, sp.total
 	if got.tooMany && held > sp.off {
 		// The PUT broke its announced length: none of its bytes count.
@@ -171,11 +191,11 @@ func (s *Sessions) receiveParts(ctx context.Context, up *store.Upload, sp span, 
 		// A streamed whole file ends where its body ends.
 		up.Total = got.written
 		if _, err := s.store.AdvanceUpload(ctx, up.ID, up.SessionID, held, held, up.Total, false); err != nil {
-			return got, s.gone(ctx, up, err)
+			return s.gone(ctx, up, err)
 		}
 	}
 	up.Complete = got.ok() && !got.lost && up.Total > 0 && up.Received == up.Total
-	return got, nil
+	return nil
 }
 
 // deleteParts removes parts of up that no record counts; a failure is
