@@ -114,6 +114,49 @@ func main() {
 	}
 }
 
+// command runs one command with its arguments (after the command's name).
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// commands are clipperd's commands by name; keys, accounts, templates and
+// media-key take a subcommand first.
+var commands = map[string]command{
+	"serve": func(ctx context.Context, args []string, _, stderr io.Writer) error {
+		return commandError("serve", serve(ctx, args, stderr))
+	},
+	"worker": func(ctx context.Context, args []string, _, stderr io.Writer) error {
+		return commandError("worker", worker(ctx, args, stderr))
+	},
+	"check": checkCmd,
+	"keys": subcommands("keys", map[string]command{
+		"create": keysCreate, "list": keysList, "revoke": keysRevoke,
+	}, "create, list or revoke"),
+	"accounts": subcommands("accounts", map[string]command{
+		"connect": accountsConnect, "list": accountsList, "disconnect": accountsDisconnect,
+	}, "connect, list or disconnect"),
+	"templates": subcommands("templates", map[string]command{"create": templatesCreate}, "create"),
+	"broll":     brollCmd,
+	"media-key": subcommands("media-key", map[string]command{"rotate": mediaKeyRotate}, "rotate"),
+	"repair":    repair,
+	"backup":    backupCmd,
+	"restore":   restoreCmd,
+	"sample":    sample,
+	"migrate":   migrateCmd,
+}
+
+// subcommands dispatches a command's first argument to its subcommand;
+// names lists them for the usage error.
+func subcommands(name string, subs map[string]command, names string) command {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if len(args) > 0 {
+			if sub, ok := subs[args[0]]; ok {
+				return sub(ctx, args[1:], stdout, stderr)
+			}
+		}
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: %s takes the subcommand %s", errUsage, name, names)
+	}
+}
+
 // run executes one command line (without the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -121,68 +164,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: a command is required", errUsage)
 	}
 	switch args[0] {
-	case "serve":
-		return commandError("serve", serve(ctx, args[1:], stderr))
-	case "worker":
-		return commandError("worker", worker(ctx, args[1:], stderr))
-	case "check":
-		return checkCmd(ctx, args[1:], stdout, stderr)
-	case "keys":
-		if len(args) < 2 || (args[1] != "create" && args[1] != "revoke" && args[1] != "list") {
-			fmt.Fprint(stderr, usage)
-			return fmt.Errorf("%w: keys takes the subcommand create, list or revoke", errUsage)
-		}
-		switch args[1] {
-		case "revoke":
-			return keysRevoke(ctx, args[2:], stdout, stderr)
-		case "list":
-			return keysList(ctx, args[2:], stdout, stderr)
-		}
-		return keysCreate(ctx, args[2:], stdout, stderr)
-	case "accounts":
-		if len(args) >= 2 {
-			switch args[1] {
-			case "connect":
-				return accountsConnect(ctx, args[2:], stdout, stderr)
-			case "list":
-				return accountsList(ctx, args[2:], stdout, stderr)
-			case "disconnect":
-				return accountsDisconnect(ctx, args[2:], stdout, stderr)
-			}
-		}
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("%w: accounts takes the subcommand connect, list or disconnect", errUsage)
-	case "templates":
-		if len(args) < 2 || args[1] != "create" {
-			fmt.Fprint(stderr, usage)
-			return fmt.Errorf("%w: templates takes the subcommand create", errUsage)
-		}
-		return templatesCreate(ctx, args[2:], stdout, stderr)
-	case "broll":
-		return brollCmd(ctx, args[1:], stdout, stderr)
-	case "media-key":
-		if len(args) < 2 || args[1] != "rotate" {
-			fmt.Fprint(stderr, usage)
-			return fmt.Errorf("%w: media-key takes the subcommand rotate", errUsage)
-		}
-		return mediaKeyRotate(ctx, args[2:], stdout, stderr)
-	case "repair":
-		return repair(ctx, args[1:], stdout, stderr)
-	case "backup":
-		return backupCmd(ctx, args[1:], stdout, stderr)
-	case "restore":
-		return restoreCmd(ctx, args[1:], stdout, stderr)
-	case "sample":
-		return sample(ctx, args[1:], stdout, stderr)
-	case "migrate":
-		return migrateCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
-	default:
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 	}
+	return cmd(ctx, args[1:], stdout, stderr)
 }
 
 // commandError prefixes a long-running command's error with its name, so an
