@@ -99,11 +99,13 @@ func (c rebindConn) PrepareContext(ctx context.Context, query string) (driver.St
 }
 
 func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, rebind(query), args)
+	res, err := c.Conn.ExecContext(ctx, rebind(query), args)
+	return res, sessionEnded(err)
 }
 
 func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, rebind(query), args)
+	rows, err := c.Conn.QueryContext(ctx, rebind(query), args)
+	return rows, sessionEnded(err)
 }
 
 // rebind turns SQLite's placeholders into PostgreSQL's: ?N becomes $N and

@@ -99,6 +99,19 @@ func serverWentAway(err error) bool {
 	return errors.As(err, &pe) && strings.HasPrefix(pe.Code, "57P0")
 }
 
+// sessionEnded marks a statement answered by the server ending the session
+// (57P01: a restart, pg_terminate_backend) as run on a bad connection: the
+// server ended it before running the statement, or aborted the statement
+// with it, so nothing was applied, and database/sql runs the statement
+// again on a new connection (which the connector waits for). In a
+// transaction, tx repeats the whole transaction instead.
+func sessionEnded(err error) error {
+	if err != nil && serverWentAway(err) {
+		return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
+	}
+	return err
+}
+
 // transientDB tells a database that is away (restarting, unreachable)
 // from one that answered: connection exceptions (class 08), a session the
 // server ended or cannot start yet, connections refused or cut. A refusal
