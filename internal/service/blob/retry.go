@@ -39,8 +39,8 @@ func WithRetry(s Store, r *dependency.Retry) Store {
 		return s
 	}
 	rs := &retrying{inner: s, retry: r}
-	if _, ok := s.(Composer); ok {
-		return &retryingComposer{rs}
+	if c, ok := s.(Composer); ok {
+		return &retryingComposer{rs, c}
 	}
 	return rs
 }
@@ -169,12 +169,14 @@ func (s *retrying) WriteReplayable(ctx context.Context, key string, r io.ReadSee
 }
 
 // retryingComposer is a retrying store whose inner store composes.
-type retryingComposer struct{ *retrying }
+type retryingComposer struct {
+	*retrying
+	composer Composer // the inner store
+}
 
 // Compose is repeated whole: dst is replaced at once or not at all.
 func (s *retryingComposer) Compose(ctx context.Context, dst string, srcs []string) error {
-	c := s.inner.(Composer)
-	return s.do(ctx, func(ctx context.Context) error { return c.Compose(ctx, dst, srcs) })
+	return s.do(ctx, func(ctx context.Context) error { return s.composer.Compose(ctx, dst, srcs) })
 }
 
 // retryingReader repeats the reads of a retrying store's reader.

@@ -71,7 +71,7 @@ func (h *Health) Start(ctx context.Context) {
 		w.loop.Start(ctx, func(ctx context.Context) (time.Duration, error) {
 			err := w.probe(Once(ctx))
 			if ctx.Err() != nil {
-				return 0, nil
+				return 0, ctx.Err() // stopped: the loop ends, counting no failure
 			}
 			if err != nil {
 				h.Failed(name, err)

@@ -45,7 +45,9 @@ func StartCluster(tb testing.TB) *Cluster {
 		}
 		tb.Skip(msg)
 	}
-	dir, err := os.MkdirTemp("", "clipper-pg-")
+	// Not tb.TempDir: its parent is private to this user, and the server
+	// runs as postgres.
+	dir, err := os.MkdirTemp("", "clipper-pg-") //nolint:usetesting // see above
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -113,5 +115,13 @@ func freePort(tb testing.TB) int {
 		tb.Fatal(err)
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
