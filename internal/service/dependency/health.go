@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
@@ -31,6 +32,9 @@ type Health struct {
 
 	mu   sync.Mutex
 	deps map[string]*watched
+	// down counts the dependencies down, so that Succeeded, told of every
+	// call, takes no lock while all answer.
+	down atomic.Int32
 }
 
 // watched is one dependency: its probe, its loop, and its last failure
@@ -101,7 +105,11 @@ func (h *Health) Stop() {
 
 // Failed records a transient failure of a call to name: from up, it is
 // down from now and its probe runs at once (the probe's loop logs).
-func (h *Health) Failed(name string, err error) {
+func (h *Health) Failed(name string, err error) { h.failed(name, err, true) }
+
+// failed is Failed; wake false leaves the probe to its schedule (the
+// failure is a probe's own, or a call tried Once, which probes too).
+func (h *Health) failed(name string, err error, wake bool) {
 	if h == nil {
 		return
 	}
@@ -111,18 +119,19 @@ func (h *Health) Failed(name string, err error) {
 	if w != nil {
 		if wasUp {
 			w.since = time.Now()
+			h.down.Add(1)
 		}
 		w.down = err
 	}
 	h.mu.Unlock()
-	if wasUp {
+	if wasUp && wake {
 		w.loop.Wake()
 	}
 }
 
 // Succeeded records a call to name that was answered: up from now.
 func (h *Health) Succeeded(name string) {
-	if h == nil {
+	if h == nil || h.down.Load() == 0 {
 		return
 	}
 	h.mu.Lock()
@@ -132,6 +141,7 @@ func (h *Health) Succeeded(name string) {
 	if wasDown {
 		downFor = time.Since(w.since)
 		w.down = nil
+		h.down.Add(-1)
 	}
 	h.mu.Unlock()
 	if wasDown {

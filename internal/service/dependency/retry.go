@@ -87,7 +87,7 @@ func (r *Retry) Do(ctx context.Context, transient func(error) bool, op func(cont
 		if ctx.Err() != nil || !transient(err) {
 			return err
 		}
-		r.Health.Failed(r.Name, err)
+		r.Health.failed(r.Name, err, !once(ctx))
 		if r.Window <= 0 || once(ctx) {
 			return err
 		}
