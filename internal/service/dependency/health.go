@@ -73,7 +73,7 @@ func (h *Health) Start(ctx context.Context) {
 				"dependency", name, "err", err, "failures", failures, "down_for", time.Since(h.downSince(name)).Round(time.Second), "probe_in", retryIn)
 		}
 		w.loop.Start(ctx, func(ctx context.Context) (time.Duration, error) {
-			err := w.probe(Once(ctx))
+			err := w.probe(context.WithValue(Once(ctx), probeKey{}, true))
 			if ctx.Err() != nil {
 				return 0, ctx.Err() // stopped: the loop ends, counting no failure
 			}
@@ -108,7 +108,7 @@ func (h *Health) Stop() {
 func (h *Health) Failed(name string, err error) { h.failed(name, err, true) }
 
 // failed is Failed; wake false leaves the probe to its schedule (the
-// failure is a probe's own, or a call tried Once, which probes too).
+// failure is the probe's own).
 func (h *Health) failed(name string, err error, wake bool) {
 	if h == nil {
 		return

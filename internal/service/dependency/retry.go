@@ -72,6 +72,15 @@ func once(ctx context.Context) bool {
 	return v
 }
 
+// probeKey marks the context of Health's own probe, whose failure must
+// not wake the probe again.
+type probeKey struct{}
+
+func probing(ctx context.Context) bool {
+	v, _ := ctx.Value(probeKey{}).(bool)
+	return v
+}
+
 // Do runs op, and again while it fails with an error transient accepts,
 // on the curve, until Window has passed since the first failure or ctx
 // ends. op must be safe to repeat: a write whose first attempt may have
@@ -87,7 +96,7 @@ func (r *Retry) Do(ctx context.Context, transient func(error) bool, op func(cont
 		if ctx.Err() != nil || !transient(err) {
 			return err
 		}
-		r.Health.failed(r.Name, err, !once(ctx))
+		r.Health.failed(r.Name, err, !probing(ctx))
 		if r.Window <= 0 || once(ctx) {
 			return err
 		}

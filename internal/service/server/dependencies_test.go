@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics/metricstest"
@@ -60,12 +61,24 @@ func TestReadyzWhileADependencyIsAway(t *testing.T) {
 		})
 	}
 
+	// logged waits for the ERROR line saying that down is unreachable.
+	logged := func(down string) {
+		t.Helper()
+		for deadline := time.Now().Add(publishWait); !strings.Contains(logs.String(), `level=ERROR msg="`+down+` unreachable`); {
+			if time.Now().After(deadline) {
+				t.Fatalf("no ERROR line says the %s is unreachable:\n%s", down, logs.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
 	gauges(1, 1)
 	ready("")
 
 	cluster.Stop(t)
-	gauges(0, 1) // the probe found it away
+	gauges(0, 1) // a call or the probe found it away
 	ready("database")
+	logged("database")
 	cluster.Start(t)
 	gauges(1, 1)
 	ready("")
@@ -73,13 +86,8 @@ func TestReadyzWhileADependencyIsAway(t *testing.T) {
 	minioSrv.Stop()
 	gauges(1, 0)
 	ready("bucket")
+	logged("bucket")
 	minioSrv.Restart(t)
 	gauges(1, 1)
 	ready("")
-
-	for _, down := range []string{"database", "bucket"} {
-		if !strings.Contains(logs.String(), `level=ERROR msg="`+down+` unreachable`) {
-			t.Errorf("no ERROR line says the %s is unreachable:\n%s", down, logs.String())
-		}
-	}
 }
