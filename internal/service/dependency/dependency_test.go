@@ -75,8 +75,15 @@ func TestRetryEndsWithTheWindow(t *testing.T) {
 		clock.End(t)
 	}
 	err := <-done
-	if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "bucket unreachable for 5s") {
+	var spent *dependency.UnreachableError
+	if !errors.Is(err, syscall.ECONNREFUSED) || !errors.As(err, &spent) || err.Error() != "bucket unreachable for 5s: "+refused.Error() {
 		t.Errorf("Do = %v, want the refusal after 5s", err)
+	}
+	// A retry around one that spent its window (a transaction's around its
+	// connector's) returns that error at once, as it is.
+	outer := clock.Retry(dependency.Bucket, time.Minute, nil)
+	if got := outer.Do(t.Context(), dependency.NetworkError, func(context.Context) error { return err }); got != err || clock.Waited() != 3 {
+		t.Errorf("the outer retry: %v after %d waits, want the inner one's error as it is, after its 3", got, clock.Waited())
 	}
 }
 

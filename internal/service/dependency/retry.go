@@ -93,8 +93,9 @@ func (r *Retry) Do(ctx context.Context, transient func(error) bool, op func(cont
 			r.Health.Succeeded(r.Name)
 			return nil
 		}
-		if ctx.Err() != nil || !transient(err) {
-			return err
+		var spent *UnreachableError
+		if ctx.Err() != nil || !transient(err) || errors.As(err, &spent) {
+			return err // final, or an inner retry's (the connector's under a transaction) that spent the window
 		}
 		r.Health.failed(r.Name, err, !probing(ctx))
 		if r.Window <= 0 || once(ctx) {
@@ -106,7 +107,7 @@ func (r *Retry) Do(ctx context.Context, transient func(error) bool, op func(cont
 		}
 		left := r.Window - now.Sub(first)
 		if left <= 0 {
-			return fmt.Errorf("%s unreachable for %s: %w", r.Name, r.Window, err)
+			return &UnreachableError{Name: r.Name, Window: r.Window, Err: err}
 		}
 		if r.sleep(ctx, min(backoff.Exponential(n, RetryBase, RetryMax), left)) != nil {
 			return err
@@ -134,6 +135,20 @@ func (r *Retry) sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// UnreachableError is a call's last error once its retries spent the
+// window: callers with retries of their own need not wait again.
+type UnreachableError struct {
+	Name   string
+	Window time.Duration
+	Err    error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s unreachable for %s: %v", e.Name, e.Window, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // NetworkError reports whether err is a connection's failure rather than
 // an answer: refused, reset, cut short, or timed out on the way. The
