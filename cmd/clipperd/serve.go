@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/s3blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
@@ -168,6 +169,7 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
 	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
+	fs.DurationVar(&cfg.DependencyRetry, "dependency-retry", dependency.DefaultWindow, "how long a call to the database or the bucket that gets no answer (refused, reset, a 5xx, a restart) is retried before its stage fails; 0 = not retried")
 	return &workFlags{
 		level:        fs.String("log-level", "info", "log level: debug, info, warn or error"),
 		storageQuota: fs.String("org-storage-quota", "0", "bytes of uploads, project media and posts' copies of clips (on a bucket; on a directory they share the clip's bytes) per organization, e.g. 20GiB or 500MB; 0 = no quota (creates, and posts of fired schedules, are held to it)"),
@@ -186,6 +188,7 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 	if cfg.MetricsListen == "off" {
 		cfg.MetricsListen = "" // server.Config's "no metrics"
 	}
+	cfg.DependencyRetry = cmp.Or(cfg.DependencyRetry, -1) // server.Config's "no retry"
 	if cfg.Workers < 0 {
 		return fmt.Errorf("%w: --workers must be 0 or more, not %d", errUsage, cfg.Workers)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
@@ -114,6 +115,9 @@ type Config struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client failed API keys are counted by; none: the peer is.
 	TrustedProxies []netip.Prefix
+	// Ready is GET /readyz's check: nil while the database and the bucket
+	// answer (dependency.Health.Ready); nil Ready is always ready.
+	Ready func() error
 }
 
 // The reasons OnThrottled reports: the per-key rate limit, that of the
@@ -162,6 +166,7 @@ type API struct {
 	// Config.TrustedProxies).
 	authFails      *failbound.Limiter
 	trustedProxies []netip.Prefix
+	ready          func() error
 }
 
 // New returns the handler of every clipperd route.
@@ -205,6 +210,7 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("GET /media/{projectId}/{file}", a.serveMedia)
 
 	mux.HandleFunc("GET /healthz", a.healthz)
+	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.HandleFunc("GET /upgrade", a.upgradePage)
 	return a.jsonMisses(mux) // requests are logged by the server (reqlog), the gallery's too
 }
@@ -259,6 +265,7 @@ func newAPI(cfg Config) *API {
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 		authFails:            failbound.ForStore(cfg.Store, failbound.ScopeAPIKeys, logger),
 		trustedProxies:       cfg.TrustedProxies,
+		ready:                cfg.Ready,
 	}
 }
 
@@ -310,11 +317,27 @@ func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(body))
 }
 
+// readyz answers "ok" while the database and the bucket answer, else a
+// JSON 503 saying which does not: a load balancer holds requests back
+// from the node meanwhile. /healthz stays the liveness check (the process
+// serves), which an outage of a dependency must not fail into a restart.
+func (a *API) readyz(w http.ResponseWriter, _ *http.Request) {
+	if a.ready != nil {
+		if err := a.ready(); err != nil {
+			writeError(w, http.StatusServiceUnavailable, errUnavailable, err.Error())
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
 // databaseProblem is why the database cannot serve, "" while it can: a
 // read of a table every request reads (the connection alone proves
 // nothing), and any damage a request met since the start.
 func (a *API) databaseProblem(ctx context.Context) string {
-	err := a.stores.health.Ping(ctx)
+	// Once: a database away answers now, not after the store's retries.
+	err := a.stores.health.Ping(dependency.Once(ctx))
 	if err == nil {
 		if seen := a.damage.Load(); seen != nil {
 			return damaged(*seen)

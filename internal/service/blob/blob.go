@@ -189,8 +189,19 @@ func StoreFile(ctx context.Context, s Store, key, path string) (string, error) {
 	return path, nil
 }
 
-// Write stores what r reads as key, whole or not at all.
+// Write stores what r reads as key, whole or not at all. A store that can
+// repeat an upload (ReplayWriter) does so for a source that seeks (a file).
 func Write(ctx context.Context, s Store, key string, r io.Reader) error {
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if rw, ok := s.(ReplayWriter); ok {
+			return rw.WriteReplayable(ctx, key, rs)
+		}
+	}
+	return write(ctx, s, key, r)
+}
+
+// write stores what r reads as key through one Writer.
+func write(ctx context.Context, s Store, key string, r io.Reader) error {
 	w, err := s.Create(ctx, key)
 	if err != nil {
 		return err

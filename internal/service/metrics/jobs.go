@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 )
 
 // JobCount is how many jobs of the job system's queue are in a state.
@@ -35,7 +37,9 @@ func newJobsCollector(read JobCounter) *jobsCollector {
 func (c *jobsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.jobs }
 
 func (c *jobsCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	// Once: a database away leaves the metric out of this scrape at once
+	// (clipperd_dependency_up says why) instead of waiting on its retries.
+	ctx, cancel := context.WithTimeout(dependency.Once(context.Background()), scrapeTimeout)
 	defer cancel()
 	counts, err := c.read.JobCounts(ctx)
 	if err != nil {

@@ -14,7 +14,9 @@ import (
 // the metrics need no key and reach no one the operator did not let in.
 const DefaultListen = "127.0.0.1:9787"
 
-// Endpoint is a listener serving GET /metrics and nothing else.
+// Endpoint is a listener serving GET /metrics, and the probes of a node
+// (a worker has no other listener): GET /healthz (liveness) and GET
+// /readyz (the database and the bucket answer).
 type Endpoint struct {
 	http   *http.Server
 	addr   string
@@ -30,6 +32,8 @@ func (m *Metrics) Listen(addr string) (*Endpoint, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", m.readyz)
 	e := &Endpoint{
 		http: &http.Server{
 			Handler:           mux,
@@ -43,7 +47,7 @@ func (m *Metrics) Listen(addr string) (*Endpoint, error) {
 		served: make(chan error, 1),
 	}
 	go func() { e.served <- e.http.Serve(ln) }()
-	m.log.Info("metrics listening", "addr", e.addr, "path", "/metrics")
+	m.log.Info("metrics listening", "addr", e.addr, "paths", "/metrics /healthz /readyz")
 	return e, nil
 }
 

@@ -42,14 +42,18 @@ type Config struct {
 	Stats StatsReader
 	// Jobs is read at each scrape for the background jobs by queue and
 	// state; nil leaves them out.
-	Jobs   JobCounter
-	Logger *slog.Logger // nil = discard
+	Jobs JobCounter
+	// Dependencies feeds clipperd_dependency_up and the listener's
+	// /readyz; nil leaves the gauge out and /readyz always "ok".
+	Dependencies Dependencies
+	Logger       *slog.Logger // nil = discard
 }
 
 // Metrics holds one server's metrics. Its methods are safe for concurrent use.
 type Metrics struct {
-	reg *prometheus.Registry
-	log *slog.Logger
+	reg  *prometheus.Registry
+	log  *slog.Logger
+	deps Dependencies // nil: none watched
 
 	requests   *prometheus.CounterVec
 	latency    *prometheus.HistogramVec
@@ -87,8 +91,9 @@ func New(cfg Config) *Metrics {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		log: log,
+		reg:  prometheus.NewRegistry(),
+		log:  log,
+		deps: cfg.Dependencies,
 		requests: counterVec("http_requests_total",
 			"HTTP requests answered on the public listener, by route (the pattern that took the request, \"other\" when none did) and status code.",
 			"route", "code"),
@@ -136,6 +141,9 @@ func New(cfg Config) *Metrics {
 	}
 	if cfg.Jobs != nil {
 		m.reg.MustRegister(newJobsCollector(cfg.Jobs))
+	}
+	if cfg.Dependencies != nil {
+		m.reg.MustRegister(newDependenciesCollector(cfg.Dependencies))
 	}
 	return m
 }

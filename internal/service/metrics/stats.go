@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 )
 
 // scrapeTimeout bounds a scrape, and so the store's reads in it.
@@ -44,7 +45,9 @@ func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	// Once: a database away leaves the metric out of this scrape at once
+	// (clipperd_dependency_up says why) instead of waiting on its retries.
+	ctx, cancel := context.WithTimeout(dependency.Once(context.Background()), scrapeTimeout)
 	defer cancel()
 	st, err := c.read.Stats(ctx)
 	if err != nil {

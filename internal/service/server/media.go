@@ -78,6 +78,9 @@ var schemeLike = regexp.MustCompile(`^(?i)(s3):|^([a-zA-Z][a-zA-Z0-9+.-]+):/`)
 // DescribeMedia names the media store for logs and messages, without
 // credentials.
 func DescribeMedia(m blob.Store) string {
+	if r, ok := m.(interface{ Unwrap() blob.Store }); ok {
+		m = r.Unwrap() // the retrying store (blob.WithRetry) of the bucket
+	}
 	switch m := m.(type) {
 	case *s3blob.Store:
 		return m.Config().String()

@@ -14,7 +14,7 @@ import (
 // hooks Start wires, and serves them on cfg.MetricsListen when set: a
 // listener of their own, never the API's, so they need no key.
 func (s *Server) startMetrics(cfg Config, logger *slog.Logger) error {
-	s.metrics = metrics.New(metrics.Config{Stats: s.store, Jobs: jobCounter{s.jobs}, Logger: logger.With("component", "metrics")})
+	s.metrics = metrics.New(metrics.Config{Stats: s.store, Jobs: jobCounter{s.jobs}, Dependencies: s.health, Logger: logger.With("component", "metrics")})
 	if cfg.MetricsListen == "" {
 		return nil
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/install"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
@@ -164,6 +165,10 @@ type Config struct {
 	// sets no floor.
 	ImportTimeout time.Duration
 	ImportMinRate int64
+	// DependencyRetry is how long a call to the database or the bucket
+	// that fails for want of an answer is retried before its operation
+	// fails; 0 takes dependency.DefaultWindow (60 s), below 0 none.
+	DependencyRetry time.Duration
 }
 
 // DefaultWorkers is Config.Workers' default: projects run at once.
@@ -196,7 +201,8 @@ type Server struct {
 	scratch   scratch.Dirs   // the jobs' temporary directories, DATA/tmp/<owner>
 	owned     *scratch.Owned // this process's DATA/tmp/<owner>; nil on an API-only node
 	metrics   *metrics.Metrics
-	metricsAt *metrics.Endpoint // nil: metrics not served
+	metricsAt *metrics.Endpoint  // nil: metrics not served
+	health    *dependency.Health // whether the database and the bucket answer
 	cancel    context.CancelFunc
 	lock      *datalock.Lock // the data directory's, shared with other servers
 
@@ -273,7 +279,9 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w: `clipperd migrate` is copying it", err)
 	}
-	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir), store.WithMasterKey(master))
+	health := dependency.NewHealth(logger.With("component", "dependency"))
+	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir), store.WithMasterKey(master),
+		store.WithRetry(dependencyRetry(cfg, dependency.Database, health)))
 	if errors.Is(err, masterkey.ErrWrongKey) {
 		_ = lock.Release()
 		return nil, fmt.Errorf("server: master key from %s: %w", masterFrom, err)
@@ -292,7 +300,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
 	}
-	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st, lock: lock}
+	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st, lock: lock, health: health}
 	ok := false
 	defer func() {
 		if !ok {
@@ -352,6 +360,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	lostRows(ctx, st, s.media, logger)
+	s.watchDependencies(ctx, cfg)
 	// A process that works keeps its jobs' temporary files in a directory
 	// of its own, DATA/tmp/<owner>, and sweeps only what processes that are
 	// gone left: several may share one data directory. An API-only node
@@ -446,6 +455,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 			AllowPrivateWebhooks:  cfg.AllowPrivateWebhooks,
 			MediaLinks:            s.links,
 			UploadProgressTimeout: cfg.UploadProgressTimeout,
+			Ready:                 s.health.Ready,
 		})), cfg.WriteTimeout),
 		ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
 		ReadTimeout:       cfg.ReadTimeout,
@@ -661,6 +671,7 @@ func (s *Server) stopAll() error {
 	if s.cancel != nil {
 		s.cancel()
 	}
+	s.health.Stop()
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("store close: %w", err))
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 )
 
 // The store's SQL is written once, in the dialect both engines accept:
@@ -37,12 +39,16 @@ const postgresMaxConns = 16
 
 // openPostgres opens the database at url through pgx's database/sql
 // driver, wrapped so the store's ? placeholders reach PostgreSQL as $n.
-func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
+func openPostgres(ctx context.Context, url string, retry *dependency.Retry) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", redactURL(url), err)
 	}
-	db := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)})
+	var connector driver.Connector = rebindConnector{stdlib.GetConnector(*cfg)}
+	if retry != nil {
+		connector = retryingConnector{connector, retry}
+	}
+	db := sql.OpenDB(connector)
 	// Bounded, so several processes stay well under the server's
 	// max_connections (100 by default); no transaction of the store takes
 	// a second connection, so waiting for one cannot deadlock.
@@ -93,11 +99,13 @@ func (c rebindConn) PrepareContext(ctx context.Context, query string) (driver.St
 }
 
 func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, rebind(query), args)
+	res, err := c.Conn.ExecContext(ctx, rebind(query), args)
+	return res, sessionEnded(err)
 }
 
 func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, rebind(query), args)
+	rows, err := c.Conn.QueryContext(ctx, rebind(query), args)
+	return rows, sessionEnded(err)
 }
 
 // rebind turns SQLite's placeholders into PostgreSQL's: ?N becomes $N and

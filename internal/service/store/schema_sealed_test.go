@@ -22,7 +22,7 @@ func openAtVersion(t *testing.T, b backend, version int) (*Store, string) {
 	var db *sql.DB
 	var err error
 	if b.name == EnginePostgres {
-		db, err = openPostgres(ctx, loc)
+		db, err = openPostgres(ctx, loc, nil)
 	} else {
 		db, err = sql.Open("sqlite", "file:"+filepath.Join(loc, DefaultFile))
 		db.SetMaxOpenConns(1)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -27,7 +28,8 @@ type Store struct {
 	db     *sql.DB
 	engine string // EngineSQLite or EnginePostgres
 	now    func() time.Time
-	master *masterkey.Key // seals the secrets kept here (secrets.go)
+	master *masterkey.Key    // seals the secrets kept here (secrets.go)
+	retry  *dependency.Retry // PostgreSQL's (retry.go); nil: calls are tried once
 }
 
 // Option is a choice of Open.
@@ -36,6 +38,7 @@ type Option func(*options)
 type options struct {
 	master *masterkey.Key
 	asIs   bool
+	retry  *dependency.Retry
 }
 
 // AsIs opens the database as it is, for `clipperd check`: no migration is
@@ -75,7 +78,10 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 			return nil, errors.New("open database: a PostgreSQL store needs the master key that seals its secrets " +
 				"(" + masterkey.Env + " or --master-key-file, the same for every process)")
 		}
-		db, err := openPostgres(ctx, location)
+		// Tried once: a wrong address or password fails at start, not
+		// after the retry window.
+		ctx = dependency.Once(ctx)
+		db, err := openPostgres(ctx, location, o.retry)
 		if err != nil {
 			return nil, err
 		}
@@ -160,6 +166,9 @@ func Location(database, dataDir string) string {
 
 func open(ctx context.Context, db *sql.DB, engine string, o options) (*Store, error) {
 	s := &Store{db: db, engine: engine, now: time.Now, master: o.master}
+	if engine == EnginePostgres {
+		s.retry = o.retry
+	}
 	if o.asIs {
 		return s, nil
 	}
@@ -224,16 +233,4 @@ func (s *Store) execThen(ctx context.Context, then TxHook, none error, query str
 		}
 		return then.run(ctx, tx)
 	})
-}
-
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }

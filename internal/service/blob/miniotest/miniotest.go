@@ -29,6 +29,12 @@ type Server struct {
 	AccessKey string
 	SecretKey string
 	Client    *minio.Client
+
+	t       testing.TB
+	dir     string // the objects, kept across Stop and Restart
+	console string
+	cmd     *exec.Cmd
+	exited  chan error
 }
 
 // startTimeout bounds the wait for a server to answer its health check.
@@ -39,38 +45,73 @@ const startTimeout = 60 * time.Second
 func Start(t testing.TB) *Server {
 	t.Helper()
 	toolexectest.RequireTools(t, "minio")
-	s := &Server{AccessKey: "clipper-test", SecretKey: "clipper-test-" + random(8)}
-	var out toolexec.Tail // the server's output, for a failure to start
+	s := &Server{AccessKey: "clipper-test", SecretKey: "clipper-test-" + random(8), t: t, dir: t.TempDir()}
 	for attempt := 0; ; attempt++ {
-		s.Endpoint = freeAddr(t)
-		// Bound to the test binary's life: a test killed by its timeout
-		// leaves no server running.
-		cmd := toolexec.Command(context.Background(), "minio", "server", "--quiet", "--address", s.Endpoint, "--console-address", freeAddr(t), t.TempDir())
-		cmd.Env = append(cmd.Environ(), "MINIO_ROOT_USER="+s.AccessKey, "MINIO_ROOT_PASSWORD="+s.SecretKey,
-			"MINIO_BROWSER=off", "MINIO_UPDATE=off")
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start minio: %v", err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		err := waitReady(s.Endpoint, exited)
+		s.Endpoint, s.console = freeAddr(t), freeAddr(t)
+		err := s.run()
 		if err == nil {
-			t.Cleanup(func() { stop(t, cmd, exited) })
 			break
 		}
-		stop(t, cmd, exited)
 		// Another process may have taken the free port first: try again.
 		if attempt == 2 {
-			t.Fatalf("minio server did not start: %v\n%s", err, out.String())
+			t.Fatal(err)
 		}
 	}
+	t.Cleanup(s.Stop)
 	c, err := minio.New(s.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""), Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Client = c
 	return s
+}
+
+// run starts the server on s.Endpoint over s.dir and waits until it is
+// ready.
+func (s *Server) run() error {
+	var out toolexec.Tail // the server's output, for a failure to start
+	// Bound to the test binary's life: a test killed by its timeout leaves
+	// no server running.
+	cmd := toolexec.Command(context.Background(), "minio", "server", "--quiet", "--address", s.Endpoint, "--console-address", s.console, s.dir)
+	cmd.Env = append(cmd.Environ(), "MINIO_ROOT_USER="+s.AccessKey, "MINIO_ROOT_PASSWORD="+s.SecretKey,
+		"MINIO_BROWSER=off", "MINIO_UPDATE=off")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start minio: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if err := waitReady(s.Endpoint, exited); err != nil {
+		stop(s.t, cmd, exited)
+		return fmt.Errorf("minio server did not start: %w\n%s", err, out.String())
+	}
+	s.cmd, s.exited = cmd, exited
+	return nil
+}
+
+// Stop stops the server, keeping its objects: the bucket is away (its
+// port refuses connections) until Restart. Stopping a stopped server does
+// nothing.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	stop(s.t, s.cmd, s.exited)
+	s.cmd = nil
+}
+
+// Restart starts a stopped server again on the same port, over the same
+// objects and credentials, and returns once it is ready; a failure fails t.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	if s.cmd != nil {
+		t.Fatal("miniotest: Restart of a server that runs")
+	}
+	// The port was ours a moment ago; another process could take it in
+	// between, which fails the test with the server's own message.
+	if err := s.run(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // NewBucket makes an empty bucket with a fresh name and returns the name.

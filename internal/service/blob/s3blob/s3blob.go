@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 )
@@ -505,3 +506,23 @@ var (
 	_ blob.FilePutter = (*Store)(nil)
 	_ blob.Reader     = (*reader)(nil)
 )
+
+// retryCodes are the S3 error codes that ask the client to try again.
+var retryCodes = map[string]bool{
+	"SlowDown": true, "InternalError": true, "ServiceUnavailable": true, "RequestTimeout": true,
+	"XMinioServerNotInitialized": true, "OperationTimedOut": true,
+}
+
+// Transient reports whether err is the bucket asking to try again (a 5xx,
+// SlowDown) or no answer at all (a connection refused or cut): a
+// retrying store (blob.WithRetry) repeats those. Any other answer (a 4xx:
+// AccessDenied, NoSuchKey, NoSuchBucket) is final.
+func (s *Store) Transient(err error) bool {
+	var r minio.ErrorResponse
+	if errors.As(err, &r) && (r.StatusCode != 0 || r.Code != "") {
+		return retryCodes[r.Code] || r.StatusCode >= http.StatusInternalServerError
+	}
+	return dependency.NetworkError(err)
+}
+
+var _ blob.TransientClassifier = (*Store)(nil)
