@@ -620,6 +620,13 @@ func (s *Server) stopAll() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.grace)
 	defer cancel()
 	var errs []error
+	// The pipeline first: from now on a stage that fails, perhaps of the
+	// stop (its tool signalled with the whole service), hands its run back.
+	if s.runner != nil {
+		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
+		}
+	}
 	if s.http != nil {
 		if err := s.http.Shutdown(ctx); err != nil {
 			// Requests still open after the grace period (a slow upload) are cut.
@@ -634,11 +641,6 @@ func (s *Server) stopAll() error {
 	}
 	if s.metricsAt != nil {
 		errs = append(errs, s.metricsAt.Close(ctx))
-	}
-	if s.runner != nil {
-		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
-		}
 	}
 	// The scheduler before the job system: it inserts the worker's jobs.
 	if s.scheduler != nil {
