@@ -167,6 +167,7 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.StringVar(&cfg.ASRModel, "asr-model", transcribe.DefaultOpenAIModel, "with --asr openai: the model field of each request")
 	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
 	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
+	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM or SIGINT, how long requests in flight and running jobs get to finish; a project's run still going then is handed back, to another worker or the next start, without counting a failure (a stop takes a few seconds more than this: systemd's TimeoutStopSec must be well above it)")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
 	return &workFlags{
 		level:        fs.String("log-level", "info", "log level: debug, info, warn or error"),
@@ -203,6 +204,9 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 		return fmt.Errorf("%w: --import-min-rate: %v", errUsage, err)
 	}
 	cfg.ImportMinRate = cmp.Or(rate, -1) // pipeline's "no floor"
+	if cfg.ShutdownGrace <= 0 {
+		return fmt.Errorf("%w: --shutdown-grace must be above 0, not %s", errUsage, cfg.ShutdownGrace)
+	}
 	if cfg.Lease < time.Second {
 		return fmt.Errorf("%w: --pipeline-lease must be at least 1s, not %s", errUsage, cfg.Lease)
 	}

@@ -65,10 +65,12 @@ const (
 	readHeaderTimeout = 15 * time.Second
 )
 
-// defaultShutdownGrace bounds a graceful Close: open requests and in-flight
-// pipeline work get this long before they are cut (the pipeline resumes cut
-// work on the next start).
-const defaultShutdownGrace = 10 * time.Second
+// DefaultShutdownGrace bounds a graceful Close: open requests and in-flight
+// pipeline work get this long before they are cut (the pipeline hands cut
+// work back, for another process or the next start). Close then takes a
+// little longer: the cut runs' tools are killed and their projects handed
+// back before it returns.
+const DefaultShutdownGrace = 10 * time.Second
 
 // Config configures a server. Zero limits take the spec's defaults.
 type Config struct {
@@ -240,7 +242,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	}
 	cfg.Limits = cfg.WithDefaults()
 	if cfg.ShutdownGrace <= 0 {
-		cfg.ShutdownGrace = defaultShutdownGrace
+		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
 	cfg.fillClientLimits()
 	logger := cfg.Logger
