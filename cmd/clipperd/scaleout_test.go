@@ -123,9 +123,13 @@ func (c *cluster) start(name string, cpu int, args ...string) *node {
 		args = append([]string{"taskset", "-c", fmt.Sprint(cpu)}, args...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
+	// A process group of its own, as a service manager starts it, so a
+	// test can signal the node's whole group (group).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if c.nice != 0 {
 		// A session of its own is a scheduling group of its own (Linux's
-		// autogroup), whose niceness weighs it against the other sessions.
+		// autogroup), whose niceness weighs it against the other sessions;
+		// it is a process group of its own too.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
 	// Every process of an installation starts with the same master key,
