@@ -34,39 +34,11 @@ const minAPIKeyLen = 32
 
 // serve runs the server until ctx ends (SIGINT/SIGTERM), then stops it gracefully.
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg server.Config
-	work := addWorkFlags(fs, &cfg, serveWorkersUsage)
-	addServeFlags(fs, &cfg)
-	if err := parseFlags(fs, args); err != nil {
+	cfg, err := parseServe(args, stderr)
+	if err != nil {
 		return err
 	}
-	if err := work.check(fs, &cfg); err != nil {
-		return err
-	}
-	cfg.APIOnly = cfg.Workers == 0
-	if err := checkClientLimits(&cfg); err != nil {
-		return err
-	}
-	limits := map[string]int{
-		"rate-limit": cfg.RateLimit, "post-rate-limit": cfg.PostRateLimit, "max-concurrent": cfg.MaxConcurrent,
-		"max-collections": cfg.MaxCollections,
-	}
-	for name, v := range limits {
-		if v < 1 {
-			return fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
-		}
-	}
-	if cfg.GallerySessionTTL < time.Minute {
-		return fmt.Errorf("%w: --gallery-session-ttl must be at least 1m, not %s", errUsage, cfg.GallerySessionTTL)
-	}
-	cfg.APIKey = os.Getenv(apiKeyEnv)
-	if n := len(cfg.APIKey); n > 0 && n < minAPIKeyLen {
-		return fmt.Errorf("%w: %s is %d characters; it must be at least %d (make one with `openssl rand -hex 24`)", errUsage, apiKeyEnv, n, minAPIKeyLen)
-	}
-
-	srv, err := server.Start(ctx, cfg)
+	srv, err := server.Start(ctx, *cfg)
 	if err != nil {
 		return err
 	}
@@ -76,6 +48,60 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// parseServe reads and checks serve's command line (args after "serve")
+// into its server's Config; errors name the flag at fault.
+func parseServe(args []string, stderr io.Writer) (*server.Config, error) {
+	fs, cfg, work := serveFlagSet(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := work.check(fs, cfg); err != nil {
+		return nil, err
+	}
+	cfg.APIOnly = cfg.Workers == 0
+	if err := checkClientLimits(cfg); err != nil {
+		return nil, err
+	}
+	limits := map[string]int{
+		"rate-limit": cfg.RateLimit, "post-rate-limit": cfg.PostRateLimit, "max-concurrent": cfg.MaxConcurrent,
+		"max-collections": cfg.MaxCollections,
+	}
+	for name, v := range limits {
+		if v < 1 {
+			return nil, fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
+		}
+	}
+	if cfg.GallerySessionTTL < time.Minute {
+		return nil, fmt.Errorf("%w: --gallery-session-ttl must be at least 1m, not %s", errUsage, cfg.GallerySessionTTL)
+	}
+	cfg.APIKey = os.Getenv(apiKeyEnv)
+	if n := len(cfg.APIKey); n > 0 && n < minAPIKeyLen {
+		return nil, fmt.Errorf("%w: %s is %d characters; it must be at least %d (make one with `openssl rand -hex 24`)", errUsage, apiKeyEnv, n, minAPIKeyLen)
+	}
+	return cfg, nil
+}
+
+// serveFlagSet defines serve's flags, into the returned Config.
+func serveFlagSet(stderr io.Writer) (*flag.FlagSet, *server.Config, *workFlags) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &server.Config{}
+	work := addWorkFlags(fs, cfg, serveWorkersUsage)
+	addServeFlags(fs, cfg)
+	return fs, cfg, work
+}
+
+// workerFlagSet defines worker's flags, into the returned Config.
+func workerFlagSet(stderr io.Writer) (*flag.FlagSet, *server.Config, *workFlags) {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &server.Config{}
+	work := addWorkFlags(fs, cfg, "projects this process runs at once (its pipeline workers); at least 1")
+	// Off unless asked: beside a serve on the same box the default port is taken.
+	fs.Lookup("metrics-listen").DefValue, cfg.MetricsListen = "off", "off"
+	return fs, cfg, work
 }
 
 // serveWorkersUsage is what --workers means to serve.
@@ -106,31 +132,36 @@ func addServeFlags(fs *flag.FlagSet, cfg *server.Config) {
 // queues, the pipeline's loop, the publish scheduler and the janitor, with
 // no API; then it stops gracefully, handing back the runs it cuts short.
 func worker(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg server.Config
-	work := addWorkFlags(fs, &cfg, "projects this process runs at once (its pipeline workers); at least 1")
-	// Off unless asked: beside a serve on the same box the default port is taken.
-	fs.Lookup("metrics-listen").DefValue, cfg.MetricsListen = "off", "off"
-	if err := parseFlags(fs, args); err != nil {
+	cfg, err := parseWorker(args, stderr)
+	if err != nil {
 		return err
 	}
-	if err := work.check(fs, &cfg); err != nil {
-		return err
-	}
-	if cfg.Workers < 1 {
-		return fmt.Errorf("%w: --workers must be at least 1 for a worker, not %d", errUsage, cfg.Workers)
-	}
-	if cfg.PublicURL == "" {
-		return fmt.Errorf("%w: --public-url is required: the address of the API (clipperd serve) that the media addresses of conclusion emails are made under", errUsage)
-	}
-	srv, err := server.StartWorker(ctx, cfg)
+	srv, err := server.StartWorker(ctx, *cfg)
 	if err != nil {
 		return err
 	}
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// parseWorker reads and checks worker's command line (args after "worker")
+// into its server's Config; errors name the flag at fault.
+func parseWorker(args []string, stderr io.Writer) (*server.Config, error) {
+	fs, cfg, work := workerFlagSet(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := work.check(fs, cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Workers < 1 {
+		return nil, fmt.Errorf("%w: --workers must be at least 1 for a worker, not %d", errUsage, cfg.Workers)
+	}
+	if cfg.PublicURL == "" {
+		return nil, fmt.Errorf("%w: --public-url is required: the address of the API (clipperd serve) that the media addresses of conclusion emails are made under", errUsage)
+	}
+	return cfg, nil
 }
 
 // workFlags are the flags of what work needs, which serve and worker share:
