@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
 // Issue 27's stop on several machines: 1 API node and 2 workers of 2
@@ -55,24 +53,13 @@ func TestScaleOutGroupStopHandsBackToTheOtherWorker(t *testing.T) {
 	if p := done[project]; p.StallCount == nil || *p.StallCount != 1 {
 		t.Errorf("project %s: stallCount %v, want the one interruption", project, p.StallCount)
 	}
-	key, err := masterkey.Parse(c.masterKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.Context(), c.database, store.WithMasterKey(key))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := c.openStore(t)
 	p, err := st.GetProject(t.Context(), project)
 	if err != nil || p.FailureStalls != 0 {
 		t.Errorf("project %s: failureStalls %d (%v), want the stop not counted as a failure", project, p.FailureStalls, err)
 	}
 	st.Close()
-	for deadline := time.Now().Add(2 * time.Minute); len(webhooksByProject(t, hooks)) < len(ids); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("conclusion webhooks of %d of %d projects after 2 minutes", len(webhooksByProject(t, hooks)), len(ids))
-		}
-	}
+	waitWebhooks(t, hooks, len(ids))
 	other.stop(t)
 	c.checkOnce(t, done, hooks)
 }

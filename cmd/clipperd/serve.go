@@ -54,10 +54,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 // into its server's Config; errors name the flag at fault.
 func parseServe(args []string, stderr io.Writer) (*server.Config, error) {
 	fs, cfg, work := serveFlagSet(stderr)
-	if err := parseFlags(fs, args); err != nil {
-		return nil, err
-	}
-	if err := work.check(fs, cfg); err != nil {
+	if err := work.parse(fs, cfg, args); err != nil {
 		return nil, err
 	}
 	cfg.APIOnly = cfg.Workers == 0
@@ -149,10 +146,7 @@ func worker(ctx context.Context, args []string, stderr io.Writer) error {
 // into its server's Config; errors name the flag at fault.
 func parseWorker(args []string, stderr io.Writer) (*server.Config, error) {
 	fs, cfg, work := workerFlagSet(stderr)
-	if err := parseFlags(fs, args); err != nil {
-		return nil, err
-	}
-	if err := work.check(fs, cfg); err != nil {
+	if err := work.parse(fs, cfg, args); err != nil {
 		return nil, err
 	}
 	if cfg.Workers < 1 {
@@ -205,6 +199,15 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 		storageQuota: fs.String("org-storage-quota", "0", "bytes of uploads, project media and posts' copies of clips (on a bucket; on a directory they share the clip's bytes) per organization, e.g. 20GiB or 500MB; 0 = no quota (creates, and posts of fired schedules, are held to it)"),
 		minRate:      minRate,
 	}
+}
+
+// parse parses args with fs, whose work flags w are, and checks them into
+// cfg.
+func (w *workFlags) parse(fs *flag.FlagSet, cfg *server.Config, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return w.check(fs, cfg)
 }
 
 // check checks the parsed work flags and completes cfg: its logger, and

@@ -68,9 +68,9 @@ func TestHandedBackRunTakesAnotherWorkersFreeSlot(t *testing.T) {
 
 	stopped := time.Now()
 	stop(rA, jsA)
-	p := e.waitFor(onA, func(p *store.Project) bool { return p.Stage != apitypes.StageQueued })
+	e.waitFor(onA, func(p *store.Project) bool { return p.Stage != apitypes.StageQueued })
 	t.Logf("the handed-back run left QUEUED on B %s after A stopped", time.Since(stopped).Round(time.Millisecond))
-	p = e.waitDone(onA)
+	p := e.waitDone(onA)
 	if p.Stage != apitypes.StageComplete || p.FailureStalls != 0 || deref(p.StallCount) != int64(1) || p.RunToken != 1 {
 		t.Fatalf("handed-back project: %s (%v), failureStalls %d, stallCount %v, run token %d; want COMPLETE on B, one interruption, no failure",
 			p.Stage, deref(p.Error), p.FailureStalls, deref(p.StallCount), p.RunToken)
