@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -43,7 +44,8 @@ func TestScaleOutGroupStopHandsBackToTheOtherWorker(t *testing.T) {
 			t.Fatalf("%s never ran %s, handed back by %s", other.name, project, stopped.name)
 		}
 	}
-	t.Logf("%s's run continued on %s %s after the group's SIGTERM", project, other.name, time.Since(signalled).Round(100*time.Millisecond))
+	t.Logf("%s's run continued on %s %s after the group's SIGTERM (over the organization's share there: %t)", project, other.name,
+		time.Since(signalled).Round(100*time.Millisecond), strings.Contains(other.logText(), "takes a free worker over its organization's share"))
 	if err := stopped.wait(); err != nil {
 		t.Errorf("%s after its group's SIGTERM: %v, want status 0", stopped.name, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -350,7 +351,7 @@ func (r *Runner) shared(ctx context.Context, queue string, a runArgs, l leg) err
 		return err
 	}
 	if !ok {
-		return jobs.Snooze(orgSnooze)
+		return jobs.Snooze(orgSnoozeFor())
 	}
 	defer release()
 	return r.process(ctx, a.ProjectID, a.Run, l)
@@ -394,6 +395,21 @@ func (r *Runner) share(queue string) int {
 // after one of its runs ends, yet it puts the run behind every run that
 // was waiting already, another organization's among them.
 const orgSnooze = time.Second
+
+// orgSnoozeJitter spreads orgSnooze over two of the pipeline queue's polls
+// (250 ms on PostgreSQL). A fixed second is four polls of the process that
+// put the run back, so that process polled first when it came due, took
+// it again and put it back again: measured on two workers, a run over its
+// organization's share on one bounced there 5 times in 5 s while the other
+// had both its workers free. Jittered, each process's poll is as likely as
+// the other's to come first.
+const orgSnoozeJitter = 500 * time.Millisecond
+
+// orgSnoozeFor is one put-back's wait: orgSnooze and a random part of
+// orgSnoozeJitter.
+func orgSnoozeFor() time.Duration {
+	return orgSnooze + rand.N(orgSnoozeJitter)
+}
 
 // takeShare counts run a against its organization's share of this
 // process's workers (Config.OrgShare), and returns what gives it back; ok
