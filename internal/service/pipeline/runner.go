@@ -101,7 +101,9 @@ type Config struct {
 	// organization's runs may hold at once; 0 takes max(1, workers-1), so
 	// with two workers or more one is always left for another
 	// organization. A run of an organization at its share is put back
-	// (orgSnooze, no attempt counted) behind the runs waiting before it.
+	// (orgSnooze, no attempt counted) behind the runs waiting before it,
+	// unless it is resumed (runArgs.Resumed: handed back by a stop, or its
+	// process died), which takes the worker over the share.
 	OrgShare int
 	// ImportTimeout bounds the import of a source from the network (a
 	// link or a video page), first request to last byte; default
