@@ -14,7 +14,7 @@ import (
 // pipeline workers each (so --org-workers' default share is 1 per
 // worker), one organization's two projects running, one on each worker.
 // SIGTERM to the whole process group of the worker that renders (what
-// systemd's KillMode=control-group and `timeout` send): its ffmpeg, in a
+// `timeout` sends): its ffmpeg, in a
 // group of its own, renders on through the grace period; the run is then
 // handed back without a failure, and the other worker, at the
 // organization's share with a worker free, takes it at once instead of

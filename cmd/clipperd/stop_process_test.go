@@ -18,7 +18,7 @@ import (
 )
 
 // Issue 27: SIGTERM to clipperd's whole process group while it renders, as
-// `timeout` or systemd's KillMode=control-group send it. ffmpeg is in a
+// `timeout` or a shell's Ctrl-C send it. ffmpeg is in a
 // group of its own, so the signal reaches clipperd alone, which stops
 // gracefully: its grace (1 ms here, so the run cannot finish) ends, the
 // run is cut short, its ffmpeg killed (nothing is left running), and the

@@ -11,10 +11,12 @@ import (
 // bindToParent puts the child in a process group of its own and binds it to
 // clipperd's life:
 //
-//   - Its own group: a signal to clipperd's group (what `timeout`, a shell's
-//     Ctrl-C or systemd's KillMode=control-group send to every process of
-//     it) reaches clipperd alone, which then stops its runs gracefully; the
-//     tool is not killed under a run that would count its death a failure.
+//   - Its own group: a signal to clipperd's group (what `timeout` or a
+//     shell's Ctrl-C send to every process of it) reaches clipperd alone,
+//     which then stops its runs gracefully; the tool is not killed under a
+//     run that would count its death a failure. (systemd's
+//     KillMode=control-group signals the unit's whole cgroup regardless:
+//     the shipped units set KillMode=mixed.)
 //   - Cancel kills the whole group, so a tool that started tools of its own
 //     (a shell of --asr-command) leaves none of them running when ctx ends.
 //   - Pdeathsig: the kernel SIGKILLs the child when its parent dies, which

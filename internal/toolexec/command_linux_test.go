@@ -77,9 +77,8 @@ func TestCommandChildDiesWithParent(t *testing.T) {
 // of its own that starts a tool, then is sent SIGTERM with its whole group.
 const groupHelperEnv = "CLIPPERD_TOOLEXEC_GROUP_HELPER"
 
-// A signal to clipperd's process group (what `timeout` and systemd's
-// KillMode=control-group send) reaches clipperd, not the tool it runs: the
-// tool is in a group of its own.
+// A signal to clipperd's process group (what `timeout` sends) reaches
+// clipperd, not the tool it runs: the tool is in a group of its own.
 func TestCommandChildMissesItsParentsGroupSignal(t *testing.T) {
 	if os.Getenv(groupHelperEnv) == "1" {
 		signal.Ignore(syscall.SIGTERM) // clipperd handles it; the helper just outlives it
