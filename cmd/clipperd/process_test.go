@@ -54,8 +54,15 @@ func freeAddr(t *testing.T) string {
 // at the address its log says it listens on (addr may be "127.0.0.1:0").
 func startProcess(t *testing.T, bin, addr, dir, key string, more ...string) *exec.Cmd {
 	t.Helper()
+	return startProcessWith(t, nil, bin, addr, dir, key, more...)
+}
+
+// startProcessWith is startProcess with the child's attributes attr (nil:
+// the default ones).
+func startProcessWith(t *testing.T, attr *syscall.SysProcAttr, bin, addr, dir, key string, more ...string) *exec.Cmd {
+	t.Helper()
 	args := append([]string{"serve", "--listen", addr, "--data", dir, "--rate-limit", "600", "--metrics-listen", "off"}, more...)
-	cmd, logPath := launch(t, bin, filepath.Join(dir, "..", filepath.Base(dir)+".log"), key, args...)
+	cmd, logPath := launchWith(t, attr, bin, filepath.Join(dir, "..", filepath.Base(dir)+".log"), key, args...)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		log, _ := os.ReadFile(logPath)
@@ -79,7 +86,15 @@ func startProcess(t *testing.T, bin, addr, dir, key string, more ...string) *exe
 // kills it at cleanup unless it has exited.
 func launch(t *testing.T, bin, logPath, key string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	return launchWith(t, nil, bin, logPath, key, args...)
+}
+
+// launchWith is launch with the child's attributes attr (nil: the default
+// ones).
+func launchWith(t *testing.T, attr *syscall.SysProcAttr, bin, logPath, key string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = attr
 	cmd.Env = append(os.Environ(), "CLIPPERD_API_KEY="+key)
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {

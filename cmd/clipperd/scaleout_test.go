@@ -123,9 +123,13 @@ func (c *cluster) start(name string, cpu int, args ...string) *node {
 		args = append([]string{"taskset", "-c", fmt.Sprint(cpu)}, args...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
+	// A process group of its own, as a service manager starts it, so a
+	// test can signal the node's whole group (group).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if c.nice != 0 {
 		// A session of its own is a scheduling group of its own (Linux's
-		// autogroup), whose niceness weighs it against the other sessions.
+		// autogroup), whose niceness weighs it against the other sessions;
+		// it is a process group of its own too.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
 	// Every process of an installation starts with the same master key,
@@ -365,13 +369,9 @@ func TestScaleOutKill9WorkerWhileRendering(t *testing.T) {
 	if !survivor.ran(project) {
 		t.Errorf("%s never ran %s, the project of the killed worker", survivor.name, project)
 	}
-	// Deliveries go out after the change that concludes a project: wait for
-	// them, then stop the last worker, so any second one would be counted.
-	for deadline := time.Now().Add(2 * time.Minute); len(webhooksByProject(t, hooks)) < len(ids); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("conclusion webhooks of %d of %d projects after 2 minutes", len(webhooksByProject(t, hooks)), len(ids))
-		}
-	}
+	// Wait for the deliveries, then stop the last worker, so any second one
+	// would be counted.
+	waitWebhooks(t, hooks, len(ids))
 	survivor.stop(t)
 	c.checkOnce(t, done, hooks)
 }
@@ -392,9 +392,9 @@ func killWhileRendering(t *testing.T, workers []*node, limit time.Duration) (*no
 	return nil, ""
 }
 
-// checkOnce checks that each of the finished projects was charged once,
-// made its clips once and had its conclusion webhook delivered once.
-func (c *cluster) checkOnce(t *testing.T, done map[string]*apitypes.Project, hooks *webhooktest.Receiver) {
+// openStore opens the cluster's database with its master key; the caller
+// closes it.
+func (c *cluster) openStore(t *testing.T) *store.Store {
 	t.Helper()
 	key, err := masterkey.Parse(c.masterKey)
 	if err != nil {
@@ -404,6 +404,25 @@ func (c *cluster) checkOnce(t *testing.T, done map[string]*apitypes.Project, hoo
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// waitWebhooks waits until hooks has the conclusion webhooks of n projects:
+// deliveries go out after the change that concludes a project.
+func waitWebhooks(t *testing.T, hooks *webhooktest.Receiver, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); len(webhooksByProject(t, hooks)) < n; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("conclusion webhooks of %d of %d projects after 2 minutes", len(webhooksByProject(t, hooks)), n)
+		}
+	}
+}
+
+// checkOnce checks that each of the finished projects was charged once,
+// made its clips once and had its conclusion webhook delivered once.
+func (c *cluster) checkOnce(t *testing.T, done map[string]*apitypes.Project, hooks *webhooktest.Receiver) {
+	t.Helper()
+	st := c.openStore(t)
 	defer st.Close()
 	var charged int64
 	clipIDs := map[string]bool{}

@@ -35,39 +35,11 @@ const minAPIKeyLen = 32
 
 // serve runs the server until ctx ends (SIGINT/SIGTERM), then stops it gracefully.
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg server.Config
-	work := addWorkFlags(fs, &cfg, serveWorkersUsage)
-	addServeFlags(fs, &cfg)
-	if err := parseFlags(fs, args); err != nil {
+	cfg, err := parseServe(args, stderr)
+	if err != nil {
 		return err
 	}
-	if err := work.check(fs, &cfg); err != nil {
-		return err
-	}
-	cfg.APIOnly = cfg.Workers == 0
-	if err := checkClientLimits(&cfg); err != nil {
-		return err
-	}
-	limits := map[string]int{
-		"rate-limit": cfg.RateLimit, "post-rate-limit": cfg.PostRateLimit, "max-concurrent": cfg.MaxConcurrent,
-		"max-collections": cfg.MaxCollections,
-	}
-	for name, v := range limits {
-		if v < 1 {
-			return fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
-		}
-	}
-	if cfg.GallerySessionTTL < time.Minute {
-		return fmt.Errorf("%w: --gallery-session-ttl must be at least 1m, not %s", errUsage, cfg.GallerySessionTTL)
-	}
-	cfg.APIKey = os.Getenv(apiKeyEnv)
-	if n := len(cfg.APIKey); n > 0 && n < minAPIKeyLen {
-		return fmt.Errorf("%w: %s is %d characters; it must be at least %d (make one with `openssl rand -hex 24`)", errUsage, apiKeyEnv, n, minAPIKeyLen)
-	}
-
-	srv, err := server.Start(ctx, cfg)
+	srv, err := server.Start(ctx, *cfg)
 	if err != nil {
 		return err
 	}
@@ -77,6 +49,57 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// parseServe reads and checks serve's command line (args after "serve")
+// into its server's Config; errors name the flag at fault.
+func parseServe(args []string, stderr io.Writer) (*server.Config, error) {
+	fs, cfg, work := serveFlagSet(stderr)
+	if err := work.parse(fs, cfg, args); err != nil {
+		return nil, err
+	}
+	cfg.APIOnly = cfg.Workers == 0
+	if err := checkClientLimits(cfg); err != nil {
+		return nil, err
+	}
+	limits := map[string]int{
+		"rate-limit": cfg.RateLimit, "post-rate-limit": cfg.PostRateLimit, "max-concurrent": cfg.MaxConcurrent,
+		"max-collections": cfg.MaxCollections,
+	}
+	for name, v := range limits {
+		if v < 1 {
+			return nil, fmt.Errorf("%w: --%s must be at least 1, not %d", errUsage, name, v)
+		}
+	}
+	if cfg.GallerySessionTTL < time.Minute {
+		return nil, fmt.Errorf("%w: --gallery-session-ttl must be at least 1m, not %s", errUsage, cfg.GallerySessionTTL)
+	}
+	cfg.APIKey = os.Getenv(apiKeyEnv)
+	if n := len(cfg.APIKey); n > 0 && n < minAPIKeyLen {
+		return nil, fmt.Errorf("%w: %s is %d characters; it must be at least %d (make one with `openssl rand -hex 24`)", errUsage, apiKeyEnv, n, minAPIKeyLen)
+	}
+	return cfg, nil
+}
+
+// serveFlagSet defines serve's flags, into the returned Config.
+func serveFlagSet(stderr io.Writer) (*flag.FlagSet, *server.Config, *workFlags) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &server.Config{}
+	work := addWorkFlags(fs, cfg, serveWorkersUsage)
+	addServeFlags(fs, cfg)
+	return fs, cfg, work
+}
+
+// workerFlagSet defines worker's flags, into the returned Config.
+func workerFlagSet(stderr io.Writer) (*flag.FlagSet, *server.Config, *workFlags) {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &server.Config{}
+	work := addWorkFlags(fs, cfg, "projects this process runs at once (its pipeline workers); at least 1")
+	// Off unless asked: beside a serve on the same box the default port is taken.
+	fs.Lookup("metrics-listen").DefValue, cfg.MetricsListen = "off", "off"
+	return fs, cfg, work
 }
 
 // serveWorkersUsage is what --workers means to serve.
@@ -107,31 +130,33 @@ func addServeFlags(fs *flag.FlagSet, cfg *server.Config) {
 // queues, the pipeline's loop, the publish scheduler and the janitor, with
 // no API; then it stops gracefully, handing back the runs it cuts short.
 func worker(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg server.Config
-	work := addWorkFlags(fs, &cfg, "projects this process runs at once (its pipeline workers); at least 1")
-	// Off unless asked: beside a serve on the same box the default port is taken.
-	fs.Lookup("metrics-listen").DefValue, cfg.MetricsListen = "off", "off"
-	if err := parseFlags(fs, args); err != nil {
+	cfg, err := parseWorker(args, stderr)
+	if err != nil {
 		return err
 	}
-	if err := work.check(fs, &cfg); err != nil {
-		return err
-	}
-	if cfg.Workers < 1 {
-		return fmt.Errorf("%w: --workers must be at least 1 for a worker, not %d", errUsage, cfg.Workers)
-	}
-	if cfg.PublicURL == "" {
-		return fmt.Errorf("%w: --public-url is required: the address of the API (clipperd serve) that the media addresses of conclusion emails are made under", errUsage)
-	}
-	srv, err := server.StartWorker(ctx, cfg)
+	srv, err := server.StartWorker(ctx, *cfg)
 	if err != nil {
 		return err
 	}
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return srv.Close()
+}
+
+// parseWorker reads and checks worker's command line (args after "worker")
+// into its server's Config; errors name the flag at fault.
+func parseWorker(args []string, stderr io.Writer) (*server.Config, error) {
+	fs, cfg, work := workerFlagSet(stderr)
+	if err := work.parse(fs, cfg, args); err != nil {
+		return nil, err
+	}
+	if cfg.Workers < 1 {
+		return nil, fmt.Errorf("%w: --workers must be at least 1 for a worker, not %d", errUsage, cfg.Workers)
+	}
+	if cfg.PublicURL == "" {
+		return nil, fmt.Errorf("%w: --public-url is required: the address of the API (clipperd serve) that the media addresses of conclusion emails are made under", errUsage)
+	}
+	return cfg, nil
 }
 
 // workFlags are the flags of what work needs, which serve and worker share:
@@ -153,7 +178,7 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.IntVar(&cfg.Workers, "workers", server.DefaultWorkers, workersUsage)
 	fs.DurationVar(&cfg.Lease, "pipeline-lease", pipeline.DefaultLease, "how long a project run holds its project without renewing; a process killed mid-run has its projects resumed by another within about this long")
 	fs.IntVar(&cfg.ImportWorkers, "import-workers", server.DefaultImportWorkers, "imports of sources from the network (links, video pages) this process runs at once, apart from its --workers, so a slow source holds no render slot")
-	fs.IntVar(&cfg.OrgWorkers, "org-workers", 0, "pipeline workers of this process one organization's projects may hold at once (default: --workers minus 1, at least 1, so another organization's project starts at once); a single-organization installation sets it to --workers")
+	fs.IntVar(&cfg.OrgWorkers, "org-workers", 0, "pipeline workers of this process one organization's projects may hold at once (default: --workers minus 1, at least 1, so another organization's project starts at once); counted per process, and a run handed back by a stopped worker, or taken over from a dead one, takes any free worker over it; a single-organization installation sets it to --workers")
 	fs.DurationVar(&cfg.ImportTimeout, "import-timeout", pipeline.DefaultImportTimeout, "longest import of a source from the network (a link or a video page), first request to last byte; past it the project fails")
 	minRate := fs.String("import-min-rate", quota.FormatSize(pipeline.DefaultImportMinRate), "bytes per second a download from a link must average over every 30 s, e.g. 64KiB; below it the project fails; 0 = no floor")
 	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
@@ -168,6 +193,7 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.StringVar(&cfg.ASRModel, "asr-model", transcribe.DefaultOpenAIModel, "with --asr openai: the model field of each request")
 	fs.DurationVar(&cfg.UploadExpiry, "upload-expiry", janitor.DefaultUploadExpiry, "age after which an upload never completed, or never used by a project, is deleted")
 	fs.DurationVar(&cfg.JanitorPeriod, "janitor-period", janitor.DefaultPeriod, "time between the passes that delete expired uploads and project media")
+	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM or SIGINT, how long requests in flight and running jobs get to finish; a project's run still going then is handed back, to another worker or the next start, without counting a failure (a stop takes a few seconds more than this: systemd's TimeoutStopSec must be well above it)")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", metrics.DefaultListen, `address of the Prometheus metrics (GET /metrics), a listener apart from the API's that needs no key; "" or "off" serves none`)
 	fs.DurationVar(&cfg.DependencyRetry, "dependency-retry", dependency.DefaultWindow, "how long a call to the database or the bucket that gets no answer (refused, reset, a 5xx, a restart) is retried before its stage fails; 0 = not retried")
 	return &workFlags{
@@ -175,6 +201,15 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 		storageQuota: fs.String("org-storage-quota", "0", "bytes of uploads, project media and posts' copies of clips (on a bucket; on a directory they share the clip's bytes) per organization, e.g. 20GiB or 500MB; 0 = no quota (creates, and posts of fired schedules, are held to it)"),
 		minRate:      minRate,
 	}
+}
+
+// parse parses args with fs, whose work flags w are, and checks them into
+// cfg.
+func (w *workFlags) parse(fs *flag.FlagSet, cfg *server.Config, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return w.check(fs, cfg)
 }
 
 // check checks the parsed work flags and completes cfg: its logger, and
@@ -206,6 +241,9 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 		return fmt.Errorf("%w: --import-min-rate: %v", errUsage, err)
 	}
 	cfg.ImportMinRate = cmp.Or(rate, -1) // pipeline's "no floor"
+	if cfg.ShutdownGrace <= 0 {
+		return fmt.Errorf("%w: --shutdown-grace must be above 0, not %s", errUsage, cfg.ShutdownGrace)
+	}
 	if cfg.Lease < time.Second {
 		return fmt.Errorf("%w: --pipeline-lease must be at least 1s, not %s", errUsage, cfg.Lease)
 	}

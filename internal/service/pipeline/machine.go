@@ -166,25 +166,38 @@ func (r *Runner) process(ctx context.Context, id string, run int64, l leg) error
 		from, started, j.p = st.name, time.Now(), p
 		r.at(ctx, string(st.name))
 		if err := st.run(r, ctx, j); err != nil {
-			if ctx.Err() != nil || errors.Is(err, store.ErrStaleRun) {
-				r.ended(ctx, id, run, st.name, "stage", err)
-				return nil
-			}
-			r.stall(ctx, id, run, st.name, err, r.left(st.name, started))
+			r.failed(ctx, id, run, st.name, "stage", err, started)
 			return nil
 		}
 	}
 	to, err := l.finish(r, ctx, j)
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, store.ErrStaleRun) {
-			r.ended(ctx, id, run, from, "the end of "+string(from), err)
-			return nil
-		}
-		r.stall(ctx, id, run, from, err, r.left(from, started))
+		r.failed(ctx, id, run, from, "the end of "+string(from), err, started)
 		return nil
 	}
 	r.log.Info("project stage", "project", id, "from", from, "to", to, "took", r.left(from, started).Round(time.Millisecond), "clips", len(j.clips))
 	return nil
+}
+
+// failed handles the error of a run in stage, which it entered at
+// started: a run cut short (a stop, a takeover) ends without an outcome;
+// a failure stalls the project, unless the process is stopping (Stop) and
+// the failure is not the project's for sure (not permanent, no tool
+// missing): a tool killed by the signal that stops the whole service
+// (systemd's KillMode=control-group signals every process of the unit, a
+// tool's own process group included) dies before clipperd cancels the
+// run, and must not count as a failure of the project. It is handed back,
+// and fails again on the next run if it was a real failure.
+func (r *Runner) failed(ctx context.Context, id string, run int64, stage apitypes.Stage, what string, err error, started time.Time) {
+	switch {
+	case ctx.Err() != nil || errors.Is(err, store.ErrStaleRun):
+		r.ended(ctx, id, run, stage, what, err)
+	case r.stopping.Load() && !isPermanent(err) && !missingTool(err):
+		r.log.Warn("project stage failed while clipperd stops; handed back, not counted as a failure", "project", id, "stage", stage, "err", err)
+		r.handBack(ctx, id, run, stage)
+	default:
+		r.stall(ctx, id, run, stage, err, r.left(stage, started))
+	}
 }
 
 // ended handles a run that stops in stage without an outcome: taken over
@@ -403,9 +416,20 @@ func (r *Runner) requeue(ctx context.Context, id string) error {
 // cleared, its token raised (the last run's writes are refused from now
 // on), and the new run's job inserted in the same transaction.
 func (r *Runner) queueAgain(p *store.Project) store.Effects {
+	return r.requeueAs(p, false)
+}
+
+// resumeAgain is queueAgain for a project whose last run was cut short
+// without an outcome: its job is resumed (runArgs.Resumed), so the first
+// free worker of any process takes it.
+func (r *Runner) resumeAgain(p *store.Project) store.Effects {
+	return r.requeueAs(p, true)
+}
+
+func (r *Runner) requeueAs(p *store.Project, resumed bool) store.Effects {
 	p.Stage, p.RetryAt, p.Error, p.LeaseUntil = apitypes.StageQueued, time.Time{}, nil, time.Time{}
 	p.RunToken++
-	return store.Effects{Then: r.Enqueue(p)}
+	return store.Effects{Then: r.enqueue(p, resumed)}
 }
 
 // interrupt queues again, at once, a project whose run stopped in its stage
@@ -424,7 +448,7 @@ func (r *Runner) interrupt(ctx context.Context, id string, why func(apitypes.Sta
 			count = *p.StallCount + 1
 		}
 		p.StallCount = &count
-		return r.queueAgain(p), nil
+		return r.resumeAgain(p), nil
 	})
 	if errors.Is(err, errStale) {
 		return nil

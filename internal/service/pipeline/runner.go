@@ -14,8 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -99,7 +101,9 @@ type Config struct {
 	// organization's runs may hold at once; 0 takes max(1, workers-1), so
 	// with two workers or more one is always left for another
 	// organization. A run of an organization at its share is put back
-	// (orgSnooze, no attempt counted) behind the runs waiting before it.
+	// (orgSnooze, no attempt counted) behind the runs waiting before it,
+	// unless it is resumed (runArgs.Resumed: handed back by a stop, or its
+	// process died), which takes the worker over the share.
 	OrgShare int
 	// ImportTimeout bounds the import of a source from the network (a
 	// link or a video page), first request to last byte; default
@@ -137,9 +141,14 @@ const runTimeout = 24 * time.Hour
 
 // runArgs is the job of one run: the project and the run token it was
 // queued with. A run of a token the project no longer carries does nothing.
+// Resumed marks the run of a project whose last run was cut short without
+// an outcome (a stop's hand-back, the lease of a process that died): it
+// takes any free worker, over its organization's share (takeShare), since
+// it held a worker already. The job is unique by project and token alone.
 type runArgs struct {
-	ProjectID string `json:"project_id"`
-	Run       int64  `json:"run"`
+	ProjectID string `json:"project_id" river:"unique"`
+	Run       int64  `json:"run" river:"unique"`
+	Resumed   bool   `json:"resumed,omitempty"`
 }
 
 func (runArgs) Kind() string { return "project_run" }
@@ -158,6 +167,8 @@ type Runner struct {
 	client *http.Client
 
 	loop repeat.Loop // retries due and the watchdog, every PollInterval
+	// stopping is set by Stop: the process was told to stop.
+	stopping atomic.Bool
 
 	leases *leaseClock // the time of leases: the database's on PostgreSQL
 	// failedRetries and failedRequeues back off the loop's writes of a
@@ -257,18 +268,24 @@ func New(cfg Config) (*Runner, error) {
 // adds the job of p's current run token in the transaction that makes p
 // QUEUED.
 func (r *Runner) Enqueue(p *store.Project) store.TxHook {
+	return r.enqueue(p, false)
+}
+
+// enqueue is Enqueue, with the job marked resumed (runArgs.Resumed).
+func (r *Runner) enqueue(p *store.Project, resumed bool) store.TxHook {
 	return func(ctx context.Context, tx *sql.Tx) error {
-		return r.cfg.Jobs.InsertTx(ctx, tx, r.next(p))
+		return r.cfg.Jobs.InsertTx(ctx, tx, r.next(p, resumed))
 	}
 }
 
 // next is the job of p's current run token: its import leg while its source
 // is still to be fetched from the network, else its run.
-func (r *Runner) next(p *store.Project) jobs.Args {
+func (r *Runner) next(p *store.Project, resumed bool) jobs.Args {
+	a := runArgs{ProjectID: p.ID, Run: p.RunToken, Resumed: resumed}
 	if p.SourceKey == "" && r.fromNetwork(p) {
-		return importArgs{ProjectID: p.ID, Run: p.RunToken}
+		return importArgs(a)
 	}
-	return runArgs{ProjectID: p.ID, Run: p.RunToken}
+	return a
 }
 
 // Adopt gives every QUEUED project without a job one: those a release
@@ -280,7 +297,7 @@ func (r *Runner) Adopt(ctx context.Context) error {
 		return fmt.Errorf("pipeline: adopt: %w", err)
 	}
 	for _, p := range ps {
-		if err := r.cfg.Jobs.Insert(ctx, r.next(p)); err != nil {
+		if err := r.cfg.Jobs.Insert(ctx, r.next(p, false)); err != nil {
 			return fmt.Errorf("pipeline: adopt %s: %w", p.ID, err)
 		}
 	}
@@ -305,9 +322,13 @@ func (r *Runner) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop ends the loop. The runs are the job system's: its Stop lets them
-// finish within its grace and hands back the ones it cuts short.
+// Stop ends the loop, and from now on a run whose stage fails for a
+// reason that may be the stop's hands its project back instead of stalling
+// it (failed). The runs are the job system's: its Stop lets them finish
+// within its grace and hands back the ones it cuts short. Call it first
+// when the process is told to stop.
 func (r *Runner) Stop(context.Context) error {
+	r.stopping.Store(true)
 	r.loop.Stop()
 	return nil
 }
@@ -327,12 +348,12 @@ func (r *Runner) workImport(ctx context.Context, job *jobs.Job[importArgs]) erro
 // shared runs leg l of a's run within its organization's share of queue's
 // workers, or puts the job back.
 func (r *Runner) shared(ctx context.Context, queue string, a runArgs, l leg) error {
-	release, ok, err := r.takeShare(ctx, queue, a.ProjectID, a.Run)
+	release, ok, err := r.takeShare(ctx, queue, a)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return jobs.Snooze(orgSnooze)
+		return jobs.Snooze(orgSnoozeFor())
 	}
 	defer release()
 	return r.process(ctx, a.ProjectID, a.Run, l)
@@ -377,12 +398,32 @@ func (r *Runner) share(queue string) int {
 // was waiting already, another organization's among them.
 const orgSnooze = time.Second
 
-// takeShare counts the run of project id (run token run) against its
-// organization's share of this process's workers (Config.OrgShare), and
-// returns what gives it back; ok is false when the organization holds its
-// share already. A run that will not start (the project moved on) takes
-// nothing.
-func (r *Runner) takeShare(ctx context.Context, queue, id string, run int64) (release func(), ok bool, err error) {
+// orgSnoozeJitter spreads orgSnooze over two of the pipeline queue's polls
+// (250 ms on PostgreSQL). A fixed second is four polls of the process that
+// put the run back, so that process polled first when it came due, took
+// it again and put it back again: measured on two workers, a run over its
+// organization's share on one bounced there 5 times in 5 s while the other
+// had both its workers free. Jittered, each process's poll is as likely as
+// the other's to come first.
+const orgSnoozeJitter = 500 * time.Millisecond
+
+// orgSnoozeFor is one put-back's wait: orgSnooze and a random part of
+// orgSnoozeJitter.
+func orgSnoozeFor() time.Duration {
+	return orgSnooze + rand.N(orgSnoozeJitter)
+}
+
+// takeShare counts run a against its organization's share of this
+// process's workers (Config.OrgShare), and returns what gives it back; ok
+// is false when the organization holds its share already and the run is
+// not resumed. A resumed run (a.Resumed) takes the worker River gave it
+// over the share: it held a worker on a process that stopped or died, and
+// the share, counted per process, would otherwise keep it waiting while
+// this process has a worker free, until one of the organization's runs
+// here ends or its process comes back. A run that will not start (the
+// project moved on) takes nothing.
+func (r *Runner) takeShare(ctx context.Context, queue string, a runArgs) (release func(), ok bool, err error) {
+	id := a.ProjectID
 	p, err := r.cfg.Store.GetProject(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return func() {}, true, nil
@@ -390,15 +431,19 @@ func (r *Runner) takeShare(ctx context.Context, queue, id string, run int64) (re
 	if err != nil {
 		return nil, false, fmt.Errorf("pipeline: look up project %s: %w", id, err)
 	}
-	if p.RunToken != run || !p.Stage.Waiting() {
+	if p.RunToken != a.Run || !p.Stage.Waiting() {
 		return func() {}, true, nil
 	}
 	k := shareKey{queue, p.OrgID}
 	r.heldMu.Lock()
 	defer r.heldMu.Unlock()
 	if r.held[k] >= r.share(queue) {
-		r.log.Debug("project job put back: its organization holds its share of the workers", "project", id, "org", p.OrgID, "queue", queue, "share", r.share(queue))
-		return nil, false, nil
+		if !a.Resumed {
+			r.log.Debug("project job put back: its organization holds its share of the workers", "project", id, "org", p.OrgID, "queue", queue, "share", r.share(queue))
+			return nil, false, nil
+		}
+		r.log.Info("resumed project run takes a free worker over its organization's share", "project", id, "org", p.OrgID, "queue", queue,
+			"share", r.share(queue), "held", r.held[k])
 	}
 	r.held[k]++
 	return func() {

@@ -102,7 +102,7 @@ func (r *Runner) leaseEnded(ctx context.Context, id string, now time.Time) error
 			refunded = quota.RefundsOnStall(from)
 			return store.Effects{Deliveries: r.conclusionDeliveries(p, nil), Enqueue: r.enqueueDelivery(), Refund: refunded}, nil
 		case n == 1:
-			return r.queueAgain(p), nil
+			return r.resumeAgain(p), nil
 		default:
 			retryAt = r.cfg.Store.Now().Add(r.retryDelay(n - 1))
 			text := fmt.Sprintf("%v (%d runs in a row ended so; retried after a backoff)", why, n)

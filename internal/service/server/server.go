@@ -66,10 +66,12 @@ const (
 	readHeaderTimeout = 15 * time.Second
 )
 
-// defaultShutdownGrace bounds a graceful Close: open requests and in-flight
-// pipeline work get this long before they are cut (the pipeline resumes cut
-// work on the next start).
-const defaultShutdownGrace = 10 * time.Second
+// DefaultShutdownGrace bounds a graceful Close: open requests and in-flight
+// pipeline work get this long before they are cut (the pipeline hands cut
+// work back, for another process or the next start). Close then takes a
+// little longer: the cut runs' tools are killed and their projects handed
+// back before it returns.
+const DefaultShutdownGrace = 10 * time.Second
 
 // Config configures a server. Zero limits take the spec's defaults.
 type Config struct {
@@ -246,7 +248,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	}
 	cfg.Limits = cfg.WithDefaults()
 	if cfg.ShutdownGrace <= 0 {
-		cfg.ShutdownGrace = defaultShutdownGrace
+		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
 	cfg.fillClientLimits()
 	logger := cfg.Logger
@@ -630,6 +632,13 @@ func (s *Server) stopAll() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.grace)
 	defer cancel()
 	var errs []error
+	// The pipeline first: from now on a stage that fails, perhaps of the
+	// stop (its tool signalled with the whole service), hands its run back.
+	if s.runner != nil {
+		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
+		}
+	}
 	if s.http != nil {
 		if err := s.http.Shutdown(ctx); err != nil {
 			// Requests still open after the grace period (a slow upload) are cut.
@@ -644,11 +653,6 @@ func (s *Server) stopAll() error {
 	}
 	if s.metricsAt != nil {
 		errs = append(errs, s.metricsAt.Close(ctx))
-	}
-	if s.runner != nil {
-		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
-		}
 	}
 	// The scheduler before the job system: it inserts the worker's jobs.
 	if s.scheduler != nil {
