@@ -73,7 +73,7 @@ func (r *Runner) email(p *store.Project, clips []apitypes.ExportableClip) outbou
 		errText = *p.Error
 	}
 	fmt.Fprintf(&b, "Project %s stalled and will not be retried.\n\nReason: %s\n", p.ID, errText)
-	return outbound.Email{Subject: fmt.Sprintf("clipperd: project %s STALLED", p.ID), Text: b.String()}
+	return outbound.Email{Subject: fmt.Sprintf("clipperd: project %s %s", p.ID, apitypes.StageStalled), Text: b.String()}
 }
 
 // enqueueDelivery is store.Effects.Enqueue: the dispatcher's job of each

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
 
@@ -42,8 +43,12 @@ func (r *Runner) persist(ctx context.Context, what, id string, write func() erro
 }
 
 // retryableWrite tells a write failure worth another attempt from a refusal.
+// A database that stayed unreachable through the store's own retries
+// (dependency.UnreachableError) is final here too: each attempt would wait
+// its whole window again, and the watchdog takes the run over instead.
 func retryableWrite(err error) bool {
-	return !errors.Is(err, errNotQueued) && !errors.Is(err, errStale) && !errors.Is(err, store.ErrStaleRun) && !errors.Is(err, store.ErrNotFound) &&
+	var away *dependency.UnreachableError
+	return !errors.As(err, &away) && !errors.Is(err, errNotQueued) && !errors.Is(err, errStale) && !errors.Is(err, store.ErrStaleRun) && !errors.Is(err, store.ErrNotFound) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 )
@@ -220,6 +221,14 @@ func TestPersistRetriesWithBackoff(t *testing.T) {
 	err = r.persist(context.Background(), "stage", "p", func() error { calls++; return errNotQueued })
 	if !errors.Is(err, errNotQueued) || calls != 1 {
 		t.Errorf("a refused claim: err %v after %d calls, want one call", err, calls)
+	}
+
+	// The store already waited out its dependency window: no second window.
+	calls = 0
+	away := fmt.Errorf("save: %w", &dependency.UnreachableError{Name: "database", Window: time.Minute, Err: syscall.ECONNREFUSED})
+	err = r.persist(context.Background(), "stage", "p", func() error { calls++; return away })
+	if !errors.Is(err, syscall.ECONNREFUSED) || calls != 1 {
+		t.Errorf("a database unreachable through the store's retries: err %v after %d calls, want one call", err, calls)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
