@@ -28,7 +28,7 @@ const limitWindow = time.Minute + time.Second
 type sharedLimiter struct {
 	mu     sync.Mutex
 	size   int
-	window time.Duration // limitWindow; tests shorten it
+	window time.Duration // 0: limitWindow; tests shorten it
 	sent   []time.Time   // admission times within the window, oldest first
 	until  time.Time     // no request before this instant (set from a 429 Retry-After)
 	now    func() time.Time
@@ -37,7 +37,15 @@ type sharedLimiter struct {
 
 // newSharedLimiter is a limiter admitting rpm requests per window.
 func newSharedLimiter(rpm int) *sharedLimiter {
-	return &sharedLimiter{size: rpm, window: limitWindow, now: time.Now}
+	return &sharedLimiter{size: rpm, now: time.Now}
+}
+
+// span is the window the limiter counts over.
+func (l *sharedLimiter) span() time.Duration {
+	if l.window > 0 {
+		return l.window
+	}
+	return limitWindow
 }
 
 // rateLimited reports whether path is one the service rate-limits: its core
@@ -56,12 +64,12 @@ func (l *sharedLimiter) admit(now time.Time) time.Duration {
 		return l.until.Sub(now)
 	}
 	cut := 0
-	for cut < len(l.sent) && now.Sub(l.sent[cut]) >= l.window {
+	for cut < len(l.sent) && now.Sub(l.sent[cut]) >= l.span() {
 		cut++
 	}
 	l.sent = l.sent[cut:]
 	if len(l.sent) >= l.size {
-		return l.sent[len(l.sent)-l.size].Add(l.window).Sub(now)
+		return l.sent[len(l.sent)-l.size].Add(l.span()).Sub(now)
 	}
 	l.sent = append(l.sent, now)
 	return 0
@@ -73,7 +81,7 @@ func (l *sharedLimiter) left(now time.Time) int {
 	defer l.mu.Unlock()
 	used := 0
 	for _, t := range l.sent {
-		if now.Sub(t) < l.window {
+		if now.Sub(t) < l.span() {
 			used++
 		}
 	}
@@ -115,10 +123,10 @@ func (l *sharedLimiter) answered(status int, retryAfter time.Duration, remaining
 	}
 	// The service's clock may differ from ours: never wait longer than a
 	// window for its next slot.
-	if latest := l.now().Add(l.window); reset.After(latest) {
+	if latest := l.now().Add(l.span()); reset.After(latest) {
 		reset = latest
 	}
-	l.gate.answered(l.now(), status, remaining, reset, l.window)
+	l.gate.answered(l.now(), status, remaining, reset, l.span())
 }
 
 // waitWindow blocks until this process's own window admits a request.
