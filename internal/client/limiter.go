@@ -99,7 +99,7 @@ func (l *sharedLimiter) wait(ctx context.Context) error {
 			break
 		}
 		if retry <= 0 {
-			retry = l.window // until a request in flight is answered
+			retry = l.span() // until a request in flight is answered
 		}
 		if err := sleepOrWake(ctx, retry, changed); err != nil {
 			return err
