@@ -128,4 +128,3 @@ func (s *Store) hasTable(ctx context.Context, name string) (bool, error) {
 	}
 	return slices.Contains(tables, name), nil
 }
-

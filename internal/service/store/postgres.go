@@ -237,4 +237,3 @@ func resetPostgresIdentities(ctx context.Context, tx *sql.Tx) error {
 	}
 	return nil
 }
-

@@ -25,12 +25,12 @@ var ErrNotFound = errors.New("not found")
 
 // Store is the database handle. It is safe for concurrent use.
 type Store struct {
-	db     *sql.DB
+	db *sql.DB
 	// dialect is what the engine does its own way, chosen once by Open.
 	dialect *dialect
-	now    func() time.Time
-	master *masterkey.Key    // seals the secrets kept here (secrets.go)
-	retry  *dependency.Retry // PostgreSQL's (retry.go); nil: calls are tried once
+	now     func() time.Time
+	master  *masterkey.Key    // seals the secrets kept here (secrets.go)
+	retry   *dependency.Retry // PostgreSQL's (retry.go); nil: calls are tried once
 }
 
 // Option is a choice of Open.
