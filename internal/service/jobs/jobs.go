@@ -152,8 +152,8 @@ type Jobs struct {
 	queues map[string]int
 }
 
-// Open applies River's migrations to the store's database and makes the client; no job
-// runs before Start.
+// Open applies River's migrations to the store's database and makes the
+// client; no job runs before Start.
 func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("jobs: Store is required")
@@ -226,9 +226,9 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 const pipelinePoll = 250 * time.Millisecond
 
 // sqlitePoll is how often every queue looks for jobs on a database of one
-// connection (SQLite), where
-// riversqlite's listener hears each insert (a notification row written in the
-// inserting transaction, read every 50 ms) and wakes the queue: the poll only
+// connection (SQLite), where riversqlite's listener hears each insert (a
+// notification row written in the inserting transaction, read every 50 ms)
+// and wakes the queue: the poll only
 // finds what nothing announced, such as a snoozed job come due. Polls there
 // are writes on the store's one connection, so River's default of one a
 // second per queue, and four a second for runs, cost the API measurably.
@@ -238,9 +238,9 @@ const sqlitePoll = 2 * time.Second
 // counts: every queue's default, overridden by workers; a queue with 0
 // workers is left out, so this process does not work it.
 // Without a listener (listens false: River's driver has none, as over
-// database/sql on PostgreSQL) the
-// pipeline and import queues are polled every pipelinePoll at least; poll is
-// the client's interval (0: River's default).
+// database/sql on PostgreSQL) the pipeline and import queues are polled
+// every pipelinePoll at least; poll is the client's interval (0: River's
+// default).
 func queuesOf(workers map[string]int, poll time.Duration, listens bool) (map[string]river.QueueConfig, error) {
 	queues := make(map[string]river.QueueConfig, len(queueWorkers))
 	for name, n := range workers {
