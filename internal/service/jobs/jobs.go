@@ -228,10 +228,10 @@ const pipelinePoll = 250 * time.Millisecond
 // sqlitePoll is how often every queue looks for jobs on a database of one
 // connection (SQLite), where riversqlite's listener hears each insert (a
 // notification row written in the inserting transaction, read every 50 ms)
-// and wakes the queue: the poll only
-// finds what nothing announced, such as a snoozed job come due. Polls there
-// are writes on the store's one connection, so River's default of one a
-// second per queue, and four a second for runs, cost the API measurably.
+// and wakes the queue: the poll only finds what nothing announced, such as
+// a snoozed job come due. Polls there are writes on the store's one
+// connection, so River's default of one a second per queue, and four a
+// second for runs, cost the API measurably.
 const sqlitePoll = 2 * time.Second
 
 // queuesOf is River's queue configuration for the per-process worker
