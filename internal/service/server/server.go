@@ -267,7 +267,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	if err := tightenModes(dataDir); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	master, masterFrom, err := masterkey.ResolveFor(store.IsPostgresURL(cfg.Database), cfg.MasterKey, cfg.MasterKeyFile, dataDir)
+	master, masterFrom, err := masterkey.ResolveFor(store.Locate(cfg.Database).Shared(), cfg.MasterKey, cfg.MasterKeyFile, dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -316,7 +316,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 		}
 	}
 	// The job system's schema follows the store's in the same database.
-	s.jobs, err = jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine(), Logger: logger.With("component", "jobs"),
+	s.jobs, err = jobs.Open(ctx, jobs.Config{Store: st, Logger: logger.With("component", "jobs"),
 		Workers:    map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers), jobs.QueueImport: cmp.Or(cfg.ImportWorkers, DefaultImportWorkers)},
 		InsertOnly: cfg.APIOnly})
 	if err != nil {
