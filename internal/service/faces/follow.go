@@ -43,11 +43,39 @@ func Follow(shots []Shot, fallback func(start, end float64) float64) []Point {
 	return simplify(keys)
 }
 
+// PanelDeadZone is FacePath's dead zone: a panel's crop is a few face
+// sides wide, narrower than the follow crop, so it moves sooner.
+const PanelDeadZone = DeadZone / 3
+
+// FacePath is the path a panel's crop of the shot's face i takes (as
+// Follow's for the main face: outliers ignored, a dead zone, at most
+// MaxPanSpeed), nil when the face stays inside the dead zone for the whole
+// shot: the panel holds still at the face's median place then.
+func FacePath(s Shot, i int) []Point {
+	track := s.Faces[i].Track
+	if len(track) == 0 {
+		return nil
+	}
+	lo, hi := track[0].X, track[0].X
+	for _, p := range track {
+		lo, hi = min(lo, p.X), max(hi, p.X)
+	}
+	if hi-lo <= 2*PanelDeadZone {
+		return nil
+	}
+	return simplify(followWithin(Shot{Start: s.Start, End: s.End, Main: track}, PanelDeadZone))
+}
+
 func followShot(s Shot, fallback func(start, end float64) float64) []Point {
 	if len(s.Main) == 0 {
 		x := clamp01(fallback(s.Start, s.End))
 		return []Point{{s.Start, x}, {s.End, x}}
 	}
+	return followWithin(s, DeadZone)
+}
+
+// followWithin is the path along s.Main with the dead zone dead.
+func followWithin(s Shot, dead float64) []Point {
 	target := median3(s.Main)
 	pos := target[0].X
 	keys := []Point{{s.Start, pos}}
@@ -56,10 +84,10 @@ func followShot(s Shot, fallback func(start, end float64) float64) []Point {
 		t := min(max(p.T, prevT), s.End)
 		want := pos
 		switch {
-		case p.X > pos+DeadZone:
-			want = p.X - DeadZone
-		case p.X < pos-DeadZone:
-			want = p.X + DeadZone
+		case p.X > pos+dead:
+			want = p.X - dead
+		case p.X < pos-dead:
+			want = p.X + dead
 		}
 		limit := MaxPanSpeed * (t - prevT)
 		pos += max(-limit, min(limit, want-pos))

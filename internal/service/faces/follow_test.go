@@ -151,3 +151,32 @@ func at(keys []Point, t float64) float64 {
 	}
 	return x
 }
+
+// A face that stays within the panel's dead zone gets no path (its panel
+// holds still); one that walks gets a path that reaches it, never faster
+// than MaxPanSpeed, over the whole shot.
+func TestFacePath(t *testing.T) {
+	walk := func(from, to float64) []Point {
+		var pts []Point
+		for i := 0; i <= 32; i++ {
+			pts = append(pts, Point{T: float64(i) / 4, X: from + (to-from)*float64(i)/32})
+		}
+		return pts
+	}
+	s := Shot{Start: 0, End: 8, Faces: []Face{{X: 0.5, Track: walk(0.5, 0.5+PanelDeadZone)}, {X: 0.3, Track: walk(0.2, 0.4)}}}
+	if p := FacePath(s, 0); p != nil {
+		t.Errorf("a face moving %.2f of the width has path %v, want none", PanelDeadZone, p)
+	}
+	p := FacePath(s, 1)
+	if len(p) < 2 || p[0].T != 0 || p[len(p)-1].T != 8 {
+		t.Fatalf("path %v, want keys from 0 to 8 s", p)
+	}
+	if last := p[len(p)-1].X; math.Abs(last-0.4) > PanelDeadZone+1e-9 {
+		t.Errorf("the path ends at %.3f, want within the dead zone of the face's 0.4", last)
+	}
+	for i := 1; i < len(p); i++ {
+		if dt := p[i].T - p[i-1].T; dt > 0 && math.Abs(p[i].X-p[i-1].X)/dt > MaxPanSpeed+1e-9 {
+			t.Errorf("keys %v -> %v pan faster than %g of the width a second", p[i-1], p[i], MaxPanSpeed)
+		}
+	}
+}

@@ -21,6 +21,9 @@ type Face struct {
 	X, Y, Size float64
 	Seen       float64
 	Mouth      float64
+	// Track is where the face is at each sample it was found in (X of the
+	// width), in time order: a panel that shows it follows it (FacePath).
+	Track []Point
 }
 
 // Point is where the main face is at time T: X in fractions of the width.
@@ -136,6 +139,9 @@ func analyzeShot(samples []Sample, start, end float64, w, h int) Shot {
 	faces := make([]Face, len(stay))
 	for i, t := range stay {
 		faces[i] = summarize(t, n, w, h)
+		for k, at := range t.at {
+			faces[i].Track = append(faces[i].Track, Point{T: samples[at].T, X: t.boxes[k].X / float64(w)})
+		}
 	}
 	order := make([]int, len(stay))
 	for i := range order {

@@ -313,8 +313,12 @@ func addFaces(a *Analysis, samples []faces.Sample, w, h int) {
 	a.Shots = make([]Shot, len(shots))
 	for i, s := range shots {
 		a.Shots[i] = Shot{Start: s.Start, End: s.End, Speaker: s.Speaker}
-		for _, f := range s.Faces {
-			a.Shots[i].Faces = append(a.Shots[i].Faces, FaceBox{X: f.X, Y: f.Y, Size: f.Size})
+		for j, f := range s.Faces {
+			box := FaceBox{X: f.X, Y: f.Y, Size: f.Size}
+			for _, p := range faces.FacePath(s, j) {
+				box.Path = append(box.Path, PathKey{T: p.T, X: p.X})
+			}
+			a.Shots[i].Faces = append(a.Shots[i].Faces, box)
 		}
 	}
 	path := faces.Follow(shots, func(start, end float64) float64 { return meanCentre(a, start, end) })

@@ -55,7 +55,9 @@ type plan struct {
 }
 
 func (p plan) same(q plan) bool {
-	return p.kind == q.kind && p.cx == q.cx && slices.Equal(p.faces, q.faces)
+	return p.kind == q.kind && p.cx == q.cx && slices.EqualFunc(p.faces, q.faces, func(a, b FaceBox) bool {
+		return a.X == b.X && a.Y == b.Y && a.Size == b.Size && slices.Equal(a.Path, b.Path)
+	})
 }
 
 // clipPieces are the source spans the clip plays, in order.
@@ -276,6 +278,16 @@ func pathSample(path []PathKey, t float64, left bool) float64 {
 		return centre(b.X)
 	}
 	return centre(a.X + (b.X-a.X)*(t-a.T)/(b.T-a.T))
+}
+
+// panelCropLeft is the left edge (source pixels) at source time t of the panel's crop
+// crop (x0, y0, x1, y1, as PanelCrops gives it) of face f: the crop slides along the
+// face's path as the render's crop expression does (followExpr), or holds still.
+func panelCropLeft(f FaceBox, crop [4]int, w int, t float64) float64 {
+	if len(f.Path) == 0 {
+		return float64(crop[0])
+	}
+	return cropLeft(pathAt(f.Path, t), w, crop[2]-crop[0])
 }
 
 // PanelCrops is where the panels of a layout (split, three or four) of a shot

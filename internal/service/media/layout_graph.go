@@ -17,9 +17,13 @@ type rect struct{ x, y, w, h int }
 // input in (clip time starting at 0) and leaves a chain open whose picture is exactly size.
 // One segment is one chain; several are trimmed from the clip, laid out each and joined.
 func layoutGraph(in string, w, h int, size [2]int, segs []segment, pieces []Interval, follow []PathKey, fitRatio float64) string {
+	// A path in source time, as keys of a segment's time.
+	segKeys := func(sg segment) func([]PathKey) []PathKey {
+		return func(path []PathKey) []PathKey { return followKeys(path, pieces, sg.c0, sg.c1) }
+	}
 	if len(segs) == 1 {
 		sg := segs[0]
-		return segmentFilter(in, "l0", w, h, size, sg.lay, followKeys(follow, pieces, sg.c0, sg.c1), fitRatio)
+		return segmentFilter(in, "l0", w, h, size, sg.lay, segKeys(sg), followKeys(follow, pieces, sg.c0, sg.c1), fitRatio)
 	}
 	var b, cat strings.Builder
 	b.WriteString(in + "split=" + fmt.Sprint(len(segs)))
@@ -33,7 +37,7 @@ func layoutGraph(in string, w, h int, size [2]int, segs []segment, pieces []Inte
 			trim += fmt.Sprintf(":end=%.4f", sg.c1)
 		}
 		fmt.Fprintf(&b, "%s,setpts=PTS-STARTPTS[segin%d];", trim, i)
-		b.WriteString(segmentFilter(fmt.Sprintf("[segin%d]", i), fmt.Sprintf("l%d", i), w, h, size, sg.lay, followKeys(follow, pieces, sg.c0, sg.c1), fitRatio))
+		b.WriteString(segmentFilter(fmt.Sprintf("[segin%d]", i), fmt.Sprintf("l%d", i), w, h, size, sg.lay, segKeys(sg), followKeys(follow, pieces, sg.c0, sg.c1), fitRatio))
 		fmt.Fprintf(&b, "[segout%d];", i)
 		fmt.Fprintf(&cat, "[segout%d]", i)
 	}
@@ -41,8 +45,9 @@ func layoutGraph(in string, w, h int, size [2]int, segs []segment, pieces []Inte
 }
 
 // segmentFilter lays out one segment: in is its picture, id prefixes the labels it makes;
+// keys are the follow crop's path in the segment's time, segKeys maps a face's path there;
 // fitRatio (w/h, 0 for none) is the fit layout's crop of the picture it fits.
-func segmentFilter(in, id string, w, h int, size [2]int, lay plan, keys []PathKey, fitRatio float64) string {
+func segmentFilter(in, id string, w, h int, size [2]int, lay plan, segKeys func([]PathKey) []PathKey, keys []PathKey, fitRatio float64) string {
 	tw, th := size[0], size[1]
 	switch lay.kind {
 	case LayoutFit:
@@ -51,7 +56,7 @@ func segmentFilter(in, id string, w, h int, size [2]int, lay plan, keys []PathKe
 		cw, ch, _, y := cropBox(w, h, float64(tw)/float64(th), 0.5)
 		return in + cropScale(rect{0, y, cw, ch}, followExpr(keys, w, cw), tw, th)
 	case LayoutSplit, LayoutThree, LayoutFour, LayoutScreen, LayoutGame:
-		return panelFilter(in, id, w, h, size, lay)
+		return panelFilter(in, id, w, h, size, lay, segKeys)
 	}
 	// LayoutCenter.
 	cw, ch, x, y := cropBox(w, h, float64(tw)/float64(th), lay.cx)
@@ -97,9 +102,7 @@ func fitFilter(in, id string, w, h int, size [2]int, cx, fitRatio float64) strin
 // leaves of a balanced tree of if(lt(t,T),...,...): ffmpeg refuses a flat sum of a hundred
 // terms, and a tree keeps the depth (and the work per frame) at log2 of the keys.
 func followExpr(keys []PathKey, w, cw int) string {
-	px := func(x float64) float64 {
-		return min(float64(w-cw), max(0, math.Round(x*float64(w)-float64(cw)/2)))
-	}
+	px := func(x float64) float64 { return cropLeft(x, w, cw) }
 	if len(keys) == 0 || cw >= w {
 		return fmt.Sprint(px(0.5))
 	}
@@ -135,9 +138,17 @@ func followExpr(keys []PathKey, w, cw int) string {
 	return tree(0, len(leaves)-1)
 }
 
+// cropLeft is the left edge of a crop cw wide centred on x (0..1 of the width w), kept
+// inside the source: the follow crop's arithmetic at each of its keys.
+func cropLeft(x float64, w, cw int) float64 {
+	return min(float64(w-cw), max(0, math.Round(x*float64(w)-float64(cw)/2)))
+}
+
 // panelFilter draws the panel layouts: each panel a crop of the source scaled to its
-// place in the frame, stacked with xstack.
-func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
+// place in the frame, stacked with xstack. A panel whose face moves (FaceBox.Path)
+// follows it: its crop keeps its size and slides along the face's path (segKeys maps the
+// path to the segment's time).
+func panelFilter(in, id string, w, h int, size [2]int, lay plan, segKeys func([]PathKey) []PathKey) string {
 	places := panelRects(lay.kind, size)
 	crops := make([]string, len(places))
 	switch lay.kind {
@@ -157,7 +168,11 @@ func panelFilter(in, id string, w, h int, size [2]int, lay plan) string {
 		crops[1] = cropScale(c, "", face.w, face.h)
 	default:
 		for i, c := range facePanelCrops(lay.faces, places, w, h) {
-			crops[i] = cropScale(c, "", places[i].w, places[i].h)
+			x := ""
+			if path := lay.faces[i].Path; len(path) > 0 {
+				x = followExpr(segKeys(path), w, c.w)
+			}
+			crops[i] = cropScale(c, x, places[i].w, places[i].h)
 		}
 	}
 	var b strings.Builder

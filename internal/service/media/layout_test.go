@@ -9,7 +9,7 @@ import (
 var (
 	oneFace   = []FaceBox{{X: 0.5, Y: 0.45, Size: 0.4}}
 	twoFaces  = []FaceBox{{X: 0.7, Y: 0.5, Size: 0.3}, {X: 0.3, Y: 0.5, Size: 0.28}} // largest first
-	fourFaces = []FaceBox{{0.2, 0.3, 0.2}, {0.8, 0.3, 0.2}, {0.2, 0.75, 0.2}, {0.8, 0.75, 0.2}}
+	fourFaces = []FaceBox{{X: 0.2, Y: 0.3, Size: 0.2}, {X: 0.8, Y: 0.3, Size: 0.2}, {X: 0.2, Y: 0.75, Size: 0.2}, {X: 0.8, Y: 0.75, Size: 0.2}}
 	camFace   = []FaceBox{{X: 0.88, Y: 0.82, Size: 0.16}} // a face camera in the bottom right corner
 )
 

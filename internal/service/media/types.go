@@ -44,8 +44,14 @@ type Analysis struct {
 }
 
 // FaceBox is a face, in fractions of the source picture: X and Y its
-// centre (of the width, of the height), Size its side (of the height).
-type FaceBox struct{ X, Y, Size float64 }
+// centre (of the width, of the height), Size its side (of the height), its
+// median place over the shot. Path is where a panel that shows it centres
+// its crop over the shot when the face moves (source seconds; nil when it
+// stays put: the panel holds still around X).
+type FaceBox struct {
+	X, Y, Size float64
+	Path       []PathKey `json:",omitempty"`
+}
 
 // Shot is a span of the source between two cuts and the faces that stay in
 // it (tracked over its sampled frames; a face seen in a few samples only is
