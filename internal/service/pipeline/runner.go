@@ -199,11 +199,39 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Media == nil || cfg.Scratch.Root() == "" {
 		return nil, errors.New("pipeline: Media and Scratch are required")
 	}
+	cfg = cfg.withDefaults()
+	r := &Runner{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
+		maxDownload: quota.MaxLinkBytes,
+		held:        map[shareKey]int{},
+		sleep:       sleepCtx,
+		leases:      &leaseClock{local: cfg.Clock, db: cfg.Store.DatabaseTime},
+	}
+	r.runs = jobs.NewRows(cfg.Jobs, "project", r.waiting)
+	// Unique by its args (project and token): adopting a project twice
+	// adds one job.
+	err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueuePipeline, Timeout: runTimeout, Unique: true}, r.work)
+	if err == nil {
+		err = jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueImport, Timeout: runTimeout, Unique: true}, r.workImport)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return r, nil
+}
+
+// withDefaults is cfg with its zero fields given their defaults.
+func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Transcriber == nil {
 		cfg.Transcriber = transcribe.None{}
+	}
+	if cfg.OnStageLeft == nil {
+		cfg.OnStageLeft = func(apitypes.Stage, time.Duration) {}
 	}
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = 3
@@ -226,6 +254,12 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.OrgShare <= 0 {
 		cfg.OrgShare = max(1, cfg.Jobs.Workers(jobs.QueuePipeline)-1)
 	}
+	return cfg.withImportAndWriteDefaults()
+}
+
+// withImportAndWriteDefaults is cfg with the zero limits of its imports and
+// the bounds of its state writes given their defaults.
+func (cfg Config) withImportAndWriteDefaults() Config {
 	if cfg.ImportTimeout <= 0 {
 		cfg.ImportTimeout = DefaultImportTimeout
 	}
@@ -241,29 +275,7 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.WriteRetryBase <= 0 {
 		cfg.WriteRetryBase = defaultWriteRetryBase
 	}
-	if cfg.OnStageLeft == nil {
-		cfg.OnStageLeft = func(apitypes.Stage, time.Duration) {}
-	}
-	r := &Runner{
-		cfg:         cfg,
-		log:         cfg.Logger,
-		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
-		maxDownload: quota.MaxLinkBytes,
-		held:        map[shareKey]int{},
-		sleep:       sleepCtx,
-		leases:      &leaseClock{local: cfg.Clock, db: cfg.Store.DatabaseTime},
-	}
-	r.runs = jobs.NewRows(cfg.Jobs, "project", r.waiting)
-	// Unique by its args (project and token): adopting a project twice
-	// adds one job.
-	err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueuePipeline, Timeout: runTimeout, Unique: true}, r.work)
-	if err == nil {
-		err = jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueImport, Timeout: runTimeout, Unique: true}, r.workImport)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	return r, nil
+	return cfg
 }
 
 // Enqueue is store.CreateProjectThen's hook for p, and the requeues': it

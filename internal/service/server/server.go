@@ -22,9 +22,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
@@ -34,8 +32,6 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/reqlog"
@@ -188,13 +184,9 @@ type Server struct {
 	log       *slog.Logger
 	http      *http.Server
 	served    chan error
-	runner    *pipeline.Runner
-	disp      *outbound.Dispatcher
 	jobs      *jobs.Jobs
-	copies    *copyjobs.Worker
-	censors   *censorjobs.Worker
+	jobKinds  // the kinds of job, each with rows of its own
 	janitor   *janitor.Janitor
-	posts     *publish.Worker
 	scheduler *publish.Scheduler
 	store     *store.Store
 	links     *medialink.Signer
@@ -207,7 +199,6 @@ type Server struct {
 	health    *dependency.Health // whether the database and the bucket answer
 	cancel    context.CancelFunc
 	lock      *datalock.Lock // the data directory's, shared with other servers
-	kinds     []rowKind      // the kinds of job with rows of their own, adopted at start
 	workers   []worker       // those started, in order
 
 	closeOnce sync.Once

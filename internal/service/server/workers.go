@@ -25,11 +25,26 @@ type worker struct {
 	first bool
 }
 
-// rowKind is a kind of job with rows of its own (jobs.Rows): at start,
-// before the job system, each of its rows that needs a job and has none
-// gets one.
+// jobKinds are the kinds of job, each with rows of its own (jobs.Rows):
+// every process registers them, and the API and the pipeline insert their
+// jobs in the transactions of their rows.
+type jobKinds struct {
+	runner  *pipeline.Runner
+	disp    *outbound.Dispatcher
+	copies  *copyjobs.Worker
+	censors *censorjobs.Worker
+	posts   *publish.Worker
+}
+
+// rowKind is a kind of job with rows of its own: at start, before the job
+// system, each of its rows that needs a job and has none gets one.
 type rowKind interface {
 	Adopt(ctx context.Context) error
+}
+
+// all are the kinds, adopted in this order at start.
+func (k *jobKinds) all() []rowKind {
+	return []rowKind{k.runner, k.copies, k.censors, k.disp, k.posts}
 }
 
 // newWorkers makes the kinds of job (conclusion deliveries, posts, project
@@ -53,7 +68,6 @@ func (s *Server) newWorkers(cfg Config, asr transcribe.Transcriber) error {
 	if err := s.newCopyAndCensor(); err != nil {
 		return err
 	}
-	s.kinds = []rowKind{s.runner, s.copies, s.censors, s.disp, s.posts}
 	s.janitor, err = janitor.New(janitor.Config{
 		Store: s.store, Media: s.media, Uploads: s.uploads, UploadExpiry: cfg.UploadExpiry, Period: cfg.JanitorPeriod,
 		Logger: s.log.With("component", "janitor"),
@@ -159,7 +173,7 @@ func (s *Server) workerList(apiOnly bool) []worker {
 // (those a release before the job system left, those whose job gave up),
 // then starts the job system.
 func (s *Server) startJobs(ctx context.Context) error {
-	for _, k := range s.kinds {
+	for _, k := range s.all() {
 		if err := k.Adopt(ctx); err != nil {
 			return err
 		}
