@@ -120,7 +120,8 @@ func New(cfg Config) (*Worker, error) {
 	w.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, string, *store.CensorJob]{
 		Kind: jobs.Kind{Queue: jobs.QueueCensor, Timeout: timeout}, Row: "censor job", Logger: cfg.Logger,
 		Pending: w.store.UnfinishedCensorJobs, Args: func(id string) args { return args{CensorJobID: id} },
-		Load: w.start, Gone: store.ErrNotFound, Work: w.run,
+		ID: func(a args) string { return a.CensorJobID }, Get: w.start, Gone: store.ErrNotFound,
+		Needs: func(j *store.CensorJob) bool { return j.Status == apitypes.CensorProcessing }, Work: w.run,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("censorjobs: %w", err)
@@ -138,15 +139,13 @@ func (w *Worker) Enqueue(j *store.CensorJob) store.TxHook {
 // those an older release left, and any whose job gave up.
 func (w *Worker) Adopt(ctx context.Context) error { return w.rows.Adopt(ctx) }
 
-// start makes the job's row PROCESSING and reads it, unless the row has an
-// outcome already or is gone (ok false).
-func (w *Worker) start(ctx context.Context, a args) (*store.CensorJob, bool, error) {
-	ok, err := w.store.StartCensorJob(ctx, a.CensorJobID)
-	if err != nil || !ok {
-		return nil, false, err
+// start makes the row id PROCESSING, unless it has an outcome already, and
+// reads it.
+func (w *Worker) start(ctx context.Context, id string) (*store.CensorJob, error) {
+	if _, err := w.store.StartCensorJob(ctx, id); err != nil {
+		return nil, err
 	}
-	j, err := w.store.CensorJob(ctx, a.CensorJobID)
-	return j, err == nil, err
+	return w.store.CensorJob(ctx, id)
 }
 
 // run censors the clip of the job's PROCESSING row and records the outcome

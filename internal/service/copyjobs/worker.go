@@ -76,7 +76,8 @@ func New(cfg Config) (*Worker, error) {
 	w.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, string, *store.CopyJob]{
 		Kind: jobs.Kind{Queue: jobs.QueueCopy, Timeout: timeout}, Row: "copy job", Logger: cfg.Logger,
 		Pending: w.store.RunningCopyJobs, Args: func(id string) args { return args{CopyJobID: id} },
-		Load: w.load, Gone: store.ErrNotFound, Work: w.run,
+		ID: func(a args) string { return a.CopyJobID }, Get: w.store.CopyJob, Gone: store.ErrNotFound,
+		Needs: func(j *store.CopyJob) bool { return j.Status == apitypes.CopyRunning }, Work: w.run,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("copyjobs: %w", err)
@@ -93,15 +94,6 @@ func (w *Worker) Enqueue(j *store.CopyJob) store.TxHook {
 // Adopt gives every RUNNING copy job without a job one: those stored before
 // copy jobs ran on the job system, and any whose job gave up.
 func (w *Worker) Adopt(ctx context.Context) error { return w.rows.Adopt(ctx) }
-
-// load reads the job's row; it needs work while it is RUNNING.
-func (w *Worker) load(ctx context.Context, a args) (*store.CopyJob, bool, error) {
-	j, err := w.store.CopyJob(ctx, a.CopyJobID)
-	if err != nil {
-		return nil, false, fmt.Errorf("read copy job %s: %w", a.CopyJobID, err)
-	}
-	return j, j.Status == apitypes.CopyRunning, nil
-}
 
 // run makes the copy of the job's RUNNING row and records the outcome with
 // the job's completion. An error retries the job; on its last attempt the

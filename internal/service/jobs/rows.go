@@ -23,12 +23,17 @@ type RowKind[A Args, ID, R any] struct {
 	// (Adopt), and Args is the job of a row's id.
 	Pending func(ctx context.Context) ([]ID, error)
 	Args    func(id ID) A
-	// Load reads the row of a job's args; ok is false when the row needs
-	// no work any more (an earlier attempt finished it). An error that is
-	// Gone ends the job: its row was deleted, and no retry brings it back.
-	Load func(ctx context.Context, a A) (row R, ok bool, err error)
-	// Gone is Load's error for a row that is not there (store.ErrNotFound).
+	// ID is the id of the row a job's args name.
+	ID func(a A) ID
+	// Get reads a row (and may claim it, as a censor job's start does). An
+	// error that is Gone ends the job: its row was deleted, and no retry
+	// brings it back.
+	Get func(ctx context.Context, id ID) (R, error)
+	// Gone is Get's error for a row that is not there (store.ErrNotFound).
 	Gone error
+	// Needs tells whether a row still needs the work: one an earlier
+	// attempt finished ends the job.
+	Needs func(row R) bool
 	// Work does the job's work on its row; an error retries the job.
 	Work   func(ctx context.Context, job *Job[A], row R) error
 	Logger *slog.Logger // nil = discard
@@ -37,8 +42,8 @@ type RowKind[A Args, ID, R any] struct {
 // RegisterRows registers k's work with j, like Register, and returns the
 // inserts of its jobs.
 func RegisterRows[A Args, ID, R any](j *Jobs, k RowKind[A, ID, R]) (*Rows[A], error) {
-	if k.Pending == nil || k.Args == nil || k.Load == nil || k.Work == nil {
-		return nil, fmt.Errorf("jobs: %s: Pending, Args, Load and Work are required", k.Row)
+	if k.Pending == nil || k.Args == nil || k.ID == nil || k.Get == nil || k.Needs == nil || k.Work == nil {
+		return nil, fmt.Errorf("jobs: %s: Pending, Args, ID, Get, Needs and Work are required", k.Row)
 	}
 	logger := k.Logger
 	if logger == nil {
@@ -46,14 +51,15 @@ func RegisterRows[A Args, ID, R any](j *Jobs, k RowKind[A, ID, R]) (*Rows[A], er
 	}
 	k.Unique = true
 	err := Register(j, k.Kind, func(ctx context.Context, job *Job[A]) error {
-		row, ok, err := k.Load(ctx, job.Args)
+		id := k.ID(job.Args)
+		row, err := k.Get(ctx, id)
 		switch {
 		case k.Gone != nil && errors.Is(err, k.Gone):
-			logger.Warn(k.Row+" row gone", "row", job.Args, "job", job.ID)
+			logger.Warn(k.Row+" row gone", "id", id, "job", job.ID)
 			return nil
 		case err != nil:
-			return err
-		case !ok:
+			return fmt.Errorf("read %s %v: %w", k.Row, id, err)
+		case !k.Needs(row):
 			return nil
 		}
 		return k.Work(ctx, job, row)

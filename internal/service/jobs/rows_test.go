@@ -19,7 +19,7 @@ type noteRow struct{ runs int }
 
 // noteKind is a RowKind over the notes table: a note needs its work while
 // it has never run. worked records the notes whose Work ran; flaky's first
-// Load fails as a database that did not answer would.
+// Get fails as a database that did not answer would.
 func noteKind(st *store.Store, worked *[]string, mu *sync.Mutex) RowKind[noteArgs, string, noteRow] {
 	var failedOnce bool
 	return RowKind[noteArgs, string, noteRow]{
@@ -42,19 +42,21 @@ func noteKind(st *store.Store, worked *[]string, mu *sync.Mutex) RowKind[noteArg
 			return names, rows.Err()
 		},
 		Args: func(name string) noteArgs { return noteArgs{Note: name} },
-		Load: func(ctx context.Context, a noteArgs) (noteRow, bool, error) {
+		ID:   func(a noteArgs) string { return a.Note },
+		Get: func(ctx context.Context, note string) (noteRow, error) {
 			mu.Lock()
-			flaky := a.Note == "flaky" && !failedOnce
+			flaky := note == "flaky" && !failedOnce
 			failedOnce = failedOnce || flaky
 			mu.Unlock()
 			if flaky {
-				return noteRow{}, false, errors.New("the database did not answer")
+				return noteRow{}, errors.New("the database did not answer")
 			}
 			var r noteRow
-			err := st.DB().QueryRowContext(ctx, `SELECT runs FROM notes WHERE name = ?`, a.Note).Scan(&r.runs)
-			return r, err == nil && r.runs == 0, err
+			err := st.DB().QueryRowContext(ctx, `SELECT runs FROM notes WHERE name = ?`, note).Scan(&r.runs)
+			return r, err
 		},
-		Gone: sql.ErrNoRows,
+		Needs: func(r noteRow) bool { return r.runs == 0 },
+		Gone:  sql.ErrNoRows,
 		Work: func(ctx context.Context, job *Job[noteArgs], _ noteRow) error {
 			mu.Lock()
 			*worked = append(*worked, job.Args.Note)
@@ -89,7 +91,7 @@ func storeNote(ctx context.Context, st *store.Store, note string, runs int, enqu
 // TestRowKind: a RowKind's job is inserted with its row (Enqueue) and with
 // nothing else; Adopt gives one to each row that needs work and has none,
 // once; a job whose row is gone, or needs no work, ends at its first
-// attempt without Work; a failed Load is retried.
+// attempt without Work; a failed Get is retried.
 func TestRowKind(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
 		st := openStore(t, newLocation(t))
@@ -181,6 +183,6 @@ func TestRegisterRowsNeedsItsFunctions(t *testing.T) {
 	j := openJobs(t, st, Config{}, nil)
 	_, err := RegisterRows(j, RowKind[noteArgs, string, noteRow]{Kind: Kind{Queue: QueueCopy}, Row: "note"})
 	if err == nil {
-		t.Fatal("RegisterRows without Pending, Args, Load and Work: no error")
+		t.Fatal("RegisterRows without its functions: no error")
 	}
 }

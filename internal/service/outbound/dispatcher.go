@@ -123,7 +123,8 @@ func New(cfg Config) (*Dispatcher, error) {
 	d.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, int64, *store.Delivery]{
 		Kind: jobs.Kind{Queue: jobs.QueueDelivery, Timeout: timeout, Retry: retry}, Row: "delivery", Logger: cfg.Logger,
 		Pending: d.cfg.Store.PendingDeliveries, Args: func(id int64) args { return args{DeliveryID: id} },
-		Load: d.load, Gone: store.ErrNotFound, Work: d.attempt,
+		ID: func(a args) int64 { return a.DeliveryID }, Get: d.cfg.Store.GetDelivery, Gone: store.ErrNotFound,
+		Needs: func(dl *store.Delivery) bool { return dl.Status == store.DeliveryPending }, Work: d.attempt,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("outbound: %w", err)
@@ -157,15 +158,6 @@ func (d *Dispatcher) Enqueue(dl *store.Delivery) store.TxHook {
 // Adopt gives every pending delivery without a job one: those an older
 // release stored, and any whose job gave up.
 func (d *Dispatcher) Adopt(ctx context.Context) error { return d.rows.Adopt(ctx) }
-
-// load reads the job's delivery; it needs an attempt while it is pending.
-func (d *Dispatcher) load(ctx context.Context, a args) (*store.Delivery, bool, error) {
-	dl, err := d.cfg.Store.GetDelivery(ctx, a.DeliveryID)
-	if err != nil {
-		return nil, false, err
-	}
-	return dl, dl.Status == store.DeliveryPending, nil
-}
 
 // attempt makes one try at the job's pending delivery and records the
 // outcome: done or failed with the job's completion, or the failure of an

@@ -96,7 +96,8 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	w.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, string, *store.Post]{
 		Kind: jobs.Kind{Queue: jobs.QueuePublish, Timeout: timeout, Retry: cfg.Retry}, Row: "post", Logger: cfg.Logger,
 		Pending: w.cfg.Store.PendingPosts, Args: func(id string) args { return args{PostID: id} },
-		Load: w.load, Gone: store.ErrNotFound, Work: w.attempt,
+		ID: func(a args) string { return a.PostID }, Get: w.cfg.Store.GetPost, Gone: store.ErrNotFound,
+		Needs: func(p *store.Post) bool { return p.Status == store.PostPending }, Work: w.attempt,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -113,15 +114,6 @@ func (w *Worker) Enqueue(p *store.Post) store.TxHook {
 // Adopt gives every pending post without a job one: those an older release
 // made, and any whose job gave up.
 func (w *Worker) Adopt(ctx context.Context) error { return w.rows.Adopt(ctx) }
-
-// load reads the job's post; it needs an attempt while it is pending.
-func (w *Worker) load(ctx context.Context, a args) (*store.Post, bool, error) {
-	p, err := w.cfg.Store.GetPost(ctx, a.PostID)
-	if err != nil {
-		return nil, false, err
-	}
-	return p, p.Status == store.PostPending, nil
-}
 
 // attempt publishes the job's pending post once and records the outcome:
 // published with its receipt, or failed for good, with the job's
