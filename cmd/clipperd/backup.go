@@ -31,7 +31,7 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	dir := state.dir
 	db := store.Location(*state.database, *dir)
-	if store.IsPostgresURL(db) {
+	if store.Locate(db).Shared() {
 		return fmt.Errorf("%w: backup: --database is PostgreSQL; back it up with its own tools (pg_dump, base backups) "+
 			"and the media bucket with its versioning: clipperd backup covers a single box", errUsage)
 	}

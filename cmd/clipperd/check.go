@@ -107,7 +107,7 @@ func (c *checker) fail(name, format string, args ...any) {
 func (c *checker) database(ctx context.Context, cfg server.Config, dataDir string) *store.Store {
 	loc := store.Location(cfg.Database, dataDir)
 	where := store.DescribeLocation(loc)
-	shared := store.IsPostgresURL(loc)
+	shared := store.Locate(loc).Shared()
 	key, keyFrom, keyErr := checkKey(shared, cfg.MasterKey, cfg.MasterKeyFile, dataDir)
 	if !shared {
 		if _, err := os.Stat(loc); err != nil {

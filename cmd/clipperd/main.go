@@ -241,12 +241,12 @@ func installationFlags(fs *flag.FlagSet) stateFlags {
 // while `clipperd migrate` copies the directory (and would miss it) is
 // refused instead.
 func (f stateFlags) open(ctx context.Context) (*lockedStore, error) {
-	key, _, err := masterkey.ResolveFor(store.IsPostgresURL(*f.database), os.Getenv(masterkey.Env), *f.masterKeyFile, *f.dir)
+	key, _, err := masterkey.ResolveFor(store.Locate(*f.database).Shared(), os.Getenv(masterkey.Env), *f.masterKeyFile, *f.dir)
 	if err != nil {
 		return nil, err
 	}
 	var lock *datalock.Lock
-	if !store.IsPostgresURL(*f.database) {
+	if store.Locate(*f.database).InDataDir() {
 		if lock, err = datalock.Shared(*f.dir); err != nil {
 			return nil, fmt.Errorf("%w: `clipperd migrate` is copying it", err)
 		}

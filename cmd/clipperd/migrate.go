@@ -59,7 +59,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("%w: migrate: --%s is required (migrate -h)", errUsage, name)
 		}
 	}
-	if !store.IsPostgresURL(*toDatabase) {
+	if !store.Locate(*toDatabase).Shared() {
 		return fmt.Errorf("%w: migrate: --to-database must be a postgres:// URL, not %q", errUsage, *toDatabase)
 	}
 	for name, v := range map[string]string{"to-media": *toMedia, "from-media": *fromMedia} {

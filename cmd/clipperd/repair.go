@@ -25,7 +25,7 @@ func repair(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	file := store.Location(*database, *dir)
-	if store.IsPostgresURL(file) {
+	if store.Locate(file).Shared() {
 		return fmt.Errorf("%w: repair: --database is PostgreSQL; repair works on a SQLite file (restore PostgreSQL with its own tools)", errUsage)
 	}
 	// A server writing the file would be cut off from it: refuse while one runs.

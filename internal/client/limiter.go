@@ -26,17 +26,26 @@ const limitWindow = time.Minute + time.Second
 // two seconds each), which is what the service's "30 requests per minute"
 // allows.
 type sharedLimiter struct {
-	mu    sync.Mutex
-	size  int
-	sent  []time.Time // admission times within the window, oldest first
-	until time.Time   // no request before this instant (set from a 429 Retry-After)
-	now   func() time.Time
-	gate  windowGate // what the service's answers said of its window
+	mu     sync.Mutex
+	size   int
+	window time.Duration // 0: limitWindow; tests shorten it
+	sent   []time.Time   // admission times within the window, oldest first
+	until  time.Time     // no request before this instant (set from a 429 Retry-After)
+	now    func() time.Time
+	gate   windowGate // what the service's answers said of its window
 }
 
 // newSharedLimiter is a limiter admitting rpm requests per window.
 func newSharedLimiter(rpm int) *sharedLimiter {
 	return &sharedLimiter{size: rpm, now: time.Now}
+}
+
+// span is the window the limiter counts over.
+func (l *sharedLimiter) span() time.Duration {
+	if l.window > 0 {
+		return l.window
+	}
+	return limitWindow
 }
 
 // rateLimited reports whether path is one the service rate-limits: its core
@@ -55,12 +64,12 @@ func (l *sharedLimiter) admit(now time.Time) time.Duration {
 		return l.until.Sub(now)
 	}
 	cut := 0
-	for cut < len(l.sent) && now.Sub(l.sent[cut]) >= limitWindow {
+	for cut < len(l.sent) && now.Sub(l.sent[cut]) >= l.span() {
 		cut++
 	}
 	l.sent = l.sent[cut:]
 	if len(l.sent) >= l.size {
-		return l.sent[len(l.sent)-l.size].Add(limitWindow).Sub(now)
+		return l.sent[len(l.sent)-l.size].Add(l.span()).Sub(now)
 	}
 	l.sent = append(l.sent, now)
 	return 0
@@ -72,7 +81,7 @@ func (l *sharedLimiter) left(now time.Time) int {
 	defer l.mu.Unlock()
 	used := 0
 	for _, t := range l.sent {
-		if now.Sub(t) < limitWindow {
+		if now.Sub(t) < l.span() {
 			used++
 		}
 	}
@@ -90,7 +99,7 @@ func (l *sharedLimiter) wait(ctx context.Context) error {
 			break
 		}
 		if retry <= 0 {
-			retry = limitWindow // until a request in flight is answered
+			retry = l.span() // until a request in flight is answered
 		}
 		if err := sleepOrWake(ctx, retry, changed); err != nil {
 			return err
@@ -106,17 +115,18 @@ func (l *sharedLimiter) wait(ctx context.Context) error {
 // answered reports the answer to a request wait let go: status 0 when none
 // came; retryAfter, remaining (< 0 when not said) and reset as the service
 // said them. A plain 429 holds every client back for its Retry-After before
-// the next probe may go.
+// the next probe may go, or for a whole window when the service says
+// nothing of its window but in its 429s (windowGate).
 func (l *sharedLimiter) answered(status int, retryAfter time.Duration, remaining int, reset time.Time) {
 	if status == http.StatusTooManyRequests && retryAfter > 0 {
 		l.pause(retryAfter)
 	}
 	// The service's clock may differ from ours: never wait longer than a
 	// window for its next slot.
-	if latest := l.now().Add(limitWindow); reset.After(latest) {
+	if latest := l.now().Add(l.span()); reset.After(latest) {
 		reset = latest
 	}
-	l.gate.answered(status, remaining, reset)
+	l.gate.answered(l.now(), status, remaining, reset, l.span())
 }
 
 // waitWindow blocks until this process's own window admits a request.

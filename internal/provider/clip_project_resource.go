@@ -180,7 +180,7 @@ func (r *ClipProjectResource) Create(ctx context.Context, req resource.CreateReq
 		resp.Diagnostics.Append(waitFailure(plan.ID.ValueString(), timeout, err))
 		return
 	}
-	resp.Diagnostics.Append(r.readClips(ctx, &plan, project)...)
+	resp.Diagnostics.Append(r.listClips(ctx, &plan, project, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -225,10 +225,14 @@ func (r *ClipProjectResource) Read(ctx context.Context, req resource.ReadRequest
 	if importing {
 		state.WaitForCompletion = types.BoolValue(true)
 	}
-	// Every refresh lists the clips again: their addresses are signed and
-	// expire. The listing is the one the client shares with every reader of
-	// this project's clips in this run (data sources, other refreshes).
-	resp.Diagnostics.Append(r.readClips(ctx, &state, project)...)
+	// The clips are listed again only when those in state may be out of
+	// date (clip_project_clips.go). A listing is the one the client shares
+	// with every reader of this project's clips in this run (data sources).
+	if clipsStillCurrent(ctx, req.Private, &state, project, r.data.clock()) {
+		tflog.Debug(ctx, "Clip project unchanged since its clips were listed; keeping them", map[string]any{"project_id": id})
+	} else {
+		resp.Diagnostics.Append(r.listClips(ctx, &state, project, resp.Private)...)
+	}
 	if project.Stage == apitypes.StageStalled {
 		resp.Diagnostics.Append(stalledWarning(project))
 	}
@@ -278,9 +282,10 @@ func (r *ClipProjectResource) Update(ctx context.Context, req resource.UpdateReq
 	// The clips stay as planned while the project stays COMPLETE
 	// (planmodifiers.UseStateWhenComplete): the resources that use them
 	// must not see them change in place. They are listed only when the plan
-	// could not know them.
+	// could not know them; kept, they stay recorded as listed for the
+	// project before this update, so the next refresh lists them.
 	if plan.ClipCount.IsUnknown() || plan.Clips.IsUnknown() {
-		resp.Diagnostics.Append(r.readClips(ctx, &reported, project)...)
+		resp.Diagnostics.Append(r.listClips(ctx, &reported, project, resp.Private)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -340,6 +345,16 @@ func (r *ClipProjectResource) readClips(ctx context.Context, m *clipProjectModel
 	}
 	m.Clips, diags = exportableClipsList(ctx, clips)
 	m.ClipCount = types.Int64Value(int64(len(clips)))
+	return diags
+}
+
+// listClips is readClips recording in private, when the listing succeeded,
+// the project it was made for (clip_project_clips.go).
+func (r *ClipProjectResource) listClips(ctx context.Context, m *clipProjectModel, p *apitypes.Project, private privateState) diag.Diagnostics {
+	diags := r.readClips(ctx, m, p)
+	if !diags.HasError() {
+		diags.Append(recordClipsListed(ctx, private, p)...)
+	}
 	return diags
 }
 

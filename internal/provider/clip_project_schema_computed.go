@@ -62,7 +62,8 @@ func projectComputedAttributes() map[string]schema.Attribute {
 				"`data.clipper_exportable_clips`: use `clips[0].id` as the `content_id` of `clipper_post_task`, " +
 				"`clipper_publish_schedule` or `clipper_collection_content`. Empty until the project is `COMPLETE` (a create " +
 				"with `wait_for_completion = false` records none; the first refresh after the project completes reads them). " +
-				"Refreshed on every read, since the download addresses expire; kept as they are in the plan of an in-place " +
+				"Listed again by a refresh when the project changed since they were listed (`updated_at`, `visibility`) or a " +
+				"download address expires within a day; kept as they are in the plan of an in-place " +
 				"update (`visibility`, `wait_for_completion`, `timeouts`) of a `COMPLETE` project, so that what uses them " +
 				"stays known and is not replaced.",
 			Computed:      true,

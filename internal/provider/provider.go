@@ -85,8 +85,17 @@ type providerData struct {
 	// Collections holds the collection listings shared by the collection
 	// resources and data sources of this provider (collection_cache.go).
 	Collections *collectionCache
-	// Now, when set, is the clock of publish times (ClipperProvider.now).
+	// Now, when set, is the clock of publish times and of the expiry of
+	// clip addresses (ClipperProvider.now).
 	Now func() time.Time
+}
+
+// clock is the provider's clock: Now, or the wall clock.
+func (d *providerData) clock() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 // New returns a constructor of the provider for providerserver.

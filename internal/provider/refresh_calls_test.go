@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -17,10 +19,13 @@ import (
 
 // callCounter counts every request its proxies pass to clipperd, by kind.
 // With collectionPage set, they make clipperd page the account's
-// collections that many to a page (a service with small pages).
+// collections that many to a page (a service with small pages). With quiet
+// set, they stand for a strict service: they keep its rate window
+// themselves and say it only in their 429s.
 type callCounter struct {
 	upstream       *url.URL
 	collectionPage int
+	quiet          *quietWindow
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -33,6 +38,8 @@ const (
 	callClipListing    = "clip listings (findByProjectId)"
 	callProjectRead    = "project reads"
 	callOther          = "other"
+	// callRefused counts the answers that were 429s, among the calls above.
+	callRefused = "429s"
 )
 
 func newCallCounter(t *testing.T, upstream string, collectionPage int) *callCounter {
@@ -53,8 +60,23 @@ func newCallCounter(t *testing.T, upstream string, collectionPage int) *callCoun
 func (cc *callCounter) proxy(t *testing.T) string {
 	t.Helper()
 	forward := httputil.NewSingleHostReverseProxy(cc.upstream)
+	if cc.quiet != nil {
+		forward.ModifyResponse = func(resp *http.Response) error {
+			// clipperd's own window (600 a minute) is not the one kept here.
+			for _, h := range []string{"Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+				resp.Header.Del(h)
+			}
+			return nil
+		}
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cc.count(r)
+		if cc.quiet != nil && !cc.quiet.admit(w, r) {
+			cc.mu.Lock()
+			cc.calls[callRefused]++
+			cc.mu.Unlock()
+			return
+		}
 		if cc.collectionPage > 0 && r.URL.Path == "/api/collections" && r.Method == http.MethodGet {
 			q := r.URL.Query()
 			q.Set("limit", fmt.Sprint(cc.collectionPage))
@@ -98,9 +120,58 @@ func (cc *callCounter) counts() (map[string]int, int) {
 	out, total := map[string]int{}, 0
 	for k, n := range cc.calls {
 		out[k] = n
-		total += n
+		if k != callRefused {
+			total += n
+		}
 	}
 	return out, total
+}
+
+// quietWindow is the rate window of a strict service: limit requests per
+// span per key on the project and clip endpoints, a sliding-window log like
+// clipperd's, refused with a 429 that carries Retry-After and the
+// X-RateLimit-* headers, which no other answer carries. The first request
+// it sees finds the window full, as the plan right after an apply does: one
+// request of span/2 ago, the rest just now, so that the 429's Retry-After
+// frees one slot and not the window.
+type quietWindow struct {
+	limit int
+	span  time.Duration
+
+	mu   sync.Mutex
+	sent []time.Time // oldest first
+}
+
+// admit lets r through, or answers it with a 429 and returns false.
+func (q *quietWindow) admit(w http.ResponseWriter, r *http.Request) bool {
+	if !strings.HasPrefix(r.URL.Path, "/api/clip-projects") && !strings.HasPrefix(r.URL.Path, "/api/exportable-clips") {
+		return true
+	}
+	q.mu.Lock()
+	now := time.Now()
+	if q.sent == nil {
+		q.sent = append(q.sent, now.Add(-q.span/2))
+		for range q.limit - 1 {
+			q.sent = append(q.sent, now)
+		}
+	}
+	for len(q.sent) > 0 && now.Sub(q.sent[0]) >= q.span {
+		q.sent = q.sent[1:]
+	}
+	if len(q.sent) < q.limit {
+		q.sent = append(q.sent, now)
+		q.mu.Unlock()
+		return true
+	}
+	reset := q.sent[0].Add(q.span)
+	q.mu.Unlock()
+	h := w.Header()
+	h.Set("Retry-After", fmt.Sprint(int64((reset.Sub(now)+time.Second-1)/time.Second)))
+	h.Set("X-RateLimit-Limit", fmt.Sprint(q.limit))
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Reset", fmt.Sprint(reset.Unix()+1))
+	writeAPIError(w, http.StatusTooManyRequests, "TooManyRequests", "rate limit exceeded")
+	return false
 }
 
 func (cc *callCounter) String() string {
@@ -171,37 +242,82 @@ resource "clipper_collection_content" "second" {
 `, projects, collections, env.Video, extra, first, second, accAPIKey)
 }
 
-// A refresh of 4 projects, 20 collections and 40 contents against a service
-// that lists collections 2 to a page costs the minimum: each collection page
-// once (10), each collection's clip listing once (20), each project read
-// once (4) and its clips listed once (4), plus at most one call.
+// refreshWant is what one refresh must read at least, by kind of call, and
+// how many calls over that it may make.
+type refreshWant struct {
+	calls map[string]int
+	extra int
+}
+
+// minimum is the fewest calls the refresh needs.
+func (w refreshWant) minimum() int {
+	n := 0
+	for _, c := range w.calls {
+		n += c
+	}
+	return n
+}
+
+// check fails when the refresh counted by cc read less than w.calls, or
+// made more than their sum plus w.extra calls, or was refused more than
+// once.
+func (w refreshWant) check(t *testing.T, name string, cc *callCounter) error {
+	counts, total := cc.counts()
+	t.Logf("%s: %s (minimum %d)", name, cc, w.minimum())
+	for kind, n := range w.calls {
+		if counts[kind] < n {
+			return fmt.Errorf("%s: %s: %d, fewer than the %d the refresh needs: did it read everything? %s", name, kind, counts[kind], n, cc)
+		}
+	}
+	if total > w.minimum()+w.extra {
+		return fmt.Errorf("%s: the refresh made %s; want at most the minimum %d plus %d", name, cc, w.minimum(), w.extra)
+	}
+	if counts[callRefused] > 1 {
+		return fmt.Errorf("%s: %d calls refused (429); want at most one: %s", name, counts[callRefused], cc)
+	}
+	return nil
+}
+
+// A refresh of 4 COMPLETE projects, 20 collections and 40 contents, each
+// in a new provider process (Terraform's plan after an apply):
+//   - against a service that lists collections 2 to a page, the project
+//     calls (reads, clip listings) stay within 1.2 per project beside the
+//     collection calls (10 pages, 20 listings of their clips): the clips
+//     listed at the apply are kept, their addresses valid for days;
+//   - against a strict service, which keeps 30 requests a minute and says so
+//     only in its 429s, whose window an apply has just filled: the minimum
+//     (34) plus one refused request, not one per request in flight;
+//   - with clips data sources beside the projects: each data source lists
+//     its project's clips (a data source has no state to keep them in),
+//     the project's refresh listing nothing more.
 func TestAccRefreshCalls_smallPages(t *testing.T) {
 	env := testAccSetup(t)
 	const projects, collections, page = 4, 20, 2
+	perProject := (projects*12 + 9) / 10 // ceil(1.2 N)
+	collectionCalls := map[string]int{callCollectionPage: collections / page, callContentListing: collections}
+	with := func(m map[string]int) map[string]int {
+		out := maps.Clone(collectionCalls)
+		maps.Copy(out, m)
+		return out
+	}
+	// After the apply: a read per project, and the projects' share of
+	// 1.2 calls each for the rest (clip listings).
+	managed := refreshWant{calls: with(map[string]int{callProjectRead: projects}), extra: perProject - projects}
+	strict := refreshWant{calls: with(map[string]int{callProjectRead: projects}), extra: 1}
+	dataSources := refreshWant{calls: with(map[string]int{callProjectRead: projects, callClipListing: projects}), extra: 1}
+
 	counter := newCallCounter(t, env.URL, page)
-	want := map[string]int{callCollectionPage: collections / page, callContentListing: collections,
-		callProjectRead: projects, callClipListing: projects}
-	minimum := 0
-	for _, n := range want {
-		minimum += n
-	}
-	// cold points the provider at a new proxy and counts from zero.
-	cold := func() {
-		t.Setenv("CLIPPER_BASE_URL", counter.proxy(t))
-		counter.reset()
-	}
-	check := func(*terraform.State) error {
-		counts, total := counter.counts()
-		t.Logf("refresh: %s (minimum %d)", counter, minimum)
-		for kind, n := range want {
-			if counts[kind] < n {
-				return fmt.Errorf("%s: %d, fewer than the %d the refresh needs: did it read everything? %s", kind, counts[kind], n, counter)
-			}
+	quiet := newCallCounter(t, env.URL, page)
+	quiet.quiet = &quietWindow{limit: 30, span: time.Minute}
+	// cold points the provider at a new proxy of cc and counts from zero.
+	cold := func(cc *callCounter) func() {
+		return func() {
+			t.Setenv("CLIPPER_BASE_URL", cc.proxy(t))
+			cc.reset()
 		}
-		if total > minimum+1 {
-			return fmt.Errorf("the refresh made %s; want at most the minimum %d plus one", counter, minimum)
-		}
-		return nil
+	}
+	check := func(name string, w refreshWant, cc *callCounter) resource.TestCheckFunc {
+		return func(*terraform.State) error { return w.check(t, name, cc) }
 	}
 	// The same projects, collections and contents, their ids taken from
 	// the projects' clips, then also read by clips data sources.
@@ -212,9 +328,10 @@ func TestAccRefreshCalls_smallPages(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProviders(),
 		Steps: []resource.TestStep{
 			{Config: withoutDS},
-			{PreConfig: cold, RefreshState: true, Check: check},
+			{PreConfig: cold(counter), RefreshState: true, Check: check("small pages", managed, counter)},
+			{PreConfig: cold(quiet), RefreshState: true, Check: check("strict service, full window", strict, quiet)},
 			{Config: withDS},
-			{PreConfig: cold, RefreshState: true, Check: check},
+			{PreConfig: cold(counter), RefreshState: true, Check: check("clips data sources", dataSources, counter)},
 		},
 	})
 }

@@ -62,7 +62,7 @@ func newCopyFixture(t *testing.T) *copyFixture {
 			t.Fatal(err)
 		}
 	}
-	js, err := jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine()})
+	js, err := jobs.Open(ctx, jobs.Config{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func newPostEnv(t *testing.T, media blob.Store, limits quota.Limits) *postEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := jobs.Open(ctx, jobs.Config{DB: st.DB(), Engine: st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	js, err := jobs.Open(ctx, jobs.Config{Store: st, FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

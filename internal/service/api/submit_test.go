@@ -20,7 +20,7 @@ import (
 // not started, so the job waits, available.
 func TestCreateEnqueues(t *testing.T) {
 	st, key := keyedStore(t)
-	js, err := jobs.Open(t.Context(), jobs.Config{DB: st.DB(), Engine: st.Engine()})
+	js, err := jobs.Open(t.Context(), jobs.Config{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func newFixture(t *testing.T) *fixture {
 // closes.
 func (f *fixture) newWorker(t *testing.T) *Worker {
 	t.Helper()
-	js, err := jobs.Open(t.Context(), jobs.Config{DB: f.st.DB(), Engine: f.st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	js, err := jobs.Open(t.Context(), jobs.Config{Store: f.st, FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func setup(t *testing.T) (*store.Store, *Worker, *store.CopyJob) {
 // registers a worker with it; the test's end stops it before st closes.
 func newWorker(t *testing.T, st *store.Store) *Worker {
 	t.Helper()
-	js, err := jobs.Open(t.Context(), jobs.Config{DB: st.DB(), Engine: st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	js, err := jobs.Open(t.Context(), jobs.Config{Store: st, FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

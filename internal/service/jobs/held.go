@@ -3,8 +3,10 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Held is a job River shows running: claimed by some process's worker.
@@ -14,6 +16,9 @@ type Held struct {
 	Args []byte // JSON
 }
 
+// heldPage is how many running jobs one read of HeldLongerThan lists.
+const heldPage = 100
+
 // HeldLongerThan lists the jobs of kinds that have been running for longer
 // than d since their last claim, by the database's clock (River stamps a
 // claim with it, on either engine), oldest claim first. A kind whose
@@ -21,49 +26,39 @@ type Held struct {
 // until River's rescuer takes it back, Timeout later; a kind whose work
 // shows that it started some other way (a lease on its row) finds here
 // the jobs whose process died before that.
+//
+// River lists the running jobs oldest claim first; the listing stops at
+// the first claimed since the cutoff, so it reads the held jobs and one
+// more, pages of heldPage at a time.
 func (j *Jobs) HeldLongerThan(ctx context.Context, d time.Duration, kinds ...string) ([]Held, error) {
 	if len(kinds) == 0 {
 		return nil, nil
 	}
-	var q string
-	args := make([]any, 0, len(kinds)+1)
-	switch j.engine {
-	case EnginePostgres:
-		ps := make([]string, len(kinds))
-		for i, k := range kinds {
-			ps[i] = fmt.Sprintf("$%d", i+2)
-			args = append(args, k)
-		}
-		q = `SELECT id, kind, args FROM river_job WHERE state = 'running'
-			AND attempted_at < clock_timestamp() - make_interval(secs => $1)
-			AND kind IN (` + strings.Join(ps, ", ") + `) ORDER BY attempted_at, id`
-	default:
-		// julianday reads River's text timestamps in any of SQLite's
-		// time formats; 'now' is the same clock River's claim took.
-		// River keeps args as SQLite's binary JSON; json() is its text.
-		q = `SELECT id, kind, json(args) FROM river_job WHERE state = 'running'
-			AND julianday(attempted_at) < julianday('now') - ? / 86400.0
-			AND kind IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(kinds)), ", ") + `) ORDER BY attempted_at, id`
-		for _, k := range kinds {
-			args = append(args, k)
-		}
-	}
-	args = append([]any{d.Seconds()}, args...)
-	rows, err := j.db.QueryContext(ctx, q, args...)
+	now, ok, err := j.store.DatabaseTime(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: list held jobs: %w", err)
 	}
-	defer func() { _ = rows.Close() }()
+	if !ok {
+		now = time.Now() // the database's clock is this machine's
+	}
+	cutoff := now.Add(-d)
+	params := river.NewJobListParams().States(rivertype.JobStateRunning).Kinds(kinds...).
+		OrderBy(river.JobListOrderByTime, river.SortOrderAsc).First(heldPage)
 	var out []Held
-	for rows.Next() {
-		var h Held
-		if err := rows.Scan(&h.ID, &h.Kind, &h.Args); err != nil {
+	for {
+		res, err := j.client.JobList(ctx, params)
+		if err != nil {
 			return nil, fmt.Errorf("jobs: list held jobs: %w", err)
 		}
-		out = append(out, h)
+		for _, row := range res.Jobs {
+			if row.AttemptedAt == nil || !row.AttemptedAt.Before(cutoff) {
+				return out, nil
+			}
+			out = append(out, Held{ID: row.ID, Kind: row.Kind, Args: row.EncodedArgs})
+		}
+		if len(res.Jobs) < heldPage || res.LastCursor == nil {
+			return out, nil
+		}
+		params = params.After(res.LastCursor)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("jobs: list held jobs: %w", err)
-	}
-	return out, nil
 }

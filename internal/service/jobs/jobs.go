@@ -5,9 +5,10 @@
 // backoff), leased (a job whose process died comes back after its kind's
 // Timeout, see RescueAfter) and visible (Counts, Recent).
 //
-// The driver follows the store's engine through one code path: River's
-// clients are all river.Client[*sql.Tx] over a *sql.DB, riversqlite on the
-// embedded SQLite file and riverdatabasesql on PostgreSQL.
+// The driver is the one the store names (Database.JobDriver), through one
+// code path: River's clients are all river.Client[*sql.Tx] over the store's
+// *sql.DB; what else differs between databases is asked of the store as
+// what it can do, never by its engine's name.
 //
 // River's schema is versioned by River itself (its river_migration table,
 // rivermigrate), beside the store's schema_migrations in the same database:
@@ -35,11 +36,24 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 )
 
-// The engines a store runs on; Config.Engine is one of them.
-const (
-	EngineSQLite   = "sqlite"
-	EnginePostgres = "postgres"
-)
+// Database is the store as the job system uses it: its database, which the
+// jobs share (connections, transactions), and what its engine can do.
+// *store.Store is one.
+type Database interface {
+	DB() *sql.DB
+	// JobDriver names the package of River's driver for the database:
+	// "riversqlite" or "riverdatabasesql" (see drivers).
+	JobDriver() string
+	// SingleConnection: every statement waits for one connection, so
+	// polls are made rarely (sqlitePoll).
+	SingleConnection() bool
+	// Exclusively runs fn holding the lock name across every process that
+	// shares the database (River's migrations take none of their own).
+	Exclusively(ctx context.Context, name string, fn func(context.Context) error) error
+	// DatabaseTime reads the database's clock where it is not this
+	// machine's (ok false: it is).
+	DatabaseTime(ctx context.Context) (t time.Time, ok bool, err error)
+}
 
 // Queues and how many jobs of each one process works at once. A new kind of
 // job gets its queue here, so every process agrees on the names.
@@ -96,11 +110,8 @@ var DefaultRetry = backoff.Retry{Base: time.Second, Max: 10 * time.Minute, Attem
 
 // Config configures Jobs.
 type Config struct {
-	// DB is the store's database; jobs share its connections and its
-	// transactions.
-	DB *sql.DB
-	// Engine is the store's engine, EngineSQLite or EnginePostgres.
-	Engine string
+	// Store is the store whose database the jobs share.
+	Store Database
 	// Retry is the retry budget of every kind that sets none of its own;
 	// zero fields take DefaultRetry's.
 	Retry backoff.Retry
@@ -124,8 +135,7 @@ type Config struct {
 type Jobs struct {
 	client  *river.Client[*sql.Tx]
 	workers *river.Workers
-	db      *sql.DB
-	engine  string // EngineSQLite or EnginePostgres
+	store   Database
 	retry   backoff.Retry
 	log     *slog.Logger
 
@@ -142,30 +152,38 @@ type Jobs struct {
 	queues map[string]int
 }
 
-// Open applies River's migrations to cfg.DB and makes the client; no job
-// runs before Start.
+// Open applies River's migrations to the store's database and makes the
+// client; no job runs before Start.
 func Open(ctx context.Context, cfg Config) (*Jobs, error) {
-	if cfg.DB == nil {
-		return nil, errors.New("jobs: DB is required")
+	if cfg.Store == nil {
+		return nil, errors.New("jobs: Store is required")
 	}
-	driver, err := driverFor(cfg.Engine, cfg.DB)
+	rd, err := driverFor(cfg.Store)
 	if err != nil {
 		return nil, err
 	}
+	driver := rd.new(cfg.Store.DB())
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if err := migrateLocked(ctx, cfg, driver, logger); err != nil {
+	// River's migrator takes no lock, and processes of a scale-out
+	// installation starting together on a new database (or a new release)
+	// would race to apply the same step, one of them failing at start: they
+	// take turns, the later ones finding nothing to apply.
+	err = cfg.Store.Exclusively(ctx, "clipperd river_migration", func(ctx context.Context) error {
+		return migrate(ctx, driver, logger)
+	})
+	if err != nil {
 		return nil, err
 	}
 	rescueAfter := cmp.Or(cfg.RescueAfter, DefaultRescueAfter)
-	j := &Jobs{workers: river.NewWorkers(), db: cfg.DB, engine: cfg.Engine, retry: cfg.Retry.Or(DefaultRetry), log: logger, kinds: map[string]Kind{}}
+	j := &Jobs{workers: river.NewWorkers(), store: cfg.Store, retry: cfg.Retry.Or(DefaultRetry), log: logger, kinds: map[string]Kind{}}
 	poll := cfg.FetchPollInterval
-	if poll == 0 && cfg.Engine == EngineSQLite {
+	if poll == 0 && cfg.Store.SingleConnection() {
 		poll = sqlitePoll
 	}
-	queues, err := queuesOf(cfg.Workers, poll, cfg.Engine == EngineSQLite)
+	queues, err := queuesOf(cfg.Workers, poll, rd.listens)
 	if err != nil {
 		return nil, err
 	}
@@ -207,20 +225,22 @@ func Open(ctx context.Context, cfg Config) (*Jobs, error) {
 // is under 1% of the shortest run, for a light read.
 const pipelinePoll = 250 * time.Millisecond
 
-// sqlitePoll is how often every queue looks for jobs on SQLite, where
-// riversqlite's listener hears each insert (a notification row written in the
-// inserting transaction, read every 50 ms) and wakes the queue: the poll only
-// finds what nothing announced, such as a snoozed job come due. Polls there
-// are writes on the store's one connection, so River's default of one a
-// second per queue, and four a second for runs, cost the API measurably.
+// sqlitePoll is how often every queue looks for jobs on a database of one
+// connection (SQLite), where riversqlite's listener hears each insert (a
+// notification row written in the inserting transaction, read every 50 ms)
+// and wakes the queue: the poll only finds what nothing announced, such as
+// a snoozed job come due. Polls there are writes on the store's one
+// connection, so River's default of one a second per queue, and four a
+// second for runs, cost the API measurably.
 const sqlitePoll = 2 * time.Second
 
 // queuesOf is River's queue configuration for the per-process worker
 // counts: every queue's default, overridden by workers; a queue with 0
 // workers is left out, so this process does not work it.
-// Without a listener (listens false: PostgreSQL over database/sql) the
-// pipeline and import queues are polled every pipelinePoll at least; poll is
-// the client's interval (0: River's default).
+// Without a listener (listens false: River's driver has none, as over
+// database/sql on PostgreSQL) the pipeline and import queues are polled
+// every pipelinePoll at least; poll is the client's interval (0: River's
+// default).
 func queuesOf(workers map[string]int, poll time.Duration, listens bool) (map[string]river.QueueConfig, error) {
 	queues := make(map[string]river.QueueConfig, len(queueWorkers))
 	for name, n := range workers {
@@ -247,42 +267,29 @@ func queuesOf(workers map[string]int, poll time.Duration, listens bool) (map[str
 	return queues, nil
 }
 
-// driverFor is the River driver of engine over db: the one place the
-// engines differ.
-func driverFor(engine string, db *sql.DB) (riverdriver.Driver[*sql.Tx], error) {
-	switch engine {
-	case EngineSQLite:
-		return riversqlite.New(db), nil
-	case EnginePostgres:
-		return riverdatabasesql.New(db), nil
-	}
-	return nil, fmt.Errorf("jobs: engine %q: must be %q or %q", engine, EngineSQLite, EnginePostgres)
+// riverDriver is one of River's drivers: how to make it, and whether it
+// hears inserts (River's listener; its SupportsListener is not for
+// callers).
+type riverDriver struct {
+	new     func(*sql.DB) riverdriver.Driver[*sql.Tx]
+	listens bool
 }
 
-// migrateLocked is migrate, on PostgreSQL under a session advisory lock
-// held on a connection of its own: River's migrator takes no lock, and
-// processes of a scale-out installation starting together on a new
-// database (or a new release) would race to apply the same step, one of
-// them failing at start. The others wait, then find nothing to apply.
-// SQLite serialises writers itself, and the store's one connection could
-// not be held apart.
-func migrateLocked(ctx context.Context, cfg Config, driver riverdriver.Driver[*sql.Tx], logger *slog.Logger) error {
-	if cfg.Engine != EnginePostgres {
-		return migrate(ctx, driver, logger)
+// drivers are River's drivers by package name (Database.JobDriver):
+// riversqlite's listener reads a notification row each insert writes;
+// over database/sql River has no LISTEN.
+var drivers = map[string]riverDriver{
+	"riversqlite":      {func(db *sql.DB) riverdriver.Driver[*sql.Tx] { return riversqlite.New(db) }, true},
+	"riverdatabasesql": {func(db *sql.DB) riverdriver.Driver[*sql.Tx] { return riverdatabasesql.New(db) }, false},
+}
+
+// driverFor is River's driver over the store's database, the one it names.
+func driverFor(store Database) (riverDriver, error) {
+	driver, ok := drivers[store.JobDriver()]
+	if !ok {
+		return riverDriver{}, fmt.Errorf("jobs: the store's database has no River driver (it names %q)", store.JobDriver())
 	}
-	conn, err := cfg.DB.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("jobs: migrations: %w", err)
-	}
-	defer conn.Close()
-	const lock = `hashtextextended('clipperd river_migration', 17)`
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+lock+`)`); err != nil {
-		return fmt.Errorf("jobs: migrations: lock: %w", err)
-	}
-	// Unlocked whatever happened: the connection goes back to the pool, lock
-	// and all, if it is not.
-	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+lock+`)`) }()
-	return migrate(ctx, driver, logger)
+	return driver, nil
 }
 
 // migrate brings River's schema up to this River's version; each step runs

@@ -33,8 +33,8 @@ var testRetry = backoff.Retry{Base: 10 * time.Millisecond, Max: 40 * time.Millis
 // makes a new, empty database of it (a SQLite data directory, or a
 // PostgreSQL database of the test's own).
 func forEachEngine(t *testing.T, fn func(t *testing.T, newLocation func(testing.TB) string)) {
-	t.Run(EngineSQLite, func(t *testing.T) { fn(t, func(tb testing.TB) string { return tb.TempDir() }) })
-	t.Run(EnginePostgres, func(t *testing.T) { fn(t, storetest.PostgresURL) })
+	t.Run(store.EngineSQLite, func(t *testing.T) { fn(t, func(tb testing.TB) string { return tb.TempDir() }) })
+	t.Run(store.EnginePostgres, func(t *testing.T) { fn(t, storetest.PostgresURL) })
 }
 
 // testMasterKey seals the secrets of the tests' stores, so a second
@@ -59,7 +59,7 @@ func openStore(t *testing.T, location string) *store.Store {
 // stops it at the end of the test (before the store closes).
 func openJobs(t *testing.T, st *store.Store, cfg Config, work func(context.Context, *Job[noteArgs]) error) *Jobs {
 	t.Helper()
-	cfg.DB, cfg.Engine = st.DB(), st.Engine()
+	cfg.Store = st
 	if cfg.Retry == (backoff.Retry{}) {
 		cfg.Retry = testRetry
 	}
@@ -200,7 +200,7 @@ func TestProcessesStartingTogetherMigrateOnce(t *testing.T) {
 	errs := make(chan error, processes)
 	for _, st := range stores {
 		go func() {
-			js, err := Open(t.Context(), Config{DB: st.DB(), Engine: st.Engine()})
+			js, err := Open(t.Context(), Config{Store: st})
 			if err == nil {
 				js.Stop(context.Background())
 			}
@@ -221,11 +221,16 @@ func TestProcessesStartingTogetherMigrateOnce(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesUnknownEngine(t *testing.T) {
+// withoutDriver is a store whose database River has no driver for.
+type withoutDriver struct{ *store.Store }
+
+func (withoutDriver) JobDriver() string { return "" }
+
+func TestOpenRefusesAStoreWithoutADriver(t *testing.T) {
 	st := openStore(t, t.TempDir())
-	_, err := Open(t.Context(), Config{DB: st.DB(), Engine: "mysql"})
-	if err == nil || !strings.Contains(err.Error(), `engine "mysql"`) {
-		t.Errorf("Open with engine mysql: %v; want an error naming it", err)
+	_, err := Open(t.Context(), Config{Store: withoutDriver{st}})
+	if err == nil || !strings.Contains(err.Error(), "no River driver") {
+		t.Errorf("Open on a database River has no driver for: %v; want an error saying so", err)
 	}
 }
 
@@ -509,7 +514,7 @@ func BenchmarkStoreWithRiverIdle(b *testing.B) {
 		if !withRiver {
 			return st
 		}
-		j, err := Open(b.Context(), Config{DB: st.DB(), Engine: st.Engine()})
+		j, err := Open(b.Context(), Config{Store: st})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -604,7 +609,7 @@ func TestKilledProcessJobResumes(t *testing.T) {
 	}
 
 	const lease = 2 * time.Second
-	next, err := Open(t.Context(), Config{DB: st.DB(), Engine: st.Engine(), Retry: testRetry, RescueAfter: lease,
+	next, err := Open(t.Context(), Config{Store: st, Retry: testRetry, RescueAfter: lease,
 		FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

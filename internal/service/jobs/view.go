@@ -17,9 +17,12 @@ type Count struct {
 }
 
 // Counts reads the number of jobs by queue and state, for metrics: one
-// short read, the same SQL on every engine.
+// short read, the same SQL on every engine. River's client has no count
+// (JobList reads rows; its drivers' counts are by state alone, or by queue
+// of available and running jobs only), so this is the one query of
+// River's tables outside River.
 func (j *Jobs) Counts(ctx context.Context) ([]Count, error) {
-	rows, err := j.db.QueryContext(ctx, `SELECT queue, state, COUNT(*) FROM river_job GROUP BY queue, state ORDER BY queue, state`)
+	rows, err := j.store.DB().QueryContext(ctx, `SELECT queue, state, COUNT(*) FROM river_job GROUP BY queue, state ORDER BY queue, state`)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: count: %w", err)
 	}

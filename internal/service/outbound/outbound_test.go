@@ -74,7 +74,7 @@ func newDispatcher(t *testing.T, cfg Config) (*Dispatcher, *jobs.Jobs) {
 	if !ok {
 		t.Fatalf("the job system opens on a *store.Store, not %T", cfg.Store)
 	}
-	js, err := jobs.Open(t.Context(), jobs.Config{DB: st.DB(), Engine: st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	js, err := jobs.Open(t.Context(), jobs.Config{Store: st, FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func newEnvOn(t *testing.T, database string) *env {
 // nothing, for tests that call its stages themselves.
 func (e *env) newRunner() (*Runner, error) {
 	e.t.Helper()
-	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), InsertOnly: true})
+	js, err := jobs.Open(e.t.Context(), jobs.Config{Store: e.st, InsertOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (e *env) process() (*Runner, *jobs.Jobs) {
 // processWith is process with workers pipeline workers.
 func (e *env) processWith(workers int) (*Runner, *jobs.Jobs) {
 	e.t.Helper()
-	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond,
+	js, err := jobs.Open(e.t.Context(), jobs.Config{Store: e.st, FetchPollInterval: 100 * time.Millisecond,
 		Workers: map[string]int{jobs.QueuePipeline: workers, jobs.QueueCopy: 0, jobs.QueueCensor: 0, jobs.QueueDelivery: 0, jobs.QueuePublish: 0}})
 	if err != nil {
 		e.t.Fatal(err)

@@ -86,7 +86,7 @@ func verifySignature(t *testing.T, r hookReq, key string) {
 // allowed: the test receivers are on loopback.
 func (e *env) startDispatcher() {
 	e.t.Helper()
-	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond,
+	js, err := jobs.Open(e.t.Context(), jobs.Config{Store: e.st, FetchPollInterval: 100 * time.Millisecond,
 		Workers: map[string]int{jobs.QueuePipeline: 0, jobs.QueueImport: 0}})
 	if err != nil {
 		e.t.Fatal(err)

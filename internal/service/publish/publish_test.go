@@ -113,7 +113,7 @@ func (e *env) post(account string) *store.Post {
 // test's end stops it before the store closes.
 func (e *env) newWorker(cfg WorkerConfig) (*Worker, *jobs.Jobs) {
 	e.t.Helper()
-	js, err := jobs.Open(e.t.Context(), jobs.Config{DB: e.st.DB(), Engine: e.st.Engine(), FetchPollInterval: 100 * time.Millisecond})
+	js, err := jobs.Open(e.t.Context(), jobs.Config{Store: e.st, FetchPollInterval: 100 * time.Millisecond})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func startServer(t *testing.T, cfg Config) *Server {
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = 100000
 	}
-	if store.IsPostgresURL(cfg.Database) && cfg.MasterKey == "" && cfg.MasterKeyFile == "" {
+	if store.Locate(cfg.Database).Shared() && cfg.MasterKey == "" && cfg.MasterKeyFile == "" {
 		_, cfg.MasterKey = masterkey.Generate() // processes sharing a database are given one
 	}
 	if cfg.Logger == nil && testing.Verbose() {

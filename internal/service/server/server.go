@@ -339,7 +339,7 @@ func (s *Server) openStore(ctx context.Context, cfg Config) error {
 	if err := tightenModes(dataDir); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
-	master, masterFrom, err := masterkey.ResolveFor(store.IsPostgresURL(cfg.Database), cfg.MasterKey, cfg.MasterKeyFile, dataDir)
+	master, masterFrom, err := masterkey.ResolveFor(store.Locate(cfg.Database).Shared(), cfg.MasterKey, cfg.MasterKeyFile, dataDir)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
@@ -387,7 +387,7 @@ func (s *Server) openJobs(ctx context.Context, cfg Config) error {
 		}
 	}
 	var err error
-	s.jobs, err = jobs.Open(ctx, jobs.Config{DB: s.store.DB(), Engine: s.store.Engine(), Logger: s.log.With("component", "jobs"),
+	s.jobs, err = jobs.Open(ctx, jobs.Config{Store: s.store, Logger: s.log.With("component", "jobs"),
 		Workers:    map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers), jobs.QueueImport: cmp.Or(cfg.ImportWorkers, DefaultImportWorkers)},
 		InsertOnly: cfg.APIOnly})
 	return err

@@ -101,14 +101,16 @@ func (s *Store) CopyToThen(ctx context.Context, dst *Store, then TxHook) (CopyRe
 	}
 	err = dst.tx(ctx, func(out *sql.Tx) error {
 		for _, table := range copyTables {
-			n, err := copyTable(ctx, s.engine, src, dst.engine, out, table)
+			n, err := copyTable(ctx, s.dialect, src, dst.dialect, out, table)
 			if err != nil {
 				return fmt.Errorf("copy table %s: %w", table, err)
 			}
 			report.Tables = append(report.Tables, TableRows{table, n})
 		}
-		if err := dst.resetIdentities(ctx, out); err != nil {
-			return err
+		if reset := dst.dialect.resetIdentities; reset != nil {
+			if err := reset(ctx, out); err != nil {
+				return err
+			}
 		}
 		return then.run(ctx, out)
 	})
@@ -118,21 +120,17 @@ func (s *Store) CopyToThen(ctx context.Context, dst *Store, then TxHook) (CopyRe
 	return report, nil
 }
 
-// snapshotOptions reads one state of the whole database: SQLite's read
-// transaction sees one snapshot from its first read; PostgreSQL's needs
-// REPEATABLE READ for that.
+// snapshotOptions reads one state of the whole database.
 func (s *Store) snapshotOptions() *sql.TxOptions {
-	if s.engine == EnginePostgres {
-		return &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
-	}
-	return &sql.TxOptions{ReadOnly: true}
+	opts := s.dialect.snapshot
+	return &opts
 }
 
 // checkCopyable refuses a copy that would lose or mix rows: a source with
 // a table outside copyTables, stores at different schema versions, or a
 // target that holds rows already.
 func (s *Store) checkCopyable(ctx context.Context, src *sql.Tx, dst *Store) error {
-	tables, err := tableNames(ctx, src, s.engine)
+	tables, err := s.dialect.tableNames(ctx, src)
 	if err != nil {
 		return fmt.Errorf("list the source's tables: %w", err)
 	}
@@ -176,12 +174,12 @@ const copyBatchValues = 4000
 
 // copyTable copies every row of table from src to dst, by the columns both
 // have, and returns how many.
-func copyTable(ctx context.Context, srcEngine string, src *sql.Tx, dstEngine string, dst *sql.Tx, table string) (int64, error) {
-	from, err := columnNames(ctx, src, srcEngine, table)
+func copyTable(ctx context.Context, srcDialect *dialect, src *sql.Tx, dstDialect *dialect, dst *sql.Tx, table string) (int64, error) {
+	from, err := srcDialect.columnNames(ctx, src, table)
 	if err != nil {
 		return 0, err
 	}
-	to, err := columnNames(ctx, dst, dstEngine, table)
+	to, err := dstDialect.columnNames(ctx, dst, table)
 	if err != nil {
 		return 0, err
 	}
@@ -200,11 +198,7 @@ func copyTable(ctx context.Context, srcEngine string, src *sql.Tx, dstEngine str
 	}
 	defer rows.Close()
 
-	insert := `INSERT INTO ` + quoteName(table) + ` (` + nameList(cols) + `)`
-	if dstEngine == EnginePostgres {
-		// The PostgreSQL schema's rowid columns are GENERATED ALWAYS.
-		insert += ` OVERRIDING SYSTEM VALUE`
-	}
+	insert := `INSERT INTO ` + quoteName(table) + ` (` + nameList(cols) + `)` + dstDialect.insertOverriding
 	one := `(` + strings.TrimSuffix(strings.Repeat(`?, `, len(cols)), `, `) + `)`
 	perBatch := max(1, copyBatchValues/len(cols))
 	var batch []any
@@ -275,86 +269,15 @@ func nameList(cols []string) string {
 const rowidColumn = "rowid"
 
 // tableNames lists the tables of the database.
-func tableNames(ctx context.Context, q querier, engine string) ([]string, error) {
-	query := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name`
-	if engine == EnginePostgres {
-		query = `SELECT table_name FROM information_schema.tables
-			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`
-	}
-	return queryAll(ctx, q, scanString, query)
+func (d *dialect) tableNames(ctx context.Context, q querier) ([]string, error) {
+	return queryAll(ctx, q, scanString, d.tables)
 }
 
 // columnNames lists the columns of table that take values: on SQLite its
-// declared columns and the implicit rowid (unless a column is named so, or
-// the INTEGER PRIMARY KEY is its alias), on PostgreSQL the columns that
+// declared columns and the implicit rowid, on PostgreSQL the columns that
 // are not generated from others.
-func columnNames(ctx context.Context, q querier, engine, table string) ([]string, error) {
-	if engine == EnginePostgres {
-		cols, err := queryAll(ctx, q, scanString, `SELECT column_name FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = ? AND is_generated = 'NEVER'
-			ORDER BY ordinal_position`, table)
-		if err == nil && len(cols) == 0 {
-			err = fmt.Errorf("no table %s", table)
-		}
-		return cols, err
-	}
-	type column struct {
-		name, typ string
-		pk        int
-	}
-	info, err := queryAll(ctx, q, func(row scanner) (column, error) {
-		var c column
-		return c, row.Scan(&c.name, &c.typ, &c.pk)
-	}, `SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid`, table)
-	if err != nil {
-		return nil, err
-	}
-	if len(info) == 0 {
-		return nil, fmt.Errorf("no table %s", table)
-	}
-	var cols []string
-	named, pks, integerPK := false, 0, false
-	for _, c := range info {
-		cols = append(cols, c.name)
-		named = named || strings.EqualFold(c.name, rowidColumn)
-		if c.pk > 0 {
-			pks++
-			integerPK = strings.EqualFold(c.typ, "INTEGER")
-		}
-	}
-	if aliased := named || (pks == 1 && integerPK); !aliased {
-		cols = append(cols, rowidColumn)
-	}
-	return cols, nil
-}
-
-// resetIdentities moves each PostgreSQL identity sequence past the largest
-// value copied into its column, so the next row inserted gets a new one.
-// SQLite's AUTOINCREMENT counters follow explicit ids by themselves.
-func (s *Store) resetIdentities(ctx context.Context, tx *sql.Tx) error {
-	if s.engine != EnginePostgres {
-		return nil
-	}
-	type identity struct{ table, column string }
-	ids, err := queryAll(ctx, tx, func(row scanner) (identity, error) {
-		var id identity
-		return id, row.Scan(&id.table, &id.column)
-	}, `SELECT table_name, column_name FROM information_schema.columns
-		WHERE table_schema = current_schema() AND is_identity = 'YES' ORDER BY table_name`)
-	if err != nil {
-		return fmt.Errorf("list identity columns: %w", err)
-	}
-	for _, id := range ids {
-		if notCopied(id.table) {
-			continue
-		}
-		col := quoteName(id.column)
-		if _, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX(`+col+`), 0) + 1, false) FROM `+quoteName(id.table),
-			quoteName(id.table), id.column); err != nil {
-			return fmt.Errorf("reset the identity of %s.%s: %w", id.table, id.column, err)
-		}
-	}
-	return nil
+func (d *dialect) columnNames(ctx context.Context, q querier, table string) ([]string, error) {
+	return d.columns(ctx, q, table)
 }
 
 // quoteName quotes an identifier for both engines; SQLite's rowid is left

@@ -22,7 +22,7 @@ import (
 func TestCopyTablesCoverTheSchema(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
-		tables, err := tableNames(t.Context(), s.db, s.engine)
+		tables, err := s.dialect.tableNames(t.Context(), s.db)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,11 +164,11 @@ func TestCopyToKeepsEveryRowAndOrder(t *testing.T) {
 			}
 		}
 		for _, table := range copyTables {
-			from, err := columnNames(ctx, src.db, src.engine, table)
+			from, err := src.dialect.columnNames(ctx, src.db, table)
 			if err != nil {
 				t.Fatal(err)
 			}
-			to, err := columnNames(ctx, dst.db, dst.engine, table)
+			to, err := dst.dialect.columnNames(ctx, dst.db, table)
 			if err != nil {
 				t.Fatal(err)
 			}

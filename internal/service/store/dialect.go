@@ -3,24 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
-
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 )
 
 // The store's SQL is written once, in the dialect both engines accept:
 // standard SQL, ON CONFLICT upserts, RETURNING, COALESCE and CASE rather
-// than SQLite's scalar MIN/MAX, ? placeholders. What still differs lives
-// here: PostgreSQL numbers its placeholders ($1), which the driver below
-// rewrites, and the locks that stand in for SQLite's single connection.
+// than SQLite's scalar MIN/MAX, ? placeholders. What still differs is a
+// dialect's: Open picks one from the location, once, and the store asks it
+// (s.dialect), never the engine's name. A third engine is a third dialect
+// value (and its schema's counterparts), in the store's own files.
 
 // The engines a store runs on, as Engine reports them.
 const (
@@ -28,169 +19,137 @@ const (
 	EnginePostgres = "postgres"
 )
 
-// IsPostgresURL reports whether location names a PostgreSQL database
-// rather than a SQLite file.
-func IsPostgresURL(location string) bool {
-	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
+// dialect is what one engine does its own way.
+type dialect struct {
+	// name is the engine's, for display only (Engine).
+	name string
+	// claims reports whether location names a database of this engine.
+	claims func(location string) bool
+	// connect opens the database at location; it may fill o (SQLite loads
+	// its default master key).
+	connect func(ctx context.Context, location string, o *options) (*sql.DB, error)
+	// opened finishes the open once the migrations ran (nil: nothing).
+	opened func(location string) error
+	// describe names location for messages, without its password.
+	describe func(location string) string
+	// shared: several processes may use one database at once, so every one
+	// needs the same master key, limits are kept in the database and
+	// schema changes take turns. false: the database is a file of one
+	// process on this machine, guarded by the data directory's lock.
+	shared bool
+	// singleConnection: the database has one connection, which serialises
+	// every transaction (so the locks below are not needed) and which every
+	// poll of the job system occupies.
+	singleConnection bool
+	// transient tells a blip of the database (retry.go) that the store
+	// rides out; nil: the engine has none, and calls are tried once.
+	transient func(error) bool
+	// full reports whether err is the engine's "no space" (IsFull).
+	full func(error) bool
+
+	// txLock takes, until the transaction ends, the lock named by its one
+	// argument; sessionLock and sessionUnlock take and release one on a
+	// connection. "" where singleConnection serialises already.
+	txLock, sessionLock, sessionUnlock string
+	// forUpdate ends a SELECT of rows a transaction reads and then
+	// rewrites, so that a second transaction waits for the first.
+	forUpdate string
+	// relaxedCommit, run first in a transaction, lets its commit return
+	// before the disk has it; "" when the engine has no such setting.
+	relaxedCommit string
+	// snapshot reads one state of the whole database in a read-only
+	// transaction.
+	snapshot sql.TxOptions
+	// scanTable reads every row of table api_keys from its pages (Ping).
+	scanTable string
+	// clock reads the database's clock; "" when the database is on this
+	// machine, whose clock it reads (DatabaseTime).
+	clock string
+
+	// tables lists the tables of the database.
+	tables string
+	// columns lists the columns of a table that take values (copy.go).
+	columns func(ctx context.Context, q querier, table string) ([]string, error)
+	// insertOverriding follows an INSERT's column list when it gives
+	// values of generated identity columns.
+	insertOverriding string
+	// resetIdentities moves identity counters past copied values (nil: the
+	// engine's counters follow explicit values by themselves).
+	resetIdentities func(ctx context.Context, tx *sql.Tx) error
+
+	// base is the schema a new database starts from, at version
+	// baseVersion, instead of the migrations up to it ("": from the first).
+	base        string
+	baseVersion int
+	// migration is the SQL of m on this engine.
+	migration func(m migration) string
+	// vacuum are the statements that rewrite tables a migration removed
+	// secrets from.
+	vacuum func(tables []string) []string
+	// limitSize caps (or lifts the cap on) the database's size; nil when
+	// the engine cannot (LimitSize).
+	limitSize func(ctx context.Context, db *sql.DB, lift bool) error
+
+	// jobDriver names River's driver for this engine (JobDriver).
+	jobDriver string
 }
 
-// postgresMaxConns bounds one process's connections to PostgreSQL.
-const postgresMaxConns = 16
+// dialects are the engines, tried in order; the last claims any location.
+var dialects = []*dialect{&postgresDialect, &sqliteDialect}
 
-// openPostgres opens the database at url through pgx's database/sql
-// driver, wrapped so the store's ? placeholders reach PostgreSQL as $n.
-func openPostgres(ctx context.Context, url string, retry *dependency.Retry) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		return nil, fmt.Errorf("database %s: %w", redactURL(url), err)
-	}
-	var connector driver.Connector = rebindConnector{stdlib.GetConnector(*cfg)}
-	if retry != nil {
-		connector = retryingConnector{connector, retry}
-	}
-	db := sql.OpenDB(connector)
-	// Bounded, so several processes stay well under the server's
-	// max_connections (100 by default); no transaction of the store takes
-	// a second connection, so waiting for one cannot deadlock.
-	db.SetMaxOpenConns(postgresMaxConns)
-	db.SetMaxIdleConns(postgresMaxConns / 2)
-	if err := db.PingContext(ctx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("connect to %s: %w", redactURL(url), err)
-	}
-	return db, nil
-}
-
-// redactURL is url without its password, for messages.
-func redactURL(url string) string {
-	cfg, err := pgconn.ParseConfig(url)
-	if err != nil {
-		return "the PostgreSQL URL"
-	}
-	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
-}
-
-// rebindConnector hands out pgx connections whose queries are rebound.
-type rebindConnector struct{ driver.Connector }
-
-func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pc, ok := conn.(*stdlib.Conn)
-	if !ok {
-		_ = conn.Close()
-		return nil, fmt.Errorf("pgx connector returned a %T", conn)
-	}
-	return rebindConn{pc}, nil
-}
-
-// rebindConn is a pgx connection that rewrites each query's placeholders;
-// everything else (transactions, argument checks, session reset) is pgx's.
-type rebindConn struct{ *stdlib.Conn }
-
-func (c rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(rebind(query))
-}
-
-func (c rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, rebind(query))
-}
-
-func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	res, err := c.Conn.ExecContext(ctx, rebind(query), args)
-	return res, sessionEnded(err)
-}
-
-func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	rows, err := c.Conn.QueryContext(ctx, rebind(query), args)
-	return rows, sessionEnded(err)
-}
-
-// rebind turns SQLite's placeholders into PostgreSQL's: ?N becomes $N and
-// a bare ? the next number after the largest so far (SQLite's own rule).
-// Quoted text, quoted names and comments are copied as they are. A query
-// that already numbers its placeholders with $ (the job system's, which
-// shares the database) is left alone.
-func rebind(query string) string {
-	if !strings.Contains(query, "?") || strings.Contains(query, "$") {
-		return query
-	}
-	var b strings.Builder
-	b.Grow(len(query) + 8)
-	highest := 0
-	for i := 0; i < len(query); i++ {
-		switch c := query[i]; c {
-		case '\'', '"':
-			end := strings.IndexByte(query[i+1:], c)
-			if end < 0 {
-				b.WriteString(query[i:])
-				return b.String()
-			}
-			b.WriteString(query[i : i+end+2])
-			i += end + 1
-		case '-':
-			if strings.HasPrefix(query[i:], "--") {
-				end := strings.IndexByte(query[i:], '\n')
-				if end < 0 {
-					end = len(query) - i
-				}
-				b.WriteString(query[i : i+end])
-				i += end - 1
-				continue
-			}
-			b.WriteByte(c)
-		case '?':
-			j := i + 1
-			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
-				j++
-			}
-			n := highest + 1
-			if j > i+1 {
-				n, _ = strconv.Atoi(query[i+1 : j])
-			}
-			highest = max(highest, n)
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			i = j - 1
-		default:
-			b.WriteByte(c)
+// dialectFor is the dialect of the database at location.
+func dialectFor(location string) *dialect {
+	for _, d := range dialects {
+		if d.claims(location) {
+			return d
 		}
 	}
-	return b.String()
+	panic(fmt.Sprintf("store: no dialect claims %q", location))
 }
+
+// lock takes d's transaction lock on name in tx, where d has one.
+func (d *dialect) lock(ctx context.Context, tx *sql.Tx, name string) error {
+	if d.txLock == "" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, d.txLock, name)
+	return err
+}
+
+// Place is what a database location asks of the process that opens it,
+// told before it is opened (Locate).
+type Place struct{ d *dialect }
+
+// Locate tells what the database at location (a store.Open location) is.
+func Locate(location string) Place { return Place{dialectFor(location)} }
+
+// Shared reports whether several processes may share the database: each
+// needs the same master key from outside the data directory, and the
+// database is its own to back up and repair (its server's tools).
+func (p Place) Shared() bool { return p.d.shared }
+
+// InDataDir reports whether the database is a file of one process, guarded
+// by its data directory's lock (package datalock), backed up and repaired
+// by clipperd itself.
+func (p Place) InDataDir() bool { return !p.d.shared }
+
+// DescribeLocation names a database location for messages: a PostgreSQL
+// URL without its password, or the SQLite file.
+func DescribeLocation(location string) string { return dialectFor(location).describe(location) }
 
 // lockOrg serialises, until tx ends, the transactions that check an
 // organization's limits (concurrent projects, monthly credits, storage,
-// collections) and then write within them. On SQLite the store's single
-// connection already runs one transaction at a time; on PostgreSQL a
-// transaction-scoped advisory lock on the org does it, without a table of
-// orgs to lock rows of. Two orgs that hash alike only wait for each other.
+// collections) and then write within them. SQLite's single connection
+// already runs one transaction at a time; PostgreSQL takes a lock on the
+// org, without a table of orgs to lock rows of. Two orgs that hash alike
+// only wait for each other.
 func (s *Store) lockOrg(ctx context.Context, tx *sql.Tx, orgID string) error {
-	if s.engine != EnginePostgres {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 17))`, "org:"+orgID); err != nil {
+	if err := s.dialect.lock(ctx, tx, "org:"+orgID); err != nil {
 		return fmt.Errorf("lock organization %s: %w", orgID, err)
 	}
 	return nil
 }
 
-// forUpdate ends a SELECT of rows a transaction reads and then rewrites,
-// so that on PostgreSQL a second transaction waits for the first and reads
-// what it wrote; SQLite's single connection needs nothing.
-func (s *Store) forUpdate() string {
-	if s.engine == EnginePostgres {
-		return ` FOR UPDATE`
-	}
-	return ``
-}
-
-// pgDiskFull is PostgreSQL's SQLSTATE disk_full.
-const pgDiskFull = "53100"
-
-func isPostgresFull(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == pgDiskFull
-}
+// forUpdate ends a SELECT of rows a transaction reads and then rewrites
+// (see dialect.forUpdate).
+func (s *Store) forUpdate() string { return s.dialect.forUpdate }

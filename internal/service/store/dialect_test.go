@@ -21,13 +21,14 @@ func TestRebind(t *testing.T) {
 	}
 }
 
-func TestIsPostgresURL(t *testing.T) {
-	for loc, want := range map[string]bool{
+func TestLocateTellsSharedDatabasesFromFiles(t *testing.T) {
+	for loc, shared := range map[string]bool{
 		"postgres://u:p@h/db": true, "postgresql://h/db?sslmode=disable": true,
 		"/var/lib/clipperd/clipperd.db": false, "./data": false, "": false,
 	} {
-		if got := IsPostgresURL(loc); got != want {
-			t.Errorf("IsPostgresURL(%q) = %v", loc, got)
+		p := Locate(loc)
+		if p.Shared() != shared || p.InDataDir() == shared {
+			t.Errorf("Locate(%q): Shared %v, InDataDir %v; want Shared %v", loc, p.Shared(), p.InDataDir(), shared)
 		}
 	}
 }

@@ -122,18 +122,9 @@ func (s *Store) CheckMasterKey(ctx context.Context) (sealed bool, err error) {
 }
 
 func (s *Store) hasTable(ctx context.Context, name string) (bool, error) {
-	tables, err := tableNames(ctx, s.db, s.engine)
+	tables, err := s.dialect.tableNames(ctx, s.db)
 	if err != nil {
 		return false, fmt.Errorf("list the tables: %w", err)
 	}
 	return slices.Contains(tables, name), nil
-}
-
-// DescribeLocation names a database location for messages: a PostgreSQL
-// URL without its password, or the SQLite file.
-func DescribeLocation(location string) string {
-	if IsPostgresURL(location) {
-		return redactURL(location)
-	}
-	return location
 }

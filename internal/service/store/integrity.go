@@ -226,12 +226,8 @@ func walChecksum(order binary.ByteOrder, b []byte, s1, s2 uint32) (uint32, uint3
 // not just the connection), for /healthz: damage that fails every call
 // fails this too.
 func (s *Store) Ping(ctx context.Context) error {
-	query := `SELECT COUNT(*) FROM api_keys`
-	if s.engine == EngineSQLite {
-		query += ` NOT INDEXED` // the table's pages, not the smallest index's
-	}
 	var n int
-	if err := s.db.QueryRowContext(ctx, query).Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, s.dialect.scanTable).Scan(&n); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	return nil

@@ -379,23 +379,20 @@ func (s *Store) migrateTo(ctx context.Context, upTo int) error {
 	if err != nil {
 		return err
 	}
-	if s.engine == EnginePostgres && have < postgresBase {
-		if err := s.migrateStep(ctx, postgresBase, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, schemaPostgres)
+	if d := s.dialect; d.base != "" && have < d.baseVersion {
+		if err := s.migrateStep(ctx, d.baseVersion, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, d.base)
 			return err
 		}); err != nil {
 			return err
 		}
-		have = postgresBase
+		have = d.baseVersion
 	}
 	var vacuum []string
 	for i := have; i < upTo; i++ {
 		m := migrations[i]
 		vacuum = append(vacuum, m.vacuum...)
-		stmt := m.sql
-		if s.engine == EnginePostgres {
-			stmt = m.postgres
-		}
+		stmt := s.dialect.migration(m)
 		err := s.migrateStep(ctx, i+1, func(tx *sql.Tx) error {
 			if stmt != "" {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -428,14 +425,7 @@ func (s *Store) vacuum(ctx context.Context, tables []string) error {
 	if len(tables) == 0 {
 		return nil
 	}
-	stmts := []string{`VACUUM`}
-	if s.engine == EnginePostgres {
-		stmts = nil
-		for _, t := range tables {
-			stmts = append(stmts, `VACUUM FULL `+t)
-		}
-	}
-	for _, q := range stmts {
+	for _, q := range s.dialect.vacuum(tables) {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("after migration: %s: %w", q, err)
 		}
@@ -448,10 +438,10 @@ func (s *Store) vacuum(ctx context.Context, tables []string) error {
 // processes may start at once, and a lock makes them take turns.
 func (s *Store) migrateStep(ctx context.Context, version int, fn func(*sql.Tx) error) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		if s.engine == EnginePostgres {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('clipperd schema_migrations', 17))`); err != nil {
-				return err
-			}
+		// The lock's name is the one older releases took, so
+		// processes of two releases still take turns.
+		if err := s.dialect.lock(ctx, tx, "clipperd schema_migrations"); err != nil {
+			return err
 		}
 		have, err := schemaVersion(ctx, tx)
 		if err != nil || have >= version {

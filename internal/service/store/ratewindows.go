@@ -50,11 +50,11 @@ var errRateWindowRace = errors.New("rate window inserted concurrently")
 func (s *Store) TakeRateWindow(ctx context.Context, key string, take func(times []time.Time) (next []time.Time, write bool)) error {
 	for {
 		err := s.tx(ctx, func(tx *sql.Tx) error {
-			if s.engine == EnginePostgres {
+			if relaxed := s.dialect.relaxedCommit; relaxed != "" {
 				// A window lost to a crash of the server gives at most a
 				// minute's requests again; not worth waiting for the disk
 				// on every request. Others see the commit at once all the same.
-				if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit TO OFF`); err != nil {
+				if _, err := tx.ExecContext(ctx, relaxed); err != nil {
 					return err
 				}
 			}

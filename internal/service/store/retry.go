@@ -57,7 +57,7 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if s.retry == nil {
 		return s.txOnce(ctx, fn)
 	}
-	return s.retry.Do(ctx, transientDB, func(ctx context.Context) error { return s.txOnce(ctx, fn) })
+	return s.retry.Do(ctx, s.dialect.transient, func(ctx context.Context) error { return s.txOnce(ctx, fn) })
 }
 
 func (s *Store) txOnce(ctx context.Context, fn func(*sql.Tx) error) error {

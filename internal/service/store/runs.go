@@ -26,11 +26,10 @@ var ErrStaleRun = errors.New("the project's run was taken over (its run token is
 // disagree by more than a lease. ok is false on SQLite, whose processes
 // share one machine and so one clock.
 func (s *Store) DatabaseTime(ctx context.Context) (t time.Time, ok bool, err error) {
-	if s.engine != EnginePostgres {
+	if s.dialect.clock == "" {
 		return time.Time{}, false, nil
 	}
-	// clock_timestamp, not now(): now() is the transaction's start.
-	if err := s.db.QueryRowContext(ctx, `SELECT clock_timestamp()`).Scan(&t); err != nil {
+	if err := s.db.QueryRowContext(ctx, s.dialect.clock).Scan(&t); err != nil {
 		return time.Time{}, false, fmt.Errorf("read the database's clock: %w", err)
 	}
 	return t.UTC(), true, nil

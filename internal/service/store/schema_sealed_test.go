@@ -30,7 +30,7 @@ func openAtVersion(t *testing.T, b backend, version int) (*Store, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Store{db: db, engine: b.name, now: time.Now, master: testMasterKey}
+	s := &Store{db: db, dialect: dialectFor(loc), now: time.Now, master: testMasterKey}
 	if err := s.migrateTo(ctx, version); err != nil {
 		t.Fatal(err)
 	}

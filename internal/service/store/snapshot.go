@@ -59,7 +59,7 @@ func OpenSnapshot(ctx context.Context, file string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	return &Store{db: db, engine: EngineSQLite, now: time.Now}, nil
+	return &Store{db: db, dialect: &sqliteDialect, now: time.Now}, nil
 }
 
 // ReferencedKeys are the blob keys of media the database names: the

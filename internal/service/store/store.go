@@ -25,11 +25,12 @@ var ErrNotFound = errors.New("not found")
 
 // Store is the database handle. It is safe for concurrent use.
 type Store struct {
-	db     *sql.DB
-	engine string // EngineSQLite or EnginePostgres
-	now    func() time.Time
-	master *masterkey.Key    // seals the secrets kept here (secrets.go)
-	retry  *dependency.Retry // PostgreSQL's (retry.go); nil: calls are tried once
+	db *sql.DB
+	// dialect is what the engine does its own way, chosen once by Open.
+	dialect *dialect
+	now     func() time.Time
+	master  *masterkey.Key    // seals the secrets kept here (secrets.go)
+	retry   *dependency.Retry // PostgreSQL's (retry.go); nil: calls are tried once
 }
 
 // Option is a choice of Open.
@@ -73,59 +74,24 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if IsPostgresURL(location) {
-		if o.master == nil {
-			return nil, errors.New("open database: a PostgreSQL store needs the master key that seals its secrets " +
-				"(" + masterkey.Env + " or --master-key-file, the same for every process)")
-		}
-		// Tried once: a wrong address or password fails at start, not
-		// after the retry window.
-		ctx = dependency.Once(ctx)
-		db, err := openPostgres(ctx, location, o.retry)
-		if err != nil {
-			return nil, err
-		}
-		return open(ctx, db, EnginePostgres, o)
+	d := dialectFor(location)
+	if d.shared && o.master == nil {
+		return nil, errors.New("open database: a PostgreSQL store needs the master key that seals its secrets " +
+			"(" + masterkey.Env + " or --master-key-file, the same for every process)")
 	}
-	file := location
-	if !isSQLiteFile(location) {
-		file = filepath.Join(location, DefaultFile)
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
-	}
-	// Damage is found before anything writes on top of it (DamagedError).
-	if err := checkSQLite(ctx, file); err != nil {
-		return nil, err
-	}
-	if o.master == nil {
-		k, err := masterkey.Load(filepath.Join(filepath.Dir(file), masterkey.DefaultFile))
-		if err != nil {
-			return nil, fmt.Errorf("open database: %w", err)
-		}
-		o.master = k
-	}
-	if err := createPrivate(file); err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
-	}
-	dsn := "file:" + file +
-		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
-	}
-	// One connection serialises writers, which SQLite does anyway; it
-	// avoids SQLITE_BUSY between our own goroutines. PostgreSQL keeps a
-	// pool, and the rules that relied on this take locks (dialect.go).
-	db.SetMaxOpenConns(1)
-	s, err := open(ctx, db, EngineSQLite, o)
+	// Tried once: a wrong address or password fails at start, not after
+	// the retry window.
+	ctx = dependency.Once(ctx)
+	db, err := d.connect(ctx, location, &o)
 	if err != nil {
 		return nil, err
 	}
-	// SQLite makes its -wal and -shm with the database's mode; files of
-	// an older installation are tightened here.
-	for _, f := range []string{file, file + "-wal", file + "-shm"} {
-		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+	s, err := open(ctx, db, d, o)
+	if err != nil {
+		return nil, err
+	}
+	if d.opened != nil {
+		if err := d.opened(location); err != nil {
 			_ = s.Close()
 			return nil, fmt.Errorf("open database: %w", err)
 		}
@@ -164,9 +130,9 @@ func Location(database, dataDir string) string {
 	return filepath.Join(dataDir, DefaultFile)
 }
 
-func open(ctx context.Context, db *sql.DB, engine string, o options) (*Store, error) {
-	s := &Store{db: db, engine: engine, now: time.Now, master: o.master}
-	if engine == EnginePostgres {
+func open(ctx context.Context, db *sql.DB, d *dialect, o options) (*Store, error) {
+	s := &Store{db: db, dialect: d, now: time.Now, master: o.master}
+	if d.transient != nil {
 		s.retry = o.retry
 	}
 	if o.asIs {
@@ -188,9 +154,10 @@ func open(ctx context.Context, db *sql.DB, engine string, o options) (*Store, er
 // else reaches past the store's methods.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Engine names the database engine, EngineSQLite or EnginePostgres, as
-// package jobs picks its driver by it.
-func (s *Store) Engine() string { return s.engine }
+// Engine names the database engine, EngineSQLite or EnginePostgres, for
+// display (clipperd check): what differs is asked of the store's
+// capabilities (capabilities.go), never of this name.
+func (s *Store) Engine() string { return s.dialect.name }
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
