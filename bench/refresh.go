@@ -145,33 +145,10 @@ func runRefresh(ctx context.Context, args []string) error {
 	if *strict {
 		smallName = fmt.Sprintf("strict (collections %d to a page, rate-limit headers only on 429)", *page)
 	}
-	servers := []struct {
-		name  string
-		proxy *countingProxy
-	}{{"clipperd (collections 20 to a page)", b.proxy}, {smallName, small}}
-	var columns []string
-	var results []planCalls
-	for _, s := range servers {
-		for _, p := range providers {
-			// Each plan runs in a new provider process whose limiter knows
-			// nothing of the earlier requests; right after them it would meet
-			// the server's window still full.
-			select {
-			case <-time.After(*settle):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			if *fill {
-				if err := b.fillWindow(ctx); err != nil {
-					return err
-				}
-			}
-			r, err := b.countPlan(ctx, s.proxy, p.env, vars)
-			if err != nil {
-				return fmt.Errorf("%s, provider %s: %w", s.name, p.name, err)
-			}
-			columns, results = append(columns, s.name+", "+p.name), append(results, r)
-		}
+	servers := []benchServer{{"clipperd (collections 20 to a page)", b.proxy}, {smallName, small}}
+	columns, results, err := b.planEach(ctx, servers, providers, *settle, *fill, vars)
+	if err != nil {
+		return err
 	}
 	printPlanCalls(columns, results)
 	pages := []int{20, *page}
@@ -196,6 +173,42 @@ func runRefresh(ctx context.Context, args []string) error {
 
 // benchProvider is a provider build the plans run with: the environment
 // whose TF_CLI_CONFIG_FILE points Terraform at it.
+// benchServer is a server the plans of runRefresh are counted on, through
+// its proxy.
+type benchServer struct {
+	name  string
+	proxy *countingProxy
+}
+
+// planEach counts a plan of every provider on every server, each after
+// settle (and, with fill, a full rate window), as the columns of a table.
+func (b *tfBench) planEach(ctx context.Context, servers []benchServer, providers []benchProvider, settle time.Duration, fill bool,
+	vars string) (columns []string, results []planCalls, err error) {
+	for _, s := range servers {
+		for _, p := range providers {
+			// Each plan runs in a new provider process whose limiter knows
+			// nothing of the earlier requests; right after them it would meet
+			// the server's window still full.
+			select {
+			case <-time.After(settle):
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			if fill {
+				if err := b.fillWindow(ctx); err != nil {
+					return nil, nil, err
+				}
+			}
+			r, err := b.countPlan(ctx, s.proxy, p.env, vars)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s, provider %s: %w", s.name, p.name, err)
+			}
+			columns, results = append(columns, s.name+", "+p.name), append(results, r)
+		}
+	}
+	return columns, results, nil
+}
+
 type benchProvider struct {
 	name string
 	env  []string

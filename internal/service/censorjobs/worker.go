@@ -92,6 +92,7 @@ type Spotter interface {
 type Worker struct {
 	store   Store
 	jobs    *jobs.Jobs
+	rows    *jobs.Rows[args]
 	media   blob.Store
 	scratch scratch.Dirs
 	log     *slog.Logger
@@ -115,7 +116,14 @@ func New(cfg Config) (*Worker, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	w := &Worker{store: cfg.Store, jobs: cfg.Jobs, media: cfg.Media, scratch: cfg.Scratch, log: cfg.Logger, spotter: cfg.Spotter}
-	if err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueCensor, Timeout: timeout, Unique: true}, w.run); err != nil {
+	var err error
+	w.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, string, *store.CensorJob]{
+		Kind: jobs.Kind{Queue: jobs.QueueCensor, Timeout: timeout}, Row: "censor job", Logger: cfg.Logger,
+		Pending: w.store.UnfinishedCensorJobs, Args: func(id string) args { return args{CensorJobID: id} },
+		ID: func(a args) string { return a.CensorJobID }, Get: w.start, Gone: store.ErrNotFound,
+		Needs: func(j *store.CensorJob) bool { return j.Status == apitypes.CensorProcessing }, Work: w.run,
+	})
+	if err != nil {
 		return nil, fmt.Errorf("censorjobs: %w", err)
 	}
 	return w, nil
@@ -124,43 +132,27 @@ func New(cfg Config) (*Worker, error) {
 // Enqueue is store.CreateCensorJob's enqueue for j: it adds j's job in the
 // transaction that stores j QUEUED.
 func (w *Worker) Enqueue(j *store.CensorJob) store.TxHook {
-	return func(ctx context.Context, tx *sql.Tx) error {
-		return w.jobs.InsertTx(ctx, tx, args{CensorJobID: j.ID})
-	}
+	return w.rows.Enqueue(func() args { return args{CensorJobID: j.ID} })
 }
 
 // Adopt gives every QUEUED or PROCESSING censor job without a job one:
-// those an older release left, and any whose job gave up. A job that has
-// one keeps it (the kind is unique by its args).
-func (w *Worker) Adopt(ctx context.Context) error {
-	ids, err := w.store.UnfinishedCensorJobs(ctx)
-	if err != nil {
-		return fmt.Errorf("censorjobs: %w", err)
+// those an older release left, and any whose job gave up.
+func (w *Worker) Adopt(ctx context.Context) error { return w.rows.Adopt(ctx) }
+
+// start makes the row id PROCESSING, unless it has an outcome already, and
+// reads it.
+func (w *Worker) start(ctx context.Context, id string) (*store.CensorJob, error) {
+	if _, err := w.store.StartCensorJob(ctx, id); err != nil {
+		return nil, err
 	}
-	for _, id := range ids {
-		if err := w.jobs.Insert(ctx, args{CensorJobID: id}); err != nil {
-			return fmt.Errorf("censorjobs: adopt %s: %w", id, err)
-		}
-	}
-	return nil
+	return w.store.CensorJob(ctx, id)
 }
 
-// run censors the job's clip, unless its row has an outcome already, and
-// records the outcome with the job's completion. An error retries the job;
-// on its last attempt the row is finished FAILED instead.
-func (w *Worker) run(ctx context.Context, job *jobs.Job[args]) error {
-	id := job.Args.CensorJobID
-	ok, err := w.store.StartCensorJob(ctx, id)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return nil // finished already, or gone
-	}
-	j, err := w.store.CensorJob(ctx, id)
-	if err != nil {
-		return err
-	}
+// run censors the clip of the job's PROCESSING row and records the outcome
+// with the job's completion. An error retries the job; on its last attempt
+// the row is finished FAILED instead.
+func (w *Worker) run(ctx context.Context, job *jobs.Job[args], j *store.CensorJob) error {
+	id := j.ID
 	if w.beforeRun != nil {
 		w.beforeRun(ctx, id)
 	}
@@ -172,7 +164,7 @@ func (w *Worker) run(ctx context.Context, job *jobs.Job[args]) error {
 		j.Status, j.Error = apitypes.CensorFailed, "the clip could not be read; create the job again"
 	}
 	// The outcome is recorded even when a stop comes now: it is made.
-	err = w.store.FinishCensorJob(context.WithoutCancel(ctx), j, func(ctx context.Context, tx *sql.Tx) error {
+	err := w.store.FinishCensorJob(context.WithoutCancel(ctx), j, func(ctx context.Context, tx *sql.Tx) error {
 		return jobs.CompleteTx(ctx, tx, job)
 	})
 	if err != nil {

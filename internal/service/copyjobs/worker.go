@@ -51,6 +51,7 @@ type Config struct {
 type Worker struct {
 	store Store
 	jobs  *jobs.Jobs
+	rows  *jobs.Rows[args]
 	log   *slog.Logger
 
 	// beforeRun, when a test sets it, is called with each RUNNING job
@@ -71,7 +72,14 @@ func New(cfg Config) (*Worker, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	w := &Worker{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger}
-	if err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueCopy, Timeout: timeout, Unique: true}, w.run); err != nil {
+	var err error
+	w.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, string, *store.CopyJob]{
+		Kind: jobs.Kind{Queue: jobs.QueueCopy, Timeout: timeout}, Row: "copy job", Logger: cfg.Logger,
+		Pending: w.store.RunningCopyJobs, Args: func(id string) args { return args{CopyJobID: id} },
+		ID: func(a args) string { return a.CopyJobID }, Get: w.store.CopyJob, Gone: store.ErrNotFound,
+		Needs: func(j *store.CopyJob) bool { return j.Status == apitypes.CopyRunning }, Work: w.run,
+	})
+	if err != nil {
 		return nil, fmt.Errorf("copyjobs: %w", err)
 	}
 	return w, nil
@@ -80,42 +88,18 @@ func New(cfg Config) (*Worker, error) {
 // Enqueue is store.CreateCopyJob's enqueue for j: it adds j's job in the
 // transaction that stores j RUNNING.
 func (w *Worker) Enqueue(j *store.CopyJob) store.TxHook {
-	return func(ctx context.Context, tx *sql.Tx) error {
-		return w.jobs.InsertTx(ctx, tx, args{CopyJobID: j.ID})
-	}
+	return w.rows.Enqueue(func() args { return args{CopyJobID: j.ID} })
 }
 
 // Adopt gives every RUNNING copy job without a job one: those stored before
-// copy jobs ran on the job system, and any whose job gave up. A job that
-// has one keeps it (the kind is unique by its args).
-func (w *Worker) Adopt(ctx context.Context) error {
-	ids, err := w.store.RunningCopyJobs(ctx)
-	if err != nil {
-		return fmt.Errorf("copyjobs: %w", err)
-	}
-	for _, id := range ids {
-		if err := w.jobs.Insert(ctx, args{CopyJobID: id}); err != nil {
-			return fmt.Errorf("copyjobs: adopt %s: %w", id, err)
-		}
-	}
-	return nil
-}
+// copy jobs ran on the job system, and any whose job gave up.
+func (w *Worker) Adopt(ctx context.Context) error { return w.rows.Adopt(ctx) }
 
-// run makes the copy of the job's row, if it is still RUNNING, and records
-// the outcome with the job's completion. An error retries the job; on its
-// last attempt the row is finished FAILED instead.
-func (w *Worker) run(ctx context.Context, job *jobs.Job[args]) error {
-	id := job.Args.CopyJobID
-	j, err := w.store.CopyJob(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		w.log.Warn("copy job row gone", "job", id)
-		return nil
-	case err != nil:
-		return fmt.Errorf("read copy job %s: %w", id, err)
-	case j.Status != apitypes.CopyRunning:
-		return nil
-	}
+// run makes the copy of the job's RUNNING row and records the outcome with
+// the job's completion. An error retries the job; on its last attempt the
+// row is finished FAILED instead.
+func (w *Worker) run(ctx context.Context, job *jobs.Job[args], j *store.CopyJob) error {
+	id := j.ID
 	if w.beforeRun != nil {
 		w.beforeRun(ctx, id)
 	}
@@ -127,7 +111,7 @@ func (w *Worker) run(ctx context.Context, job *jobs.Job[args]) error {
 		j.Status, j.Error = apitypes.CopyFailed, "the clip could not be read; create the job again"
 	}
 	// The outcome is recorded even when a stop comes now: it is made.
-	err = w.store.FinishCopyJob(context.WithoutCancel(ctx), j, func(ctx context.Context, tx *sql.Tx) error {
+	err := w.store.FinishCopyJob(context.WithoutCancel(ctx), j, func(ctx context.Context, tx *sql.Tx) error {
 		return jobs.CompleteTx(ctx, tx, job)
 	})
 	if err != nil {

@@ -79,6 +79,7 @@ type Dispatcher struct {
 	cfg   Config
 	log   *slog.Logger
 	retry backoff.Retry
+	rows  *jobs.Rows[args]
 }
 
 // DeliveryRetry is how a delivery is retried by default: from 5 s doubling
@@ -118,8 +119,14 @@ func New(cfg Config) (*Dispatcher, error) {
 	}
 	retry := backoff.Retry{Base: cfg.RetryBase, Max: cfg.RetryMax, Attempts: cfg.MaxAttempts}.Or(DeliveryRetry)
 	d := &Dispatcher{cfg: cfg, log: cfg.Logger, retry: retry}
-	kind := jobs.Kind{Queue: jobs.QueueDelivery, Timeout: timeout, Unique: true, Retry: retry}
-	if err := jobs.Register(cfg.Jobs, kind, d.attempt); err != nil {
+	var err error
+	d.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, int64, *store.Delivery]{
+		Kind: jobs.Kind{Queue: jobs.QueueDelivery, Timeout: timeout, Retry: retry}, Row: "delivery", Logger: cfg.Logger,
+		Pending: d.cfg.Store.PendingDeliveries, Args: func(id int64) args { return args{DeliveryID: id} },
+		ID: func(a args) int64 { return a.DeliveryID }, Get: d.cfg.Store.GetDelivery, Gone: store.ErrNotFound,
+		Needs: func(dl *store.Delivery) bool { return dl.Status == store.DeliveryPending }, Work: d.attempt,
+	})
+	if err != nil {
 		return nil, fmt.Errorf("outbound: %w", err)
 	}
 	return d, nil
@@ -145,41 +152,18 @@ func WebhookClient(base *http.Client, allowPrivate bool) *http.Client {
 // store.EnqueueDelivery): it adds dl's job in the transaction that stores
 // dl, once dl has its id.
 func (d *Dispatcher) Enqueue(dl *store.Delivery) store.TxHook {
-	return func(ctx context.Context, tx *sql.Tx) error {
-		return d.cfg.Jobs.InsertTx(ctx, tx, args{DeliveryID: dl.ID})
-	}
+	return d.rows.Enqueue(func() args { return args{DeliveryID: dl.ID} })
 }
 
 // Adopt gives every pending delivery without a job one: those an older
-// release stored, and any whose job gave up. A delivery that has one keeps
-// it (the kind is unique by its args).
-func (d *Dispatcher) Adopt(ctx context.Context) error {
-	ids, err := d.cfg.Store.PendingDeliveries(ctx)
-	if err != nil {
-		return fmt.Errorf("outbound: %w", err)
-	}
-	for _, id := range ids {
-		if err := d.cfg.Jobs.Insert(ctx, args{DeliveryID: id}); err != nil {
-			return fmt.Errorf("outbound: adopt delivery %d: %w", id, err)
-		}
-	}
-	return nil
-}
+// release stored, and any whose job gave up.
+func (d *Dispatcher) Adopt(ctx context.Context) error { return d.rows.Adopt(ctx) }
 
-// attempt makes one try at the job's delivery, if it is still pending, and
-// records the outcome: done or failed with the job's completion, or the
-// failure of an attempt the job system retries (the error it returns).
-func (d *Dispatcher) attempt(ctx context.Context, job *jobs.Job[args]) error {
-	dl, err := d.cfg.Store.GetDelivery(ctx, job.Args.DeliveryID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		d.log.Warn("delivery row gone", "delivery", job.Args.DeliveryID)
-		return nil
-	case err != nil:
-		return err
-	case dl.Status != store.DeliveryPending:
-		return nil
-	}
+// attempt makes one try at the job's pending delivery and records the
+// outcome: done or failed with the job's completion, or the failure of an
+// attempt the job system retries (the error it returns).
+func (d *Dispatcher) attempt(ctx context.Context, job *jobs.Job[args], dl *store.Delivery) error {
+	var err error
 	switch dl.Kind {
 	case apitypes.ActionWebhook:
 		err = d.sendWebhook(ctx, dl)

@@ -164,35 +164,58 @@ func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) (str
 	defer stop()
 	dctx, cancel := context.WithCancelCause(ictx)
 	defer cancel(nil)
-	req, err := http.NewRequestWithContext(dctx, http.MethodGet, u.String(), nil)
+	resp, err := r.get(dctx, u, shown)
 	if err != nil {
-		return "", permanentf("videoUrl %s: %w", shown, err)
+		return "", err
+	}
+	defer resp.Body.Close()
+	part := filepath.Join(tmp, "download.part")
+	if err := r.receive(dctx, cancel, resp, part, shown); err != nil {
+		_ = os.Remove(part)
+		return "", err
+	}
+	return blob.StoreFile(ctx, r.cfg.Media, dst, part)
+}
+
+// get asks for the media file at u, shown as shown, under ctx (an
+// import's, withImportDeadline), and returns the answer when it carries
+// the file and is within the download limit.
+func (r *Runner) get(ctx context.Context, u *url.URL, shown string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, permanentf("videoUrl %s: %w", shown, err)
 	}
 	req.Header.Set("User-Agent", "clipperd-import/1")
 	resp, err := r.client.Do(req)
 	if err != nil {
 		var refused *netguard.RefusedError
 		if errors.As(err, &refused) {
-			return "", permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, refused.Addr)
+			return nil, permanentf("videoUrl %s resolves to the private or loopback address %s: clipperd imports only from public addresses unless it is configured to allow private imports", shown, refused.Addr)
 		}
-		return "", r.importLimit(ictx, "videoUrl "+shown, fmt.Errorf("download videoUrl %s: %w", shown, err))
+		return nil, r.importLimit(ctx, "videoUrl "+shown, fmt.Errorf("download videoUrl %s: %w", shown, err))
 	}
-	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return "", fmt.Errorf("download videoUrl %s: the server answered %s", shown, resp.Status)
+		resp.Body.Close()
+		return nil, fmt.Errorf("download videoUrl %s: the server answered %s", shown, resp.Status)
 	default:
-		return "", permanentf("videoUrl %s answered %s: it must be a public address of an MP4 file", shown, resp.Status)
+		resp.Body.Close()
+		return nil, permanentf("videoUrl %s answered %s: it must be a public address of an MP4 file", shown, resp.Status)
 	}
-	limit := r.maxDownload
-	if resp.ContentLength > limit {
-		return "", permanentf("videoUrl %s is %s; links to media files are limited to %s", shown, gb(resp.ContentLength), gb(limit))
+	if resp.ContentLength > r.maxDownload {
+		resp.Body.Close()
+		return nil, permanentf("videoUrl %s is %s; links to media files are limited to %s", shown, gb(resp.ContentLength), gb(r.maxDownload))
 	}
-	part := filepath.Join(tmp, "download.part")
+	return resp, nil
+}
+
+// receive writes resp's body to the file part, cutting it (through
+// cancel, which ends ctx) when it idles or trickles below the rate floor.
+func (r *Runner) receive(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response, part, shown string) error {
 	f, err := os.Create(part)
 	if err != nil {
-		return "", fmt.Errorf("create %s: %w", part, err)
+		return fmt.Errorf("create %s: %w", part, err)
 	}
 	idle := time.AfterFunc(idleTimeout, func() { cancel(errDownloadIdle) })
 	defer idle.Stop()
@@ -202,27 +225,24 @@ func (r *Runner) download(ctx context.Context, u *url.URL, tmp, dst string) (str
 		defer close(done)
 		go rateFloor(done, cancel, &got, r.cfg.ImportMinRate, r.cfg.ImportRateWindow, shown)
 	}
+	limit := r.maxDownload
 	n, err := io.Copy(f, io.LimitReader(idleReader{resp.Body, idle, &got}, limit+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	switch cause := context.Cause(dctx); {
+	switch cause := context.Cause(ctx); {
 	case err != nil && (errors.Is(cause, errImportSlow) || errors.Is(cause, errImportDeadline)):
-		err = r.importLimit(dctx, "videoUrl "+shown, err)
+		return r.importLimit(ctx, "videoUrl "+shown, err)
 	case err != nil && errors.Is(cause, errDownloadIdle):
-		err = fmt.Errorf("download videoUrl %s stalled: %w", shown, errDownloadIdle)
+		return fmt.Errorf("download videoUrl %s stalled: %w", shown, errDownloadIdle)
 	case err != nil:
-		err = fmt.Errorf("download videoUrl %s: %w", shown, err)
+		return fmt.Errorf("download videoUrl %s: %w", shown, err)
 	case n > limit:
-		err = permanentf("videoUrl %s is larger than %s, the limit for links to media files", shown, gb(limit))
+		return permanentf("videoUrl %s is larger than %s, the limit for links to media files", shown, gb(limit))
 	case resp.ContentLength >= 0 && n != resp.ContentLength:
-		err = fmt.Errorf("download videoUrl %s: got %d of %d bytes", shown, n, resp.ContentLength)
+		return fmt.Errorf("download videoUrl %s: got %d of %d bytes", shown, n, resp.ContentLength)
 	}
-	if err != nil {
-		_ = os.Remove(part)
-		return "", err
-	}
-	return blob.StoreFile(ctx, r.cfg.Media, dst, part)
+	return nil
 }
 
 // idleReader pushes back the idle timer whenever bytes arrive, and counts

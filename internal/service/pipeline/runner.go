@@ -10,7 +10,6 @@ package pipeline
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -171,6 +170,8 @@ type Runner struct {
 	stopping atomic.Bool
 
 	leases *leaseClock // the time of leases: the database's on PostgreSQL
+	// runs inserts the projects' jobs: a run's, or its import leg's.
+	runs *jobs.Rows[jobs.Args]
 	// failedRetries and failedRequeues back off the loop's writes of a
 	// project that keep failing: due retries, the watchdog's requeues.
 	failedRetries, failedRequeues failing
@@ -198,11 +199,39 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Media == nil || cfg.Scratch.Root() == "" {
 		return nil, errors.New("pipeline: Media and Scratch are required")
 	}
+	cfg = cfg.withDefaults()
+	r := &Runner{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
+		maxDownload: quota.MaxLinkBytes,
+		held:        map[shareKey]int{},
+		sleep:       sleepCtx,
+		leases:      &leaseClock{local: cfg.Clock, db: cfg.Store.DatabaseTime},
+	}
+	r.runs = jobs.NewRows(cfg.Jobs, "project", r.waiting)
+	// Unique by its args (project and token): adopting a project twice
+	// adds one job.
+	err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueuePipeline, Timeout: runTimeout, Unique: true}, r.work)
+	if err == nil {
+		err = jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueImport, Timeout: runTimeout, Unique: true}, r.workImport)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return r, nil
+}
+
+// withDefaults is cfg with its zero fields given their defaults.
+func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Transcriber == nil {
 		cfg.Transcriber = transcribe.None{}
+	}
+	if cfg.OnStageLeft == nil {
+		cfg.OnStageLeft = func(apitypes.Stage, time.Duration) {}
 	}
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = 3
@@ -225,6 +254,12 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.OrgShare <= 0 {
 		cfg.OrgShare = max(1, cfg.Jobs.Workers(jobs.QueuePipeline)-1)
 	}
+	return cfg.withImportAndWriteDefaults()
+}
+
+// withImportAndWriteDefaults is cfg with the zero limits of its imports and
+// the bounds of its state writes given their defaults.
+func (cfg Config) withImportAndWriteDefaults() Config {
 	if cfg.ImportTimeout <= 0 {
 		cfg.ImportTimeout = DefaultImportTimeout
 	}
@@ -240,28 +275,7 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.WriteRetryBase <= 0 {
 		cfg.WriteRetryBase = defaultWriteRetryBase
 	}
-	if cfg.OnStageLeft == nil {
-		cfg.OnStageLeft = func(apitypes.Stage, time.Duration) {}
-	}
-	r := &Runner{
-		cfg:         cfg,
-		log:         cfg.Logger,
-		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
-		maxDownload: quota.MaxLinkBytes,
-		held:        map[shareKey]int{},
-		sleep:       sleepCtx,
-		leases:      &leaseClock{local: cfg.Clock, db: cfg.Store.DatabaseTime},
-	}
-	// Unique by its args (project and token): adopting a project twice
-	// adds one job.
-	err := jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueuePipeline, Timeout: runTimeout, Unique: true}, r.work)
-	if err == nil {
-		err = jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueImport, Timeout: runTimeout, Unique: true}, r.workImport)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	return r, nil
+	return cfg
 }
 
 // Enqueue is store.CreateProjectThen's hook for p, and the requeues': it
@@ -273,9 +287,7 @@ func (r *Runner) Enqueue(p *store.Project) store.TxHook {
 
 // enqueue is Enqueue, with the job marked resumed (runArgs.Resumed).
 func (r *Runner) enqueue(p *store.Project, resumed bool) store.TxHook {
-	return func(ctx context.Context, tx *sql.Tx) error {
-		return r.cfg.Jobs.InsertTx(ctx, tx, r.next(p, resumed))
-	}
+	return r.runs.Enqueue(func() jobs.Args { return r.next(p, resumed) })
 }
 
 // next is the job of p's current run token: its import leg while its source
@@ -291,17 +303,21 @@ func (r *Runner) next(p *store.Project, resumed bool) jobs.Args {
 // Adopt gives every QUEUED project without a job one: those a release
 // before the job system left, and any whose job gave up. A project that has
 // its job keeps it (the kind is unique by its args).
-func (r *Runner) Adopt(ctx context.Context) error {
+func (r *Runner) Adopt(ctx context.Context) error { return r.runs.Adopt(ctx) }
+
+// waiting are the jobs of the projects waiting for a run (Adopt). Their
+// work checks the row itself: a run's claim, fenced by the project's run
+// token, ends the run of a project gone or moved on (process).
+func (r *Runner) waiting(ctx context.Context) ([]jobs.Args, error) {
 	ps, err := r.cfg.Store.ProjectsInStages(ctx, apitypes.StagesWhere(apitypes.Stage.Waiting)...)
 	if err != nil {
-		return fmt.Errorf("pipeline: adopt: %w", err)
+		return nil, err
 	}
-	for _, p := range ps {
-		if err := r.cfg.Jobs.Insert(ctx, r.next(p, false)); err != nil {
-			return fmt.Errorf("pipeline: adopt %s: %w", p.ID, err)
-		}
+	next := make([]jobs.Args, len(ps))
+	for i, p := range ps {
+		next[i] = r.next(p, false)
 	}
-	return nil
+	return next, nil
 }
 
 // Start requeues the projects whose run's lease ended (a dead process's,

@@ -71,9 +71,10 @@ func (args) Kind() string { return "publish" }
 
 // Worker publishes the posts the job system hands it, one at a time.
 type Worker struct {
-	cfg WorkerConfig
-	log *slog.Logger
-	dir Dir
+	cfg  WorkerConfig
+	log  *slog.Logger
+	dir  Dir
+	rows *jobs.Rows[args]
 }
 
 // NewWorker checks cfg, fills its defaults and registers the worker's kind
@@ -91,8 +92,14 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 		cfg.OnAttempt = func(string, string) {}
 	}
 	w := &Worker{cfg: cfg, log: cfg.Logger, dir: Dir{Media: cfg.Media}}
-	kind := jobs.Kind{Queue: jobs.QueuePublish, Timeout: timeout, Unique: true, Retry: cfg.Retry}
-	if err := jobs.Register(cfg.Jobs, kind, w.attempt); err != nil {
+	var err error
+	w.rows, err = jobs.RegisterRows(cfg.Jobs, jobs.RowKind[args, string, *store.Post]{
+		Kind: jobs.Kind{Queue: jobs.QueuePublish, Timeout: timeout, Retry: cfg.Retry}, Row: "post", Logger: cfg.Logger,
+		Pending: w.cfg.Store.PendingPosts, Args: func(id string) args { return args{PostID: id} },
+		ID: func(a args) string { return a.PostID }, Get: w.cfg.Store.GetPost, Gone: store.ErrNotFound,
+		Needs: func(p *store.Post) bool { return p.Status == store.PostPending }, Work: w.attempt,
+	})
+	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return w, nil
@@ -101,42 +108,18 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 // Enqueue is the store's enqueue hook for p (store.CreatePost,
 // FireSchedule): it adds p's job in the transaction that makes p.
 func (w *Worker) Enqueue(p *store.Post) store.TxHook {
-	return func(ctx context.Context, tx *sql.Tx) error {
-		return w.cfg.Jobs.InsertTx(ctx, tx, args{PostID: p.ID})
-	}
+	return w.rows.Enqueue(func() args { return args{PostID: p.ID} })
 }
 
 // Adopt gives every pending post without a job one: those an older release
-// made, and any whose job gave up. A post that has one keeps it (the kind
-// is unique by its args).
-func (w *Worker) Adopt(ctx context.Context) error {
-	ids, err := w.cfg.Store.PendingPosts(ctx)
-	if err != nil {
-		return fmt.Errorf("publish: %w", err)
-	}
-	for _, id := range ids {
-		if err := w.cfg.Jobs.Insert(ctx, args{PostID: id}); err != nil {
-			return fmt.Errorf("publish: adopt post %s: %w", id, err)
-		}
-	}
-	return nil
-}
+// made, and any whose job gave up.
+func (w *Worker) Adopt(ctx context.Context) error { return w.rows.Adopt(ctx) }
 
-// attempt publishes the job's post once, if it is still pending, and
-// records the outcome: published with its receipt, or failed for good,
-// with the job's completion; or the failure of an attempt the job system
-// retries (the error it returns).
-func (w *Worker) attempt(ctx context.Context, job *jobs.Job[args]) error {
-	p, err := w.cfg.Store.GetPost(ctx, job.Args.PostID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		w.log.Warn("post row gone", "post", job.Args.PostID)
-		return nil
-	case err != nil:
-		return err
-	case p.Status != store.PostPending:
-		return nil
-	}
+// attempt publishes the job's pending post once and records the outcome:
+// published with its receipt, or failed for good, with the job's
+// completion; or the failure of an attempt the job system retries (the
+// error it returns).
+func (w *Worker) attempt(ctx context.Context, job *jobs.Job[args], p *store.Post) error {
 	receipt, err := w.publish(ctx, p)
 	if err != nil && ctx.Err() != nil {
 		return err // cut short: the post stays pending, the job is handed back or retried

@@ -8,8 +8,6 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 )
 
-// listen opens the server's listeners: the metrics' (startMetrics), then
-// the API's.
 // startMetrics makes the server's metrics, fed by the store and by the
 // hooks Start wires, and serves them on cfg.MetricsListen when set: a
 // listener of their own, never the API's, so they need no key.

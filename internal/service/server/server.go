@@ -22,9 +22,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/api"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/censorjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/connlimit"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/copyjobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/datalock"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
@@ -34,8 +32,6 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/reqlog"
@@ -188,13 +184,9 @@ type Server struct {
 	log       *slog.Logger
 	http      *http.Server
 	served    chan error
-	runner    *pipeline.Runner
-	disp      *outbound.Dispatcher
 	jobs      *jobs.Jobs
-	copies    *copyjobs.Worker
-	censors   *censorjobs.Worker
+	jobKinds  // the kinds of job, each with rows of its own
 	janitor   *janitor.Janitor
-	posts     *publish.Worker
 	scheduler *publish.Scheduler
 	store     *store.Store
 	links     *medialink.Signer
@@ -207,6 +199,7 @@ type Server struct {
 	health    *dependency.Health // whether the database and the bucket answer
 	cancel    context.CancelFunc
 	lock      *datalock.Lock // the data directory's, shared with other servers
+	workers   []worker       // those started, in order
 
 	closeOnce sync.Once
 	closeErr  error
@@ -235,41 +228,120 @@ func StartWorker(ctx context.Context, cfg Config) (*Server, error) {
 	return start(ctx, cfg, false)
 }
 
+// start opens what the server stands on (open), its metrics, its listener
+// and its media, makes the kinds of job, starts the workers in order and,
+// when serveAPI, serves the API; on an error it stops what it started.
 func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
+	cfg, err := cfg.filled()
+	if err != nil {
+		return nil, err
+	}
+	logger := quietLogger(cfg.Logger)
+	asr, err := newTranscriber(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	s, err := open(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = s.stopAll()
+		}
+	}()
+	if err := s.startMetrics(cfg, logger); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	ln, err := s.listen(cfg, serveAPI)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	defer func() {
+		if !ok && ln != nil {
+			_ = ln.Close()
+		}
+	}()
+	if err := s.openMediaStore(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := s.claimScratch(cfg.APIOnly); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := s.newWorkers(cfg, asr); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := s.startWorkers(ctx, cfg.APIOnly); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if !serveAPI {
+		ok = true
+		logger.Info("clipperd worker started", "public_url", s.url, "data", s.dir, "media", DescribeMedia(s.media),
+			"workers", cmp.Or(cfg.Workers, DefaultWorkers))
+		return s, nil
+	}
+	if err := s.serveHTTP(cfg, ln, asr); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	ok = true
+	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", s.dir, "media", DescribeMedia(s.media))
+	return s, nil
+}
+
+// filled is cfg with its defaults, and its DataDir made absolute.
+func (cfg Config) filled() (Config, error) {
 	if cfg.DataDir == "" {
-		return nil, errors.New("server: DataDir is required")
+		return cfg, errors.New("server: DataDir is required")
 	}
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
-		return nil, fmt.Errorf("server: data dir %q: %w", cfg.DataDir, err)
+		return cfg, fmt.Errorf("server: data dir %q: %w", cfg.DataDir, err)
 	}
-	if cfg.Listen == "" {
-		cfg.Listen = DefaultListen
-	}
+	cfg.DataDir = dataDir
+	cfg.Listen = cmp.Or(cfg.Listen, DefaultListen)
 	cfg.Limits = cfg.WithDefaults()
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
 	cfg.fillClientLimits()
-	logger := cfg.Logger
+	return cfg, nil
+}
+
+// quietLogger is logger (nil: discard) with a failure that repeats (a full
+// disk fails every loop, project and River's elector alike) logged on the
+// failure curve, not per retry.
+func quietLogger(logger *slog.Logger) *slog.Logger {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	// A failure that repeats (a full disk fails every loop, project and
-	// River's elector alike) is logged on the failure curve, not per retry.
-	logger = slog.New(quietlog.New(logger.Handler(), nil))
+	return slog.New(quietlog.New(logger.Handler(), nil))
+}
 
-	asr, err := newTranscriber(cfg, logger)
-	if err != nil {
+// open opens what the rest stands on: the data directory, its master key
+// and lock, the store (with the development key) and the job system.
+func open(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
+	s := &Server{dir: cfg.DataDir, grace: cfg.ShutdownGrace, log: logger}
+	if err := s.openStore(ctx, cfg); err != nil {
 		return nil, err
 	}
-
-	if err := tightenModes(dataDir); err != nil {
+	if err := s.openJobs(ctx, cfg); err != nil {
+		_ = s.stopAll()
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	return s, nil
+}
+
+// openStore opens the store with the master key, holding the data
+// directory's lock; on an error it leaves nothing open.
+func (s *Server) openStore(ctx context.Context, cfg Config) error {
+	dataDir, logger := cfg.DataDir, s.log
+	if err := tightenModes(dataDir); err != nil {
+		return fmt.Errorf("server: %w", err)
 	}
 	master, masterFrom, err := masterkey.ResolveFor(store.Locate(cfg.Database).Shared(), cfg.MasterKey, cfg.MasterKeyFile, dataDir)
 	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return fmt.Errorf("server: %w", err)
 	}
 	logger.Debug("master key", "from", masterFrom)
 	if masterFrom == filepath.Join(dataDir, masterkey.DefaultFile) {
@@ -279,166 +351,121 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	// Held while the server runs, so `clipperd migrate` can tell it runs.
 	lock, err := datalock.Shared(dataDir)
 	if err != nil {
-		return nil, fmt.Errorf("server: %w: `clipperd migrate` is copying it", err)
+		return fmt.Errorf("server: %w: `clipperd migrate` is copying it", err)
 	}
 	health := dependency.NewHealth(logger.With("component", "dependency"))
 	st, err := store.Open(ctx, store.Location(cfg.Database, dataDir), store.WithMasterKey(master),
 		store.WithRetry(dependencyRetry(cfg, dependency.Database, health)))
 	if errors.Is(err, masterkey.ErrWrongKey) {
 		_ = lock.Release()
-		return nil, fmt.Errorf("server: master key from %s: %w", masterFrom, err)
+		return fmt.Errorf("server: master key from %s: %w", masterFrom, err)
 	}
 	if err != nil {
 		_ = lock.Release()
-		return nil, fmt.Errorf("server: %w", err)
+		return fmt.Errorf("server: %w", err)
 	}
 	// Sealed now, not at the first signed link: a second process started on
 	// the same new database with another key is refused at its start.
 	if _, err := st.MediaKey(ctx); err != nil {
 		_ = st.Close()
 		_ = lock.Release()
-		return nil, fmt.Errorf("server: the master key from %s does not open this database's secrets (%w): every process sharing a database needs the same key", masterFrom, err)
+		return fmt.Errorf("server: the master key from %s does not open this database's secrets (%w): every process sharing a database needs the same key", masterFrom, err)
 	}
 	if cfg.Now != nil {
 		st.SetClock(cfg.Now)
 	}
-	s := &Server{dir: dataDir, grace: cfg.ShutdownGrace, log: logger, store: st, lock: lock, health: health}
-	ok := false
-	defer func() {
-		if !ok {
-			_ = s.stopAll()
-		}
-	}()
+	s.store, s.lock, s.health = st, lock, health
+	return nil
+}
 
+// openJobs ensures the development key and opens the job system, whose
+// schema follows the store's in the same database.
+func (s *Server) openJobs(ctx context.Context, cfg Config) error {
 	if cfg.APIKey != "" {
-		if err := st.EnsureKey(ctx, cfg.APIKey, DevOrgID, DevUserID); err != nil {
-			return nil, fmt.Errorf("server: development key: %w", err)
+		if err := s.store.EnsureKey(ctx, cfg.APIKey, DevOrgID, DevUserID); err != nil {
+			return fmt.Errorf("development key: %w", err)
 		}
 	}
-	// The job system's schema follows the store's in the same database.
-	s.jobs, err = jobs.Open(ctx, jobs.Config{Store: st, Logger: logger.With("component", "jobs"),
+	var err error
+	s.jobs, err = jobs.Open(ctx, jobs.Config{Store: s.store, Logger: s.log.With("component", "jobs"),
 		Workers:    map[string]int{jobs.QueuePipeline: cmp.Or(cfg.Workers, DefaultWorkers), jobs.QueueImport: cmp.Or(cfg.ImportWorkers, DefaultImportWorkers)},
 		InsertOnly: cfg.APIOnly})
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
+	return err
+}
 
-	if err := s.startMetrics(cfg, logger); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	ln := net.Listener(nil)
-	if serveAPI {
-		if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
-			return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
-		}
-		defer func() {
-			if !ok {
-				_ = ln.Close()
-			}
-		}()
-		s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
-	} else {
+// listen opens the API's listener when serveAPI, and sets the public URL:
+// cfg.PublicURL, else the listener's address.
+func (s *Server) listen(cfg Config, serveAPI bool) (net.Listener, error) {
+	if !serveAPI {
 		s.url = cfg.PublicURL
+		return nil, nil
 	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	s.url = cmp.Or(cfg.PublicURL, "http://"+reachableAddr(ln.Addr()))
+	return ln, nil
+}
+
+// openMediaStore opens the media, a directory or a bucket, with the data
+// directory where uploads are written, and the signer of their addresses.
+func (s *Server) openMediaStore(ctx context.Context, cfg Config) error {
 	// Media addresses are made at every read under the current public URL;
 	// the store keeps them relative to it.
-	s.links = medialink.New(st, s.url, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)
-	// The media are keys in a directory or a bucket; what a stopped process
-	// left in the jobs' temporary directories goes before any job runs.
-	if s.uploads, err = blob.NewDir(dataDir, s.links); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+	s.links = medialink.New(s.store, s.url, cfg.MediaURLTTL, cfg.PublicMediaURLTTL, cfg.Now)
+	var err error
+	if s.uploads, err = blob.NewDir(cfg.DataDir, s.links); err != nil {
+		return err
 	}
 	if s.media, err = openMedia(ctx, cfg.Media, s.uploads, s.links); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return err
 	}
 	// Before any job is claimed: the media's credentials must write, and
 	// the media must be this database's installation's (a mistyped prefix
 	// would otherwise take work and put it where no one finds it).
-	at := install.Locations{Database: store.DescribeLocation(store.Location(cfg.Database, dataDir)), Media: DescribeMedia(s.media)}
+	at := install.Locations{Database: store.DescribeLocation(store.Location(cfg.Database, cfg.DataDir)), Media: DescribeMedia(s.media)}
 	if err := install.Probe(ctx, s.media, at.Media); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return err
 	}
-	if _, err := install.Ensure(ctx, st, s.media, at, logger); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+	if _, err := install.Ensure(ctx, s.store, s.media, at, s.log); err != nil {
+		return err
 	}
-	lostRows(ctx, st, s.media, logger)
+	lostRows(ctx, s.store, s.media, s.log)
 	s.watchDependencies(ctx, cfg)
-	// A process that works keeps its jobs' temporary files in a directory
-	// of its own, DATA/tmp/<owner>, and sweeps only what processes that are
-	// gone left: several may share one data directory. An API-only node
-	// makes none.
-	s.scratch = scratch.New(filepath.Join(dataDir, "tmp"))
-	if !cfg.APIOnly {
-		if s.owned, err = scratch.Claim(s.scratch.Root()); err != nil {
-			return nil, fmt.Errorf("server: temporary files: %w", err)
-		}
-		s.scratch = s.owned.Dirs
-	}
+	return nil
+}
 
-	s.disp, err = outbound.New(outbound.Config{
-		Store: st, Jobs: s.jobs, DataDir: dataDir, SMTP: cfg.SMTP, Logger: logger.With("component", "outbound"),
-		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.ActionAttempt,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+// claimScratch sets the jobs' temporary directories. A process that works
+// keeps its jobs' temporary files in a directory of its own,
+// DATA/tmp/<owner>, and sweeps only what processes that are gone left
+// (before any job runs): several may share one data directory. An API-only
+// node makes none.
+func (s *Server) claimScratch(apiOnly bool) error {
+	s.scratch = scratch.New(filepath.Join(s.dir, "tmp"))
+	if apiOnly {
+		return nil
 	}
-	if err := s.newPublishing(cfg, logger); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+	var err error
+	if s.owned, err = scratch.Claim(s.scratch.Root()); err != nil {
+		return fmt.Errorf("temporary files: %w", err)
 	}
-	s.runner, err = pipeline.New(pipeline.Config{
-		Store:               st,
-		Jobs:                s.jobs,
-		Lease:               cfg.Lease,
-		OrgShare:            cfg.OrgWorkers,
-		ImportTimeout:       cfg.ImportTimeout,
-		ImportMinRate:       cfg.ImportMinRate,
-		Media:               s.media,
-		Scratch:             s.scratch,
-		PublicURL:           s.url,
-		AllowPrivateImports: cfg.AllowPrivateImports,
-		MonthlyCredits:      int64(cfg.MonthlyCredits),
-		Logger:              logger.With("component", "pipeline"),
-		Deliveries:          s.disp,
-		OnStageLeft:         s.metrics.StageLeft,
-		Transcriber:         asr,
-		MediaLinks:          s.links,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	if err := s.newJobWorkers(cfg, logger); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
+	s.scratch = s.owned.Dirs
+	return nil
+}
 
-	if !cfg.APIOnly {
-		if err := s.startWork(ctx); err != nil {
-			return nil, fmt.Errorf("server: %w", err)
-		}
-	} else {
-		// An API-only node runs the janitor too: expired uploads go
-		// whichever processes run, and upload files on this node's own
-		// disk (an earlier release's, or --media in another directory)
-		// are swept nowhere else.
-		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		s.cancel = cancel
-		s.janitor.Start(runCtx)
-	}
-	if !serveAPI {
-		ok = true
-		logger.Info("clipperd worker started", "public_url", s.url, "data", dataDir, "media", DescribeMedia(s.media),
-			"workers", cmp.Or(cfg.Workers, DefaultWorkers))
-		return s, nil
-	}
-
-	ui, err := gallery.New(gallery.Config{Store: st, MediaLinks: s.links, PublicURL: s.url,
+// serveHTTP serves the API and the gallery on ln.
+func (s *Server) serveHTTP(cfg Config, ln net.Listener, asr transcribe.Transcriber) error {
+	logger := s.log
+	ui, err := gallery.New(gallery.Config{Store: s.store, MediaLinks: s.links, PublicURL: s.url,
 		Logger: logger.With("component", "gallery"), SessionTTL: cfg.GallerySessionTTL, Now: cfg.Now,
 		TrustedProxies: cfg.TrustedProxies, OnThrottled: s.metrics.Throttled})
 	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return err
 	}
 	s.http = &http.Server{
 		Handler: progressWrites(withGallery(ui, api.New(api.Config{
-			Store:               st,
+			Store:               s.store,
 			TrustedProxies:      cfg.TrustedProxies,
 			Runner:              s.runner,
 			CopyJobs:            s.copies,
@@ -471,9 +498,7 @@ func start(ctx context.Context, cfg Config, serveAPI bool) (*Server, error) {
 	served := limitConns(ln, cfg.MaxConnsPerIP, logger)
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.http.Serve(served) }()
-	ok = true
-	logger.Info("clipperd listening", "addr", ln.Addr().String(), "public_url", s.url, "data", dataDir, "media", DescribeMedia(s.media))
-	return s, nil
+	return nil
 }
 
 // withGallery serves the gallery at /ui/ and GET /, the API everywhere else.
@@ -528,78 +553,6 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the real writer.
 func (p *progressWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
-// newJobWorkers makes the copy worker, the censor worker and the janitor.
-func (s *Server) newJobWorkers(cfg Config, logger *slog.Logger) error {
-	var err error
-	s.copies, err = copyjobs.New(copyjobs.Config{Store: s.store, Jobs: s.jobs, Logger: logger.With("component", "copyjobs")})
-	if err != nil {
-		return err
-	}
-	// Censor jobs spot the listed words in the audio with pocketsphinx
-	// whichever recogniser makes transcripts; without it, the transcript's
-	// words only.
-	var spotter censorjobs.Spotter
-	if transcribe.DefaultKind() == transcribe.KindPocketsphinx {
-		spotter = &transcribe.Pocketsphinx{}
-	} else {
-		logger.Warn("censor jobs find words in the transcript only: " + transcribe.PocketsphinxTool + " is not on PATH to spot them in the audio")
-	}
-	s.censors, err = censorjobs.New(censorjobs.Config{Store: s.store, Jobs: s.jobs, Media: s.media, Scratch: s.scratch,
-		Logger: logger.With("component", "censorjobs"), Spotter: spotter})
-	if err != nil {
-		return err
-	}
-	s.janitor, err = janitor.New(janitor.Config{
-		Store: s.store, Media: s.media, Uploads: s.uploads, UploadExpiry: cfg.UploadExpiry, Period: cfg.JanitorPeriod,
-		Logger: logger.With("component", "janitor"),
-	})
-	return err
-}
-
-// startWork starts what a process that works does: the publish scheduler,
-// the pipeline's loop (which first queues again the projects of runs whose
-// lease ended), the job system (after giving projects, copy and censor
-// jobs, deliveries and posts stored without a job one) and the janitor. The
-// work outlives ctx, which bounds the start only; Close ends it.
-func (s *Server) startWork(ctx context.Context) error {
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel = cancel
-	s.scheduler.Start(runCtx)
-	if err := s.runner.Start(runCtx); err != nil {
-		return fmt.Errorf("start pipeline: %w", err)
-	}
-	adopts := []func(context.Context) error{s.runner.Adopt, s.copies.Adopt, s.censors.Adopt, s.disp.Adopt, s.posts.Adopt}
-	for _, adopt := range adopts {
-		if err := adopt(runCtx); err != nil {
-			return err
-		}
-	}
-	if err := s.jobs.Start(runCtx); err != nil {
-		return err
-	}
-	s.janitor.Start(runCtx)
-	return nil
-}
-
-// newPublishing makes the publish worker and the scheduler, which gives the
-// posts of fired schedules their jobs.
-func (s *Server) newPublishing(cfg Config, logger *slog.Logger) error {
-	var err error
-	s.posts, err = publish.NewWorker(publish.WorkerConfig{
-		Store: s.store, Jobs: s.jobs, Media: s.media, Logger: logger.With("component", "publish"), MediaLinks: s.links,
-		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, OnAttempt: s.metrics.PublishAttempt,
-	})
-	if err != nil {
-		return err
-	}
-	s.scheduler, err = publish.NewScheduler(publish.SchedulerConfig{
-		Store: s.store, MonthlyCredits: int64(cfg.MonthlyCredits), StorageQuota: cfg.StorageQuota, Media: s.media,
-		Logger:  logger.With("component", "schedule"),
-		Enqueue: s.posts.Enqueue,
-	})
-	return err
-}
-
 // reachableAddr is addr with an unspecified host (listening on all
 // interfaces) replaced by the loopback address, so the default public URL
 // is one a local client can use.
@@ -631,41 +584,14 @@ func (s *Server) Close() error {
 func (s *Server) stopAll() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.grace)
 	defer cancel()
-	var errs []error
 	// The pipeline first: from now on a stage that fails, perhaps of the
 	// stop (its tool signalled with the whole service), hands its run back.
-	if s.runner != nil {
-		if err := s.runner.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			errs = append(errs, fmt.Errorf("pipeline stop: %w", err))
-		}
-	}
-	if s.http != nil {
-		if err := s.http.Shutdown(ctx); err != nil {
-			// Requests still open after the grace period (a slow upload) are cut.
-			_ = s.http.Close()
-			if !errors.Is(err, context.DeadlineExceeded) {
-				errs = append(errs, fmt.Errorf("http shutdown: %w", err))
-			}
-		}
-		if err := <-s.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errs = append(errs, fmt.Errorf("http serve: %w", err))
-		}
-	}
+	errs := s.stopWorkers(ctx, true)
+	errs = append(errs, s.stopHTTP(ctx)...)
 	if s.metricsAt != nil {
 		errs = append(errs, s.metricsAt.Close(ctx))
 	}
-	// The scheduler before the job system: it inserts the worker's jobs.
-	if s.scheduler != nil {
-		s.scheduler.Stop()
-	}
-	if s.jobs != nil {
-		// Running jobs get what is left of the grace period, then are
-		// handed back.
-		s.jobs.Stop(ctx)
-	}
-	if s.janitor != nil {
-		s.janitor.Stop()
-	}
+	errs = append(errs, s.stopWorkers(ctx, false)...)
 	if s.owned != nil {
 		// No job runs any more: what they left goes with the directory.
 		if err := s.owned.Release(); err != nil {
@@ -682,6 +608,25 @@ func (s *Server) stopAll() error {
 	_ = s.lock.Release()
 	s.log.Info("clipperd stopped")
 	return errors.Join(errs...)
+}
+
+// stopHTTP stops accepting requests and waits for the open ones until ctx
+// ends, then cuts those still open (a slow upload).
+func (s *Server) stopHTTP(ctx context.Context) []error {
+	if s.http == nil {
+		return nil
+	}
+	var errs []error
+	if err := s.http.Shutdown(ctx); err != nil {
+		_ = s.http.Close()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+		}
+	}
+	if err := <-s.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("http serve: %w", err))
+	}
+	return errs
 }
 
 // newTranscriber makes the recogniser cfg.ASR names. A missing
