@@ -13,7 +13,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/fulltest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 
 // On a full disk every failure (message, component and cause) is logged on
@@ -64,7 +64,7 @@ func TestFullDiskLogsABoundedNumberOfLines(t *testing.T) {
 		CREATE TRIGGER test_fill_on_write BEFORE UPDATE ON projects BEGIN INSERT INTO test_fill VALUES (randomblob(8192)); END`); err != nil {
 		t.Fatal(err)
 	}
-	fulltest.Fill(t, srv.store)
+	stores.Fill(t, srv.store)
 	if time.Now().After(leaseEnds) {
 		t.Fatal("the database filled after the leases ended; give them longer")
 	}
