@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -280,34 +281,38 @@ func TestSlotWaitAsksAboutProjectsNobodyWatches(t *testing.T) {
 // 20-project benchmark two waiting creates each read a watched project 30 s
 // later, two calls for nothing.)
 func TestSlotWaitLeavesAProjectWatchedMeanwhile(t *testing.T) {
-	cs, srv := newCapService(1)
-	defer srv.Close()
-	var gets atomic.Int32
-	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			gets.Add(1)
+	// In a bubble the probe's times are exact: the create probes p1 at
+	// probeAfter, and not at all while p1 is watched.
+	synctest.Test(t, func(t *testing.T) {
+		cs := &capService{cap: 1, running: map[string]bool{}, creates: make(chan string, 100)}
+		var gets atomic.Int32
+		counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				gets.Add(1)
+			}
+			cs.serve(w, r)
+		})
+		c := newTestClient(t, "http://clipperd.test", func(cfg *Config) {
+			cfg.MaxConcurrentProjects = 1
+			cfg.HTTPClient = inProcess(counted)
+		})
+		const probeAfter = 100 * time.Millisecond
+		c.policy.capBase = probeAfter
+		p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		cs.serve(w, r)
-	}))
-	defer counted.Close()
-	c := newTestClient(t, counted.URL, func(cfg *Config) { cfg.MaxConcurrentProjects = 1 })
-	const probeAfter = 100 * time.Millisecond
-	c.policy.capBase = probeAfter
-	p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second := createAsync(t.Context(), c)
-	c.slots.awaitWaiter()
-	time.Sleep(probeAfter / 4) // the create has seen p1 unwatched and set its probe
-	unwatch := c.slots.watch(p.ID)
-	time.Sleep(3 * probeAfter) // past the probe's time
-	if n := gets.Load(); n != 0 {
-		t.Fatalf("the waiting create read the watched project %d times, want 0", n)
-	}
-	unwatch()
-	cs.finish(p.ID)
-	if err := <-second; err != nil { // unwatched again: the create asks, sees it end and goes
-		t.Fatal(err)
-	}
+		second := createAsync(t.Context(), c)
+		synctest.Wait() // the create waits for the slot, its probe set
+		unwatch := c.slots.watch(p.ID)
+		time.Sleep(3 * probeAfter) // past the probe's time
+		if n := gets.Load(); n != 0 {
+			t.Fatalf("the waiting create read the watched project %d times, want 0", n)
+		}
+		unwatch()
+		cs.finish(p.ID)
+		if err := <-second; err != nil { // unwatched again: the create asks, sees it end and goes
+			t.Fatal(err)
+		}
+	})
 }

@@ -202,6 +202,7 @@ func diskUsage(t *testing.T, dir string) (bytes int64, files int) {
 // count do not move. When the project's media expire, the posts' clips go
 // with them (post.json stays, the record) and the count drops to nothing.
 func TestPostsOnADirectoryShareTheClipsBytes(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	media := testMedia(t, dataDir)
 	e := newPostEnv(t, media, quota.Limits{StorageQuota: renderSize + renderSize/2, PostRateLimit: 1000})
@@ -259,6 +260,7 @@ func TestPostsOnADirectoryShareTheClipsBytes(t *testing.T) {
 // it (403 StorageQuotaExceeded, as uploads are), however many come at
 // once; when the project's media expire the copies go and the count drops.
 func TestPostsToABucketCountAndMeetTheQuota(t *testing.T) {
+	t.Parallel()
 	srv := miniotest.Start(t)
 	bucket, err := s3blob.New(t.Context(), s3blob.Config{Bucket: srv.NewBucket(t), Endpoint: srv.Endpoint,
 		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})

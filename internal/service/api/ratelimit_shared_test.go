@@ -56,6 +56,7 @@ func nodeHandlers(t *testing.T, a, b *store.Store, limit int, now func() time.Ti
 // may send again. Each node counting on its own let nearly twice the
 // limit through.
 func TestRateLimitSharedAcrossNodes(t *testing.T) {
+	t.Parallel()
 	a, b, key := twoNodes(t)
 	const limit = 5
 	now := t0
@@ -99,6 +100,7 @@ func TestRateLimitSharedAcrossNodes(t *testing.T) {
 // however the nodes' transactions interleave (the first of the key's rows
 // is inserted by one of them).
 func TestRateLimitSharedParallel(t *testing.T) {
+	t.Parallel()
 	a, b, key := twoNodes(t)
 	const limit, perNode = 12, 20
 	hs := nodeHandlers(t, a, b, limit, func() time.Time { return t0 })
@@ -130,6 +132,7 @@ func TestRateLimitSharedParallel(t *testing.T) {
 // shared by the nodes too, and apart from the core endpoints' (its windows
 // are the key's under post:).
 func TestPostRateLimitSharedAcrossNodes(t *testing.T) {
+	t.Parallel()
 	a, b, _ := twoNodes(t)
 	coreA, postA := newLimiters(a, 2, 3, nil, nil)
 	coreB, postB := newLimiters(b, 2, 3, nil, nil)
@@ -161,6 +164,7 @@ func TestPostRateLimitSharedAcrossNodes(t *testing.T) {
 // either node after failbound.Every. Counted per node, the address had
 // Burst wrong keys on each.
 func TestFailedKeysBoundedAcrossNodes(t *testing.T) {
+	t.Parallel()
 	a, b, key := twoNodes(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	hs := nodeHandlers(t, a, b, 100, func() time.Time { return now })

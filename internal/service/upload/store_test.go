@@ -12,6 +12,7 @@ import (
 // chunks, a drop, the status query, the resume and completion; then the
 // upload is final.
 func TestWithStore(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
