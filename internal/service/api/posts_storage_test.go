@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
@@ -113,21 +115,17 @@ func (e *postEnv) postInParallel(n int) (ids []string, refused []*httptest.Respo
 // published waits until every post of ids is published.
 func (e *postEnv) published(ids []string) {
 	e.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
 	for _, id := range ids {
-		for {
+		storetest.Eventually(e.t, "post "+id+" published", func() bool {
 			p, err := e.st.GetPost(e.t.Context(), id)
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			if p.Status == store.PostPublished {
-				break
-			}
-			if p.Status != store.PostPending || time.Now().After(deadline) {
+			if p.Status != store.PostPending && p.Status != store.PostPublished {
 				e.t.Fatalf("post %s: %s (%s), want published", id, p.Status, p.LastError)
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return p.Status == store.PostPublished
+		})
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -92,7 +94,7 @@ func TestFullDiskLogsABoundedNumberOfLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
-		waitUntil(t, "project "+id+" requeued", func() bool {
+		storetest.Eventually(t, "project "+id+" requeued", func() bool {
 			p, err := srv.store.GetProject(t.Context(), id)
 			return err == nil && p.RunToken > 0
 		})

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
@@ -80,7 +82,7 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "a refused attempt of post "+pendingID, func() bool { return receiver.refused.Load() > 0 })
+	storetest.Eventually(t, "a refused attempt of post "+pendingID, func() bool { return receiver.refused.Load() > 0 })
 	censorID := c1.finishedCensorJob(clip.ProjectID, clip.CurationID)
 
 	// What the single box answers, and its media, before the move.

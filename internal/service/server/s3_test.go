@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -89,7 +91,7 @@ func TestS3MediaEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "post "+postID+" published", func() bool {
+	storetest.Eventually(t, "post "+postID+" published", func() bool {
 		post, err := srv.store.GetPost(ctx, postID)
 		if err != nil || post.Status == store.PostFailed {
 			t.Fatalf("post %s: %+v %v", postID, post, err)
