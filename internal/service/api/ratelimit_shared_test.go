@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	openstores "github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
+
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
@@ -21,16 +22,7 @@ import (
 func twoNodes(t testing.TB) (a, b *store.Store, key string) {
 	t.Helper()
 	url := storetest.PostgresURL(t)
-	master, _ := masterkey.Generate()
-	open := func() *store.Store {
-		st, err := store.Open(context.Background(), url, store.WithMasterKey(master))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}
-	a, b = open(), open()
+	a, b = openstores.Open(t, url), openstores.Open(t, url)
 	key, err := a.CreateKey(context.Background(), "org-a", "user-a")
 	if err != nil {
 		t.Fatal(err)

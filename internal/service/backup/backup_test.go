@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
@@ -173,7 +175,7 @@ func TestRestoreWantsTheKeyKeptApart(t *testing.T) {
 	if _, err := Restore(t.Context(), to, restored, nil); !errors.Is(err, ErrNoMasterKey) || !strings.Contains(err.Error(), "--master-key-file") {
 		t.Errorf("restore without a key = %v; want ErrNoMasterKey naming --master-key-file", err)
 	}
-	other, _ := masterkey.Generate()
+	other := storetest.MasterKey()
 	if _, err := Restore(t.Context(), to, restored, other); !errors.Is(err, masterkey.ErrWrongKey) {
 		t.Errorf("restore with another key = %v; want ErrWrongKey", err)
 	}
