@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
@@ -26,6 +24,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // renderSize is the size of the clip the posts publish: big enough that a

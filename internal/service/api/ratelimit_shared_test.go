@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	openstores "github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+	openstores "github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 
 // twoNodes opens one new PostgreSQL database twice, as two API nodes do,

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 
 // TestForStorePicksTheCount: a SQLite store (one process) counts in

@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // clock is a fake clock the test moves.

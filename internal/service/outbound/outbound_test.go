@@ -23,13 +23,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 const (

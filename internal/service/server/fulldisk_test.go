@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 

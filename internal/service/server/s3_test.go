@@ -12,11 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
-
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/minio/minio-go/v7"
 )
 
