@@ -11,8 +11,13 @@ import (
 // synctest bubble it is logical time and passes in no time.
 const EventuallyBound = 2 * time.Minute
 
-// pollEvery is how often Eventually asks again.
-const pollEvery = 10 * time.Millisecond
+// Eventually asks again after firstPoll, then twice as long each time up
+// to maxPoll: quick for what is nearly done, and a condition that reads a
+// store of one connection does not starve the work it waits for.
+const (
+	firstPoll = 5 * time.Millisecond
+	maxPoll   = 200 * time.Millisecond
+)
 
 // Eventually waits until cond holds and fails tb, saying what it waited
 // for, if cond still does not hold after EventuallyBound. It is the
@@ -20,10 +25,10 @@ const pollEvery = 10 * time.Millisecond
 func Eventually(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.Now().Add(EventuallyBound)
-	for !cond() {
+	for wait := firstPoll; !cond(); wait = min(2*wait, maxPoll) {
 		if time.Now().After(deadline) {
 			tb.Fatalf("waited %s for %s", EventuallyBound, what)
 		}
-		time.Sleep(pollEvery)
+		time.Sleep(wait)
 	}
 }
