@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -142,26 +143,46 @@ func TestWindowGateWhenTheServiceSaysNothing(t *testing.T) {
 // A window filled by another process (the apply before a plan): ten reads
 // sent at once cost one refused request, not ten.
 func TestFullWindowCostsOneRefusal(t *testing.T) {
-	opens := time.Now().Add(1500 * time.Millisecond)
-	var calls, refused atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		if wait := time.Until(opens); wait > 0 {
-			refused.Add(1)
-			w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
-			w.Header().Set("X-RateLimit-Remaining", "0")
-			writeJSON(w, http.StatusTooManyRequests, map[string]any{"errorName": "TooManyRequests", "errorMessage": "slow down"})
-			return
+	// In a bubble the window opens at an exact logical time, so the count
+	// is exact: the probe is refused once, then it and the nine it held go.
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		opens := start.Add(1500 * time.Millisecond)
+		var calls, refused atomic.Int32
+		service := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			if wait := time.Until(opens); wait > 0 {
+				refused.Add(1)
+				w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+				w.Header().Set("X-RateLimit-Remaining", "0")
+				writeJSON(w, http.StatusTooManyRequests, map[string]any{"errorName": "TooManyRequests", "errorMessage": "slow down"})
+				return
+			}
+			w.Header().Set("X-RateLimit-Remaining", "20")
+			writeJSON(w, http.StatusOK, map[string]any{"id": "p1", "projectId": "p1", "stage": "COMPLETE"})
+		})
+		c := newTestClient(t, "http://clipperd.test", func(cfg *Config) { cfg.HTTPClient = inProcess(service) })
+		var wg sync.WaitGroup
+		errs := make(chan error, 10)
+		for range 10 {
+			wg.Go(func() {
+				if _, err := c.GetProject(t.Context(), "p1"); err != nil {
+					errs <- err
+				}
+			})
 		}
-		w.Header().Set("X-RateLimit-Remaining", "20")
-		writeJSON(w, http.StatusOK, map[string]any{"id": "p1", "projectId": "p1", "stage": "COMPLETE"})
-	}))
-	t.Cleanup(srv.Close)
-	c := newTestClient(t, srv.URL, nil)
-	readTenAtOnce(t, c)
-	if calls.Load() > 11 || refused.Load() > 1 {
-		t.Fatalf("10 reads into a full window made %d calls, %d refused; want at most 11 and 1", calls.Load(), refused.Load())
-	}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if calls.Load() != 11 || refused.Load() != 1 {
+			t.Fatalf("10 reads into a full window made %d calls, %d refused; want 11 and 1", calls.Load(), refused.Load())
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Fatalf("the reads took %v; want the 2 s the refusal's Retry-After said", took)
+		}
+	})
 }
 
 // A service that says its window only in its 429s, whose window another

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -145,4 +146,23 @@ func refusedURL(t *testing.T) string {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	return "http://" + addr
+}
+
+// inProcess is an HTTP client that serves every request with h in the
+// caller's goroutine, without a socket: a test in a synctest bubble, where
+// a goroutine blocked on the network would keep the bubble's clock still,
+// talks to its service through it.
+func inProcess(h http.Handler) *http.Client {
+	return &http.Client{Transport: handlerTransport{h}}
+}
+
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := r.Context().Err(); err != nil {
+		return nil, err
+	}
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
 }

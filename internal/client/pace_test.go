@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -139,23 +140,28 @@ func TestNextPollPlans(t *testing.T) {
 // Projects of a batch after the first are polled once, when they are done:
 // the first wait learns how long a project takes.
 func TestWaitPollsOnceWhenPredicted(t *testing.T) {
-	const took = 40 * time.Millisecond
-	svc := newTimedService(t)
-	c := newTestClient(t, svc.URL, nil)
-	for _, id := range []string{"first", "second", "third"} {
-		if _, err := c.WaitForProject(t.Context(), id, svc.start(id, time.Now(), took)); err != nil {
-			t.Fatal(err)
+	// In a bubble a project takes exactly took, however loaded the machine:
+	// on wall time a slow poll passed the prediction and counted twice.
+	synctest.Test(t, func(t *testing.T) {
+		const took = 40 * time.Millisecond
+		svc := newTimedHandler()
+		c := newTestClient(t, "http://clipperd.test", func(cfg *Config) { cfg.HTTPClient = inProcess(svc.handler) })
+		for _, id := range []string{"first", "second", "third"} {
+			if _, err := c.WaitForProject(t.Context(), id, svc.start(id, time.Now(), took)); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if svc.polls("first") < 2 || svc.polls("second") != 1 || svc.polls("third") != 1 {
-		t.Fatalf("polls %v, want several for the first and one for each after", svc.pollCounts())
-	}
+		if svc.polls("first") < 2 || svc.polls("second") != 1 || svc.polls("third") != 1 {
+			t.Fatalf("polls %v, want several for the first and one for each after", svc.pollCounts())
+		}
+	})
 }
 
 // timedService answers a project RENDER until the time it takes has passed
 // since its creation, then COMPLETE, and counts the polls of each.
 type timedService struct {
 	*httptest.Server
+	handler http.Handler // the service, for a client served in process
 	mu      sync.Mutex
 	created map[string]time.Time
 	takes   map[string]time.Duration
@@ -163,8 +169,17 @@ type timedService struct {
 }
 
 func newTimedService(t *testing.T) *timedService {
+	s := newTimedHandler()
+	s.Server = httptest.NewServer(s.handler)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// newTimedHandler is a timedService without a socket, for a test in a
+// synctest bubble (inProcess).
+func newTimedHandler() *timedService {
 	s := &timedService{created: map[string]time.Time{}, takes: map[string]time.Duration{}, counts: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		id := strings.TrimPrefix(r.URL.Path, "/api/clip-projects/")
@@ -175,8 +190,7 @@ func newTimedService(t *testing.T) *timedService {
 			p = seen(id, apitypes.StageComplete, start, done)
 		}
 		writeJSON(w, 200, p)
-	}))
-	t.Cleanup(s.Close)
+	})
 	return s
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -360,44 +361,51 @@ func TestBackoffBounds(t *testing.T) {
 // once. The backoff here is an hour, so only the wake-up can let it through.
 // A second finish with nobody waiting wakes nothing and is not remembered.
 func TestConcurrentCapRetryWakesWhenAProjectFinishes(t *testing.T) {
-	var running atomic.Bool
-	running.Store(true)
-	var creates atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == http.MethodGet:
-			stage := apitypes.StageRender
-			if !running.Load() {
-				stage = apitypes.StageComplete
+	// In a bubble the hour of backoff would pass in no time: the logical
+	// time the create took shows it did not sleep it out.
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var running atomic.Bool
+		running.Store(true)
+		var creates atomic.Int32
+		service := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Method == http.MethodGet:
+				stage := apitypes.StageRender
+				if !running.Load() {
+					stage = apitypes.StageComplete
+				}
+				writeJSON(w, 200, apitypes.Project{ID: "p1", Stage: stage})
+			case creates.Add(1) == 1 || running.Load():
+				w.Header().Set(apitypes.HeaderCapReason, apitypes.CapReasonConcurrent)
+				writeJSON(w, 429, apitypes.ErrorBody{ErrorName: "TooManyRequests"})
+			default:
+				writeJSON(w, 201, apitypes.Project{ID: "p2", Stage: apitypes.StageQueued})
 			}
-			writeJSON(w, 200, apitypes.Project{ID: "p1", Stage: stage})
-		case creates.Add(1) == 1 || running.Load():
-			w.Header().Set(apitypes.HeaderCapReason, apitypes.CapReasonConcurrent)
-			writeJSON(w, 429, apitypes.ErrorBody{ErrorName: "TooManyRequests"})
-		default:
-			writeJSON(w, 201, apitypes.Project{ID: "p2", Stage: apitypes.StageQueued})
-		}
-	}))
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, nil)
-	c.policy.capBase, c.policy.capMax = time.Hour, time.Hour
+		})
+		c := newTestClient(t, "http://clipperd.test", func(cfg *Config) { cfg.HTTPClient = inProcess(service) })
+		c.policy.capBase, c.policy.capMax = time.Hour, time.Hour
 
-	created := make(chan error, 1)
-	go func() {
-		_, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
-		created <- err
-	}()
-	for !c.slots.hasRefusedWaiters() { // the create has been refused once and now waits
-		time.Sleep(time.Millisecond)
-	}
-	running.Store(false)
-	if _, err := c.WaitForProject(t.Context(), "p1", WaitOptions{PollInterval: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-created; err != nil {
-		t.Fatalf("create after a slot freed: %v", err)
-	}
-	if n := creates.Load(); n != 2 {
-		t.Fatalf("server saw %d creates, want the refused one and the retry", n)
-	}
+		created := make(chan error, 1)
+		go func() {
+			_, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
+			created <- err
+		}()
+		if synctest.Wait(); !c.slots.hasRefusedWaiters() {
+			t.Fatal("the create was not refused and waiting")
+		}
+		running.Store(false)
+		if _, err := c.WaitForProject(t.Context(), "p1", WaitOptions{PollInterval: time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-created; err != nil {
+			t.Fatalf("create after a slot freed: %v", err)
+		}
+		if n := creates.Load(); n != 2 {
+			t.Fatalf("server saw %d creates, want the refused one and the retry", n)
+		}
+		if took := time.Since(start); took >= time.Hour {
+			t.Fatalf("the retry came after %v: it slept out its backoff", took)
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
@@ -21,17 +22,28 @@ func (s *slotPool) hasRefusedWaiters() bool {
 	return len(s.refusedWaiters) > 0
 }
 
-// awaitWaiter returns once a create waits for a slot.
-func (s *slotPool) awaitWaiter() {
-	for {
-		s.mu.Lock()
-		w := s.waiting
-		s.mu.Unlock()
-		if w >= 1 {
-			return
+// settledWaiting waits until every goroutine of the test's synctest bubble
+// is blocked and returns how many creates then wait for a slot: exact,
+// where a poll could only say "at least one by now".
+func (s *slotPool) settledWaiting() int {
+	synctest.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiting
+}
+
+// newCapClient is a capService of limit and a client of it, served in
+// process, for a test in a synctest bubble.
+func newCapClient(t *testing.T, limit int, mod func(*Config)) (*capService, *Client) {
+	t.Helper()
+	cs := &capService{cap: limit, running: map[string]bool{}, creates: make(chan string, 100)}
+	c := newTestClient(t, "http://clipperd.test", func(cfg *Config) {
+		cfg.HTTPClient = inProcess(http.HandlerFunc(cs.serve))
+		if mod != nil {
+			mod(cfg)
 		}
-		time.Sleep(time.Millisecond)
-	}
+	})
+	return cs, c
 }
 
 func (s *slotPool) state() (limit, inUse int) {
@@ -136,34 +148,36 @@ func createAsync(ctx context.Context, c *Client) <-chan error {
 // With the cap known, a create beyond it waits in the process for one of its
 // projects to be seen finished, and the service never refuses one.
 func TestCreateWaitsForAFreeSlotInsteadOfBeingRefused(t *testing.T) {
-	cs, srv := newCapService(2)
-	defer srv.Close()
-	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxConcurrentProjects = 2 })
-	ctx := t.Context()
-	for range 2 {
-		if _, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{VideoURL: "u"}); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		cs, c := newCapClient(t, 2, func(cfg *Config) { cfg.MaxConcurrentProjects = 2 })
+		ctx := t.Context()
+		for range 2 {
+			if _, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{VideoURL: "u"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		third := createAsync(ctx, c)
+		if n := c.slots.settledWaiting(); n != 1 {
+			t.Fatalf("%d creates wait for a slot, want the third", n)
+		}
+		if n := len(cs.creates); n != 2 {
+			t.Fatalf("the service saw %d creates while both slots were held, want 2", n)
+		}
+		cs.finish("p1")
+		// A wait (or any read) seeing p1 COMPLETE frees its slot.
+		if _, err := c.WaitForProject(ctx, "p1", fastWait); err != nil {
 			t.Fatal(err)
 		}
-	}
-	third := createAsync(ctx, c)
-	c.slots.awaitWaiter()
-	if n := len(cs.creates); n != 2 {
-		t.Fatalf("the service saw %d creates while both slots were held, want 2", n)
-	}
-	cs.finish("p1")
-	// A wait (or any read) seeing p1 COMPLETE frees its slot.
-	if _, err := c.WaitForProject(ctx, "p1", fastWait); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-third; err != nil {
-		t.Fatalf("third create: %v", err)
-	}
-	if n := cs.refusals(); n != 0 {
-		t.Fatalf("the service refused %d creates, want 0", n)
-	}
-	if got := c.Stats().Concurrent429; got != 0 {
-		t.Fatalf("Concurrent429 = %d", got)
-	}
+		if err := <-third; err != nil {
+			t.Fatalf("third create: %v", err)
+		}
+		if n := cs.refusals(); n != 0 {
+			t.Fatalf("the service refused %d creates, want 0", n)
+		}
+		if got := c.Stats().Concurrent429; got != 0 {
+			t.Fatalf("Concurrent429 = %d", got)
+		}
+	})
 }
 
 // A create the service rejects gives its slot back at once.
@@ -213,47 +227,51 @@ func TestSlotWaitRespectsTheContext(t *testing.T) {
 // create goes through when one of this process's projects ends, and the
 // next create waits locally instead of being refused again.
 func TestConcurrentRefusalTeachesTheCapLeft(t *testing.T) {
-	cs, srv := newCapService(3)
-	defer srv.Close()
-	cs.external = 1
-	c := newTestClient(t, srv.URL, nil) // believes 4 slots
-	c.policy.capBase, c.policy.capMax = time.Hour, time.Hour
-	ctx := t.Context()
-	for range 2 {
-		if _, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{VideoURL: "u"}); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		cs, c := newCapClient(t, 3, nil) // believes 4 slots
+		cs.external = 1
+		c.policy.capBase, c.policy.capMax = time.Hour, time.Hour
+		ctx := t.Context()
+		for range 2 {
+			if _, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{VideoURL: "u"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		third := createAsync(ctx, c)
+		if synctest.Wait(); !c.slots.hasRefusedWaiters() {
+			t.Fatal("the third create was not refused and waiting")
+		}
+		if limit, _ := c.slots.state(); limit != 2 {
+			t.Fatalf("learned limit %d, want 2 (this process's projects in flight)", limit)
+		}
+		fourth := createAsync(ctx, c)
+		if n := c.slots.settledWaiting(); n != 1 {
+			t.Fatalf("%d creates wait for a slot, want the fourth", n)
+		}
+		cs.finish("p1")
+		if _, err := c.GetProject(ctx, "p1"); err != nil {
 			t.Fatal(err)
 		}
-	}
-	third := createAsync(ctx, c)
-	for !c.slots.hasRefusedWaiters() {
-		time.Sleep(time.Millisecond)
-	}
-	if limit, _ := c.slots.state(); limit != 2 {
-		t.Fatalf("learned limit %d, want 2 (this process's projects in flight)", limit)
-	}
-	fourth := createAsync(ctx, c)
-	c.slots.awaitWaiter()
-	cs.finish("p1")
-	if _, err := c.GetProject(ctx, "p1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-third; err != nil {
-		t.Fatalf("refused create after a slot freed: %v", err)
-	}
-	c.slots.awaitWaiter() // the fourth still waits: the learned cap is full again
-	if n := len(cs.creates); n != 3 {
-		t.Fatalf("the service made %d projects, want 3", n)
-	}
-	cs.finish("p2")
-	if _, err := c.GetProject(ctx, "p2"); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-fourth; err != nil {
-		t.Fatal(err)
-	}
-	if n := cs.refusals(); n != 1 {
-		t.Fatalf("refusals %d, want only the first", n)
-	}
+		if err := <-third; err != nil {
+			t.Fatalf("refused create after a slot freed: %v", err)
+		}
+		if n := c.slots.settledWaiting(); n != 1 { // the learned cap is full again
+			t.Fatalf("%d creates wait for a slot, want the fourth", n)
+		}
+		if n := len(cs.creates); n != 3 {
+			t.Fatalf("the service made %d projects, want 3", n)
+		}
+		cs.finish("p2")
+		if _, err := c.GetProject(ctx, "p2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-fourth; err != nil {
+			t.Fatal(err)
+		}
+		if n := cs.refusals(); n != 1 {
+			t.Fatalf("refusals %d, want only the first", n)
+		}
+	})
 }
 
 // A project nobody waits for (created without waiting for completion) still
@@ -280,34 +298,38 @@ func TestSlotWaitAsksAboutProjectsNobodyWatches(t *testing.T) {
 // 20-project benchmark two waiting creates each read a watched project 30 s
 // later, two calls for nothing.)
 func TestSlotWaitLeavesAProjectWatchedMeanwhile(t *testing.T) {
-	cs, srv := newCapService(1)
-	defer srv.Close()
-	var gets atomic.Int32
-	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			gets.Add(1)
+	// In a bubble the probe's times are exact: the create probes p1 at
+	// probeAfter, and not at all while p1 is watched.
+	synctest.Test(t, func(t *testing.T) {
+		cs := &capService{cap: 1, running: map[string]bool{}, creates: make(chan string, 100)}
+		var gets atomic.Int32
+		counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				gets.Add(1)
+			}
+			cs.serve(w, r)
+		})
+		c := newTestClient(t, "http://clipperd.test", func(cfg *Config) {
+			cfg.MaxConcurrentProjects = 1
+			cfg.HTTPClient = inProcess(counted)
+		})
+		const probeAfter = 100 * time.Millisecond
+		c.policy.capBase = probeAfter
+		p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		cs.serve(w, r)
-	}))
-	defer counted.Close()
-	c := newTestClient(t, counted.URL, func(cfg *Config) { cfg.MaxConcurrentProjects = 1 })
-	const probeAfter = 100 * time.Millisecond
-	c.policy.capBase = probeAfter
-	p, err := c.CreateProject(t.Context(), apitypes.CreateProjectRequest{VideoURL: "u"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second := createAsync(t.Context(), c)
-	c.slots.awaitWaiter()
-	time.Sleep(probeAfter / 4) // the create has seen p1 unwatched and set its probe
-	unwatch := c.slots.watch(p.ID)
-	time.Sleep(3 * probeAfter) // past the probe's time
-	if n := gets.Load(); n != 0 {
-		t.Fatalf("the waiting create read the watched project %d times, want 0", n)
-	}
-	unwatch()
-	cs.finish(p.ID)
-	if err := <-second; err != nil { // unwatched again: the create asks, sees it end and goes
-		t.Fatal(err)
-	}
+		second := createAsync(t.Context(), c)
+		synctest.Wait() // the create waits for the slot, its probe set
+		unwatch := c.slots.watch(p.ID)
+		time.Sleep(3 * probeAfter) // past the probe's time
+		if n := gets.Load(); n != 0 {
+			t.Fatalf("the waiting create read the watched project %d times, want 0", n)
+		}
+		unwatch()
+		cs.finish(p.ID)
+		if err := <-second; err != nil { // unwatched again: the create asks, sees it end and goes
+			t.Fatal(err)
+		}
+	})
 }

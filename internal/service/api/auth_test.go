@@ -12,6 +12,7 @@ import (
 )
 
 func TestBearerToken(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in, want string
 		ok       bool
@@ -38,6 +39,7 @@ func TestBearerToken(t *testing.T) {
 // other addresses, and clients behind a trusted proxy told apart by
 // X-Forwarded-For, are not held up.
 func TestFailedKeysAreBoundedPerClient(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var throttled []string

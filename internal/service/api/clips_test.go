@@ -16,6 +16,7 @@ import (
 // again, up to the largest pageNum whose offset fits; a larger one is a
 // 400 naming pageNum.
 func TestExportableClipsPaging(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	now := time.Now()
 	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: now}, store.Admission{}); err != nil {
@@ -83,6 +84,7 @@ func answer(rec interface {
 // store, are answered in the spec's format (UTC, milliseconds), in the
 // project's listing and the collection's.
 func TestClipTimesInTheSpecFormat(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	created := time.Date(2026, 11, 23, 1, 2, 3, 456789000, time.FixedZone("CET", 3600))
 	if err := st.CreateProject(t.Context(), &store.Project{ID: "p1", OrgID: "org-a", Stage: apitypes.StageComplete, CreatedAt: created}, store.Admission{}); err != nil {

@@ -13,6 +13,7 @@ import (
 // whose fields it ignores); any other body, even a lone `{`, is a 400
 // naming the body.
 func TestExportCollectionBody(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	rec := send(t, h, http.MethodPost, "/api/collections", key, `{"collectionName":"best"}`)
@@ -52,6 +53,7 @@ func TestExportCollectionBody(t *testing.T) {
 // in the store, are answered in the spec's format (UTC, milliseconds), on
 // its creation and in the list.
 func TestCollectionTimesInTheSpecFormat(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	at := time.Date(2026, 11, 23, 1, 2, 3, 456789000, time.FixedZone("CET", 3600))
 	st.SetClock(func() time.Time { return at })

@@ -118,6 +118,7 @@ func copyBody(projectID, clipID, accountID, subAccountID string) string {
 // reads RUNNING, without copy, until the worker finishes it; another org
 // cannot read it.
 func TestCopyJobRunningUntilRun(t *testing.T) {
+	t.Parallel()
 	f := newCopyFixture(t)
 	rec := send(t, f.h, http.MethodPost, "/api/social-copy-jobs", f.key, copyBody("p1", "c01", f.facebook.PostAccountID, "page-1"))
 	if rec.Code != http.StatusCreated {
@@ -145,6 +146,7 @@ func TestCopyJobRunningUntilRun(t *testing.T) {
 // TestCopyJobRequestErrors: every refused request names the field or the
 // resource, and creates no job.
 func TestCopyJobRequestErrors(t *testing.T) {
+	t.Parallel()
 	f := newCopyFixture(t)
 	tw, fb := f.twitter.PostAccountID, f.facebook.PostAccountID
 	cases := []struct {

@@ -21,6 +21,7 @@ import (
 // TestFail maps every kind of error to its answer, wrapped as handlers pass
 // them on.
 func TestFail(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		err     error
@@ -87,6 +88,7 @@ func TestFail(t *testing.T) {
 // TestFailMonthlyCap: the monthly cap is the spec's own 403 body, not the
 // common error body.
 func TestFailMonthlyCap(t *testing.T) {
+	t.Parallel()
 	a, _ := failAPI()
 	rec := httptest.NewRecorder()
 	reset := time.Date(2030, 2, 1, 0, 0, 0, 0, time.UTC)
@@ -112,6 +114,7 @@ func failAPI() (*API, *bytes.Buffer) {
 }
 
 func TestAbout(t *testing.T) {
+	t.Parallel()
 	if err := about("project", "p1", nil); err != nil {
 		t.Errorf("about(nil) = %v", err)
 	}
@@ -126,6 +129,7 @@ func TestAbout(t *testing.T) {
 }
 
 func TestUnknownAs(t *testing.T) {
+	t.Parallel()
 	var fe *fieldError
 	if err := unknownAs(store.ErrNotFound, "brandTemplateId", "unknown brand template %q", "t1"); !errors.As(err, &fe) ||
 		err.Error() != `brandTemplateId: unknown brand template "t1"` {
@@ -138,6 +142,7 @@ func TestUnknownAs(t *testing.T) {
 }
 
 func TestQueryInts(t *testing.T) {
+	t.Parallel()
 	ints := queryInts{q: map[string][]string{"a": {"7"}, "b": {"x"}, "c": {"500"}}}
 	if got := ints.get("a", 1, 1, 100, "small"); got != 7 || ints.err != nil {
 		t.Errorf("a = %d, %v", got, ints.err)

@@ -47,6 +47,7 @@ func TestHealthzNotReadyWithoutTools(t *testing.T) {
 // the table's pages are damaged (it reads them), and after the first call
 // that met damage elsewhere (the key's index).
 func TestHealthzReadsTheDatabase(t *testing.T) {
+	t.Parallel()
 	for _, damaged := range []string{"api_keys", "sqlite_autoindex_api_keys_1"} {
 		t.Run(damaged, func(t *testing.T) {
 			h, key, dir := manyKeys(t)

@@ -22,6 +22,7 @@ import (
 // 500 naming the damage before any byte, for ranges too. It used to be
 // served as it was.
 func TestMediaRefusesDamagedRender(t *testing.T) {
+	t.Parallel()
 	f := newMediaFixture(t)
 	render := bytes.Repeat([]byte("a rendered clip "), 40_000) // 640 KB
 	tmp := filepath.Join(t.TempDir(), "c1.mp4")

@@ -23,6 +23,7 @@ import (
 // is logged at debug level only, without the whole path (the request
 // line's cut is reqlog's, tested there).
 func TestMediaOddNamesAreNotFound(t *testing.T) {
+	t.Parallel()
 	st, _ := keyedStore(t)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "media", "p1"), 0o755); err != nil {
@@ -118,6 +119,7 @@ func (f *mediaFixture) fetch(addr string) (int, string) {
 // same ones within a window; they serve the clip's files (captions by
 // changing the extension) until they expire, and nothing else.
 func TestMediaAddressesSigned(t *testing.T) {
+	t.Parallel()
 	f := newMediaFixture(t)
 	c := f.clip()
 	for addr, want := range map[string]string{
@@ -171,6 +173,7 @@ func TestMediaAddressesSigned(t *testing.T) {
 // longer (30 days), and stop working when the project goes back to
 // DEFAULT.
 func TestMediaAddressesOfPublicProjects(t *testing.T) {
+	t.Parallel()
 	f := newMediaFixture(t)
 	private := f.clip().URIForExport
 	rec := send(t, f.h, http.MethodPost, "/api/clip-projects/p1/update-visibility", f.key, `{"visibility":"PUBLIC"}`)
@@ -200,6 +203,7 @@ func TestMediaAddressesOfPublicProjects(t *testing.T) {
 // the API's JSON error body (http.ServeContent writes plain text) and the
 // file's size in Content-Range; a satisfiable one is a 206 of those bytes.
 func TestMediaRangeErrorsAreJSON(t *testing.T) {
+	t.Parallel()
 	f := newMediaFixture(t)
 	addr := strings.TrimPrefix(f.clip().URIForExport, "http://clipperd.test")
 	get := func(rng string) *httptest.ResponseRecorder {

@@ -9,6 +9,7 @@ import (
 // path has no route for a JSON 405 with the Allow header, with or without a
 // key; the mux's redirects to a cleaned path still happen.
 func TestMissesAnswerJSON(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	cases := []struct {

@@ -24,6 +24,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // renderSize is the size of the clip the posts publish: big enough that a
@@ -113,21 +114,17 @@ func (e *postEnv) postInParallel(n int) (ids []string, refused []*httptest.Respo
 // published waits until every post of ids is published.
 func (e *postEnv) published(ids []string) {
 	e.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
 	for _, id := range ids {
-		for {
+		storetest.Eventually(e.t, "post "+id+" published", func() bool {
 			p, err := e.st.GetPost(e.t.Context(), id)
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			if p.Status == store.PostPublished {
-				break
-			}
-			if p.Status != store.PostPending || time.Now().After(deadline) {
+			if p.Status != store.PostPending && p.Status != store.PostPublished {
 				e.t.Fatalf("post %s: %s (%s), want published", id, p.Status, p.LastError)
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return p.Status == store.PostPublished
+		})
 	}
 }
 
@@ -202,6 +199,7 @@ func diskUsage(t *testing.T, dir string) (bytes int64, files int) {
 // count do not move. When the project's media expire, the posts' clips go
 // with them (post.json stays, the record) and the count drops to nothing.
 func TestPostsOnADirectoryShareTheClipsBytes(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	media := testMedia(t, dataDir)
 	e := newPostEnv(t, media, quota.Limits{StorageQuota: renderSize + renderSize/2, PostRateLimit: 1000})
@@ -259,6 +257,7 @@ func TestPostsOnADirectoryShareTheClipsBytes(t *testing.T) {
 // it (403 StorageQuotaExceeded, as uploads are), however many come at
 // once; when the project's media expire the copies go and the count drops.
 func TestPostsToABucketCountAndMeetTheQuota(t *testing.T) {
+	t.Parallel()
 	srv := miniotest.Start(t)
 	bucket, err := s3blob.New(t.Context(), s3blob.Config{Bucket: srv.NewBucket(t), Endpoint: srv.Endpoint,
 		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})

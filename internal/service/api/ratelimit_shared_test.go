@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/failbound"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+	openstores "github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 
 // twoNodes opens one new PostgreSQL database twice, as two API nodes do,
@@ -21,16 +21,7 @@ import (
 func twoNodes(t testing.TB) (a, b *store.Store, key string) {
 	t.Helper()
 	url := storetest.PostgresURL(t)
-	master, _ := masterkey.Generate()
-	open := func() *store.Store {
-		st, err := store.Open(context.Background(), url, store.WithMasterKey(master))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}
-	a, b = open(), open()
+	a, b = openstores.Open(t, url), openstores.Open(t, url)
 	key, err := a.CreateKey(context.Background(), "org-a", "user-a")
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +47,7 @@ func nodeHandlers(t *testing.T, a, b *store.Store, limit int, now func() time.Ti
 // may send again. Each node counting on its own let nearly twice the
 // limit through.
 func TestRateLimitSharedAcrossNodes(t *testing.T) {
+	t.Parallel()
 	a, b, key := twoNodes(t)
 	const limit = 5
 	now := t0
@@ -99,6 +91,7 @@ func TestRateLimitSharedAcrossNodes(t *testing.T) {
 // however the nodes' transactions interleave (the first of the key's rows
 // is inserted by one of them).
 func TestRateLimitSharedParallel(t *testing.T) {
+	t.Parallel()
 	a, b, key := twoNodes(t)
 	const limit, perNode = 12, 20
 	hs := nodeHandlers(t, a, b, limit, func() time.Time { return t0 })
@@ -130,6 +123,7 @@ func TestRateLimitSharedParallel(t *testing.T) {
 // shared by the nodes too, and apart from the core endpoints' (its windows
 // are the key's under post:).
 func TestPostRateLimitSharedAcrossNodes(t *testing.T) {
+	t.Parallel()
 	a, b, _ := twoNodes(t)
 	coreA, postA := newLimiters(a, 2, 3, nil, nil)
 	coreB, postB := newLimiters(b, 2, 3, nil, nil)
@@ -161,6 +155,7 @@ func TestPostRateLimitSharedAcrossNodes(t *testing.T) {
 // either node after failbound.Every. Counted per node, the address had
 // Burst wrong keys on each.
 func TestFailedKeysBoundedAcrossNodes(t *testing.T) {
+	t.Parallel()
 	a, b, key := twoNodes(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	hs := nodeHandlers(t, a, b, 100, func() time.Time { return now })

@@ -46,6 +46,7 @@ func countAllowedIn(ds []decision, from time.Time) int {
 // exactly 30 pass in the first minute, never more than 30 in any 60 s, and
 // the headers tell when the window moves on.
 func TestRateLimitSlidingWindow(t *testing.T) {
+	t.Parallel()
 	l := newKeyLimiter(30)
 	var ds []decision
 	for i := range 180 {
@@ -88,6 +89,7 @@ func TestRateLimitSlidingWindow(t *testing.T) {
 
 // TestRateLimitRounding checks Retry-After and X-RateLimit-Reset round up.
 func TestRateLimitRounding(t *testing.T) {
+	t.Parallel()
 	l := newKeyLimiter(2)
 	decide(l, "k", t0.Add(400*time.Millisecond))
 	decide(l, "k", t0.Add(500*time.Millisecond))
@@ -109,6 +111,7 @@ func TestRateLimitRounding(t *testing.T) {
 // first one), full bursts a minute apart, and random bursts paced by a
 // client-side sliding window.
 func TestRateLimitCompliantClients(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	check := func(name string, times []time.Time) {
 		t.Helper()
@@ -156,6 +159,7 @@ func TestRateLimitCompliantClients(t *testing.T) {
 // TestRateLimitKeysAndMemory: keys are independent, a key's log never holds
 // more than the limit, and idle keys are forgotten.
 func TestRateLimitKeysAndMemory(t *testing.T) {
+	t.Parallel()
 	l := newKeyLimiter(3)
 	for i := range 10 {
 		decide(l, "busy", t0.Add(time.Duration(i)*time.Millisecond))
@@ -182,6 +186,7 @@ func TestRateLimitKeysAndMemory(t *testing.T) {
 // an injected clock: the limit's requests at one instant pass, the next is a
 // 429 naming the wait, and a minute later the key may send again.
 func TestRateLimitThroughHandler(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	now := t0
 	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", Limits: quota.Limits{RateLimit: 5},
@@ -214,6 +219,7 @@ func TestRateLimitThroughHandler(t *testing.T) {
 // the minute is over; before the window was saved, the restart gave the
 // budget again.
 func TestRateLimitSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	now := t0
 	clock := func() time.Time { return now }
@@ -245,6 +251,7 @@ func TestRateLimitSurvivesRestart(t *testing.T) {
 // ThrottledPostRate; a minute later, or with another key, posts go again,
 // and a restart does not give the minute's budget again.
 func TestPostingEndpointsHaveTheirOwnRateLimit(t *testing.T) {
+	t.Parallel()
 	f := newCopyFixture(t) // org-a's project p1 with clip c01 and its accounts, in a handler of our own
 	now := t0
 	var throttled []string

@@ -15,6 +15,7 @@ import (
 // naming the action's url, clipperd's own API included; with private
 // webhooks allowed the same project is created.
 func TestCreateRefusesPrivateWebhooks(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	// Private imports are allowed so that videoUrl is not looked up in DNS.
 	cfg := Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://127.0.0.1:8787",

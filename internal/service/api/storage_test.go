@@ -19,6 +19,7 @@ import (
 // whether SQLite or a file write found no space. An org over its storage
 // quota is a 403 that names the quota.
 func TestFailStorage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, errName, msg string
 		err                error
@@ -52,6 +53,7 @@ func TestFailStorage(t *testing.T) {
 // ends in 507 with Retry-After, never a 500; once there is room again they
 // work.
 func TestFullDatabaseAnswers507(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test", Limits: quota.Limits{MaxCollections: 1 << 20}})
 	session := startSession(t, h, uploadLink(t, h, key))
@@ -131,6 +133,7 @@ func want507(t *testing.T, what string, rec *httptest.ResponseRecorder) {
 // project and no more upload bytes: 403 naming the quota. A status query
 // still answers, and another org is not affected.
 func TestStorageQuota(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	otherKey, err := st.CreateKey(t.Context(), "org-b", "user-b")
 	if err != nil {

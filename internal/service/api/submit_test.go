@@ -19,6 +19,7 @@ import (
 // transaction that stores it; a refused one gets none. The job system is
 // not started, so the job waits, available.
 func TestCreateEnqueues(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	js, err := jobs.Open(t.Context(), jobs.Config{Store: st})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // as ThrottledRate, a project over the concurrent cap as
 // ThrottledConcurrent, and answers that are not 429s are not reported.
 func TestOnThrottledNamesTheReason(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	var reasons []string
 	// AllowPrivateImports: the link is not resolved at create.

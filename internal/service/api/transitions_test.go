@@ -7,6 +7,7 @@ import (
 
 // An unknown selectedTransitions name is a 400 naming the item, before anything is stored.
 func TestCreateProjectRefusesAnUnknownTransition(t *testing.T) {
+	t.Parallel()
 	st, key := keyedStore(t)
 	h := New(Config{Store: st, Media: testMedia(t, t.TempDir()), PublicURL: "http://clipperd.test"})
 	body := `{"videoUrl":"https://www.youtube.com/watch?v=abc","renderPref":{"enableAutoTransition":true,"selectedTransitions":["fade","wipeleft","sparkle"]}}`

@@ -13,6 +13,7 @@ import (
 // back as a fieldError at the right place in the request: the rule's own
 // field (startSec, url, ...) under the value it checked.
 func TestNormalizeCreateNamesTheField(t *testing.T) {
+	t.Parallel()
 	num := func(v float64) *float64 { return &v }
 	yes := func() *bool { v := true; return &v }
 	no := func() *bool { v := false; return &v }
@@ -104,6 +105,7 @@ func emailActions(n int) []apitypes.ConclusionAction {
 // probe's 100,000-character title, 100 KB sourceLang, 1 MB prompt among
 // them); at the limit it passes.
 func TestTextFieldsAreBounded(t *testing.T) {
+	t.Parallel()
 	const video = "https://www.youtube.com/watch?v=abc"
 	long := func(n int) string { return strings.Repeat("x", n) }
 	create := func(edit func(*apitypes.CreateProjectRequest)) func() error {

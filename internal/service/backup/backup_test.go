@@ -12,6 +12,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // dataDir is a stopped server's data directory: a project with one clip
@@ -173,7 +174,7 @@ func TestRestoreWantsTheKeyKeptApart(t *testing.T) {
 	if _, err := Restore(t.Context(), to, restored, nil); !errors.Is(err, ErrNoMasterKey) || !strings.Contains(err.Error(), "--master-key-file") {
 		t.Errorf("restore without a key = %v; want ErrNoMasterKey naming --master-key-file", err)
 	}
-	other, _ := masterkey.Generate()
+	other := storetest.MasterKey()
 	if _, err := Restore(t.Context(), to, restored, other); !errors.Is(err, masterkey.ErrWrongKey) {
 		t.Errorf("restore with another key = %v; want ErrWrongKey", err)
 	}

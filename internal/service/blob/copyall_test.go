@@ -25,6 +25,7 @@ func newDir(t *testing.T) *blob.Dir {
 // else; run again it skips what is in place with its size and rewrites
 // what is not (a copy cut short).
 func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src, dst := newDir(t), newDir(t)
 	objects := map[string]string{
@@ -76,6 +77,7 @@ func TestCopyAllCopiesTheRootsAndResumes(t *testing.T) {
 
 // A write the target refuses ends the copy with an error naming the object.
 func TestCopyAllStopsAtAFailure(t *testing.T) {
+	t.Parallel()
 	src, dst := newDir(t), newDir(t)
 	for i := range 20 {
 		blobtest.Put(t, src, blob.MediaKey("p1", fmt.Sprintf("c%02d.mp4", i)), "clip")

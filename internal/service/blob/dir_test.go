@@ -16,6 +16,7 @@ import (
 )
 
 func TestDir(t *testing.T) {
+	t.Parallel()
 	blobtest.Run(t, func(t *testing.T) blob.Store {
 		d, err := blob.NewDir(t.TempDir(), nil)
 		if err != nil {
@@ -40,6 +41,7 @@ func (s *servedDir) Presign(_ context.Context, key string, _ time.Duration) (str
 }
 
 func TestDirPresign(t *testing.T) {
+	t.Parallel()
 	blobtest.Run(t, func(t *testing.T) blob.Store {
 		sd := &servedDir{}
 		d, err := blob.NewDir(t.TempDir(), sd)
@@ -63,6 +65,7 @@ func TestDirPresign(t *testing.T) {
 
 // TestDirLayout pins the files keys name: the data directory's layout.
 func TestDirLayout(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	d, err := blob.NewDir(root, nil)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // its size before a byte is read; altered in place at the same size, a
 // whole read fails instead of handing out its last bytes, and Verify says so.
 func TestSumsFindDamage(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	d, err := blob.NewDir(root, nil)
 	if err != nil {

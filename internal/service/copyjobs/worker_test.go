@@ -12,6 +12,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // clip is the one clip of project p1 of org-a.
@@ -82,20 +83,15 @@ func jobStates(t *testing.T, w *Worker) []string {
 // finished waits until job id is no longer RUNNING and returns it.
 func finished(t *testing.T, st *store.Store, id string) *store.CopyJob {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		j, err := st.CopyJob(t.Context(), id)
-		if err != nil {
+	var j *store.CopyJob
+	storetest.Eventually(t, "job "+id+" no longer RUNNING", func() bool {
+		var err error
+		if j, err = st.CopyJob(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
-		if j.Status != apitypes.CopyRunning {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s still RUNNING", id)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return j.Status != apitypes.CopyRunning
+	})
+	return j
 }
 
 // TestJobRunsThenCompletes holds a job before its copy is made: it is

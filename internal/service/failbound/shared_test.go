@@ -6,29 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
-
-func openStore(t *testing.T, location string, master *masterkey.Key) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), location, store.WithMasterKey(master))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
-}
 
 // TestForStorePicksTheCount: a SQLite store (one process) counts in
 // memory; a PostgreSQL one in the database.
 func TestForStorePicksTheCount(t *testing.T) {
-	master, _ := masterkey.Generate()
-	if l := ForStore(openStore(t, t.TempDir(), master), ScopeLogins, nil); l.shared != nil {
+	t.Parallel()
+	if l := ForStore(stores.Open(t, t.TempDir()), ScopeLogins, nil); l.shared != nil {
 		t.Error("a SQLite store's limiter counts in the database")
 	}
-	if l := ForStore(openStore(t, storetest.PostgresURL(t), master), ScopeLogins, nil); l.shared == nil {
+	if l := ForStore(stores.Open(t, storetest.PostgresURL(t)), ScopeLogins, nil); l.shared == nil {
 		t.Error("a PostgreSQL store's limiter counts in memory alone")
 	}
 	for _, none := range []any{nil, (*store.Store)(nil)} {
@@ -44,9 +34,9 @@ func TestForStorePicksTheCount(t *testing.T) {
 // token bucket (golang.org/x/time/rate, New's) would for the same
 // attempts at the same times, through a random run of failures and waits.
 func TestSharedBoundAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	url := storetest.PostgresURL(t)
-	master, _ := masterkey.Generate()
-	stA, stB := openStore(t, url, master), openStore(t, url, master)
+	stA, stB := stores.Open(t, url), stores.Open(t, url)
 	ctx := context.Background()
 	nodes := [2]*Limiter{ForStore(stA, ScopeAPIKeys, nil), ForStore(stB, ScopeAPIKeys, nil)}
 	logins := ForStore(stB, ScopeLogins, nil)

@@ -11,12 +11,11 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/s3blob"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
-var testKey, _ = masterkey.Generate()
+var testKey = storetest.MasterKey()
 
 // engines are the databases the checks run on: a new SQLite file and a new
 // PostgreSQL database.

@@ -12,6 +12,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // clock is a fake clock the test moves.
@@ -233,14 +234,8 @@ func TestStartRunsAPass(t *testing.T) {
 	u := e.upload(10, false)
 	e.clock.advance(200 * time.Hour)
 	e.j.Start(context.Background())
-	deadline := time.Now().Add(10 * time.Second)
-	for exists(e.path(u)) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the first pass to delete the expired upload", func() bool { return !exists(e.path(u)) })
 	e.j.Stop()
-	if exists(e.path(u)) {
-		t.Error("the first pass did not delete the expired upload")
-	}
 }
 
 // path is the file of u's bytes in the data directory.

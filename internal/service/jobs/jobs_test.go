@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
@@ -33,13 +32,13 @@ var testRetry = backoff.Retry{Base: 10 * time.Millisecond, Max: 40 * time.Millis
 // makes a new, empty database of it (a SQLite data directory, or a
 // PostgreSQL database of the test's own).
 func forEachEngine(t *testing.T, fn func(t *testing.T, newLocation func(testing.TB) string)) {
-	t.Run(store.EngineSQLite, func(t *testing.T) { fn(t, func(tb testing.TB) string { return tb.TempDir() }) })
-	t.Run(store.EnginePostgres, func(t *testing.T) { fn(t, storetest.PostgresURL) })
+	t.Helper()
+	storetest.ForEachEngine(t, func(t *testing.T, e storetest.Engine) { fn(t, e.Location) })
 }
 
 // testMasterKey seals the secrets of the tests' stores, so a second
 // process (a second handle) of one database opens them too.
-var testMasterKey, _ = masterkey.Generate()
+var testMasterKey = storetest.MasterKey()
 
 // openStore opens the store at location, as clipperd does.
 func openStore(t *testing.T, location string) *store.Store {
@@ -138,19 +137,6 @@ func runsOf(t *testing.T, st *store.Store) map[string]int {
 	return out
 }
 
-// waitFor polls cond for up to limit: a bound against hanging, never a
-// timing assertion.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func countOf(t *testing.T, j *Jobs, state string) int64 {
 	t.Helper()
 	counts, err := j.Counts(t.Context())
@@ -169,6 +155,7 @@ func countOf(t *testing.T, j *Jobs, state string) int64 {
 // TestMigrateBesideStore: River's schema goes into the store's file next
 // to the store's own, and opening again applies nothing twice.
 func TestMigrateBesideStore(t *testing.T) {
+	t.Parallel()
 	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
 		dir := newLocation(t)
 		st := openStore(t, dir)
@@ -191,6 +178,7 @@ func TestMigrateBesideStore(t *testing.T) {
 // installation starting at once on a new PostgreSQL database all open the
 // job system; River's steps are applied once, under the migration lock.
 func TestProcessesStartingTogetherMigrateOnce(t *testing.T) {
+	t.Parallel()
 	url := storetest.PostgresURL(t)
 	const processes = 4
 	stores := make([]*store.Store, processes)
@@ -237,6 +225,7 @@ func TestOpenRefusesAStoreWithoutADriver(t *testing.T) {
 // TestInsertTxWithItsRow: a job exists exactly when the transaction of its
 // row commits, runs once on the store's one connection, and sees the row.
 func TestInsertTxWithItsRow(t *testing.T) {
+	t.Parallel()
 	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
 		st := openStore(t, newLocation(t))
 		j := openJobs(t, st, Config{}, func(ctx context.Context, job *Job[noteArgs]) error {
@@ -251,7 +240,7 @@ func TestInsertTxWithItsRow(t *testing.T) {
 		if err := addNote(t.Context(), st, j, "undone", true); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 10*time.Second, "the committed job completed", func() bool { return countOf(t, j, "completed") == 1 })
+		storetest.Eventually(t, "the committed job completed", func() bool { return countOf(t, j, "completed") == 1 })
 		if got := runsOf(t, st); len(got) != 1 || got["kept"] != 1 {
 			t.Errorf("runs %v; want kept once, no undone row", got)
 		}
@@ -266,6 +255,7 @@ func TestInsertTxWithItsRow(t *testing.T) {
 // insert announced, so they can be rare. With a poll of an hour, only the
 // listener can have woken the queue.
 func TestSQLiteInsertTxWakesTheQueueWithoutAPoll(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, t.TempDir())
 	j := openJobs(t, st, Config{FetchPollInterval: time.Hour}, func(ctx context.Context, job *Job[noteArgs]) error {
 		return bump(ctx, st, job.Args.Note)
@@ -278,12 +268,13 @@ func TestSQLiteInsertTxWakesTheQueueWithoutAPoll(t *testing.T) {
 		if err := addNote(t.Context(), st, j, note, false); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, "the job of "+note+" ran", func() bool { return runsOf(t, st)[note] == 1 })
+		storetest.Eventually(t, "the job of "+note+" ran", func() bool { return runsOf(t, st)[note] == 1 })
 	}
 }
 
 // TestUniqueByArgs: inserting the job of a row twice adds one job.
 func TestUniqueByArgs(t *testing.T) {
+	t.Parallel()
 	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
 		st := openStore(t, newLocation(t))
 		j := openJobs(t, st, Config{}, func(context.Context, *Job[noteArgs]) error { return nil })
@@ -303,6 +294,7 @@ func TestUniqueByArgs(t *testing.T) {
 // kind's budget (2 attempts here, the system's being 3), its last attempt
 // says so, and its errors stay visible.
 func TestRetriesThenGivesUp(t *testing.T) {
+	t.Parallel()
 	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
 		st := openStore(t, newLocation(t))
 		var last atomic.Int32
@@ -322,7 +314,7 @@ func TestRetriesThenGivesUp(t *testing.T) {
 		if err := addNote(t.Context(), st, j, "doomed", false); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 20*time.Second, "the job was discarded", func() bool { return countOf(t, j, "discarded") == 1 })
+		storetest.Eventually(t, "the job was discarded", func() bool { return countOf(t, j, "discarded") == 1 })
 		recent, err := j.Recent(t.Context(), QueueCopy, 10)
 		if err != nil {
 			t.Fatal(err)
@@ -345,6 +337,7 @@ func TestRetriesThenGivesUp(t *testing.T) {
 // TestStopHandsBackRunningJob: a job cut short by Stop is available again
 // without its attempt counted, and the next start runs it.
 func TestStopHandsBackRunningJob(t *testing.T) {
+	t.Parallel()
 	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
 		dir := newLocation(t)
 		st := openStore(t, dir)
@@ -378,7 +371,7 @@ func TestStopHandsBackRunningJob(t *testing.T) {
 		if err := next.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 10*time.Second, "the handed back job ran after the next start", func() bool { return runsOf(t, st)["cut"] == 1 })
+		storetest.Eventually(t, "the handed back job ran after the next start", func() bool { return runsOf(t, st)["cut"] == 1 })
 	})
 }
 
@@ -403,6 +396,7 @@ func (b busyCounter) Enabled(context.Context, slog.Level) bool { return true }
 // store handle of one file (as two processes would be), share 200 jobs
 // inserted while they run: every job runs exactly once, none is lost.
 func TestClaimedExactlyOnceByTwoProcesses(t *testing.T) {
+	t.Parallel()
 	forEachEngine(t, func(t *testing.T, newLocation func(testing.TB) string) {
 		if testing.Short() {
 			t.Skip("runs 200 jobs")
@@ -437,7 +431,7 @@ func TestClaimedExactlyOnceByTwoProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		waitFor(t, 60*time.Second, "every job completed", func() bool { return countOf(t, systems[0], "completed") == n })
+		storetest.Eventually(t, "every job completed", func() bool { return countOf(t, systems[0], "completed") == n })
 		elapsed := time.Since(start)
 
 		runs := runsOf(t, stores[0])
@@ -460,6 +454,7 @@ func TestClaimedExactlyOnceByTwoProcesses(t *testing.T) {
 // listener's polls) shares the store's single connection with the store's
 // own transactions and with jobs that open transactions of their own.
 func TestOneConnectionNeitherDeadlocksNorStarves(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, t.TempDir())
 	j := openJobs(t, st, Config{}, func(ctx context.Context, job *Job[noteArgs]) error {
 		return bump(ctx, st, job.Args.Note)
@@ -485,7 +480,7 @@ func TestOneConnectionNeitherDeadlocksNorStarves(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 30*time.Second, "every job completed on one connection", func() bool {
+	storetest.Eventually(t, "every job completed on one connection", func() bool {
 		return countOf(t, j, "completed") == writers*each
 	})
 	for note, n := range runsOf(t, st) {
@@ -554,6 +549,7 @@ const killHelperEnv = "CLIPPERD_JOBS_KILL_HELPER"
 // TestKillHelperProcess is the process TestKilledProcessJobResumes kills:
 // it claims the waiting job, marks it started, and works on it until killed.
 func TestKillHelperProcess(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv(killHelperEnv)
 	if dir == "" {
 		t.Skip("run by TestKilledProcessJobResumes")
@@ -595,7 +591,7 @@ func TestKilledProcessJobResumes(t *testing.T) {
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the helper process started the job", func() bool {
+	storetest.Eventually(t, "the helper process started the job", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "started"))
 		return err == nil
 	})
@@ -623,9 +619,9 @@ func TestKilledProcessJobResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { next.Stop(context.Background()) })
-	waitFor(t, 2*time.Minute, "the killed process's job ran again", func() bool { return runsOf(t, st)["killed"] == 1 })
+	storetest.Eventually(t, "the killed process's job ran again", func() bool { return runsOf(t, st)["killed"] == 1 })
 	resumed := time.Since(killed)
-	waitFor(t, 10*time.Second, "the job completed", func() bool { return countOf(t, next, "completed") == 1 })
+	storetest.Eventually(t, "the job completed", func() bool { return countOf(t, next, "completed") == 1 })
 	recent, err := next.Recent(t.Context(), QueueCopy, 1)
 	if err != nil {
 		t.Fatal(err)

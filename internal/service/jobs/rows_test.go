@@ -9,9 +9,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // noteRow is the row of a note job: how often its work ran.
@@ -147,7 +147,7 @@ func TestRowKind(t *testing.T) {
 		if err := j.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, "every job completed", func() bool { return countOf(t, j, "completed") == 5 })
+		storetest.Eventually(t, "every job completed", func() bool { return countOf(t, j, "completed") == 5 })
 		recent, err := j.Recent(ctx, QueueCopy, 10)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"mime/quotedprintable"
@@ -27,6 +28,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 const (
@@ -104,21 +106,21 @@ func startDispatcher(t *testing.T, cfg Config) (*Dispatcher, *jobs.Jobs) {
 // waitDelivery polls until delivery id leaves the pending status.
 func waitDelivery(t *testing.T, st *store.Store, id int64) store.Delivery {
 	t.Helper()
-	deadline := time.Now().Add(waitDeadline)
-	for time.Now().Before(deadline) {
+	var done store.Delivery
+	storetest.Eventually(t, fmt.Sprintf("delivery %d no longer pending", id), func() bool {
 		ds, err := st.ProjectDeliveries(context.Background(), testProject)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range ds {
 			if d.ID == id && d.Status != store.DeliveryPending {
-				return d
+				done = d
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("delivery %d still pending after %s", id, waitDeadline)
-	return store.Delivery{}
+		return false
+	})
+	return done
 }
 
 // enqueue stores a pending delivery without a job, as a release before the
@@ -424,12 +426,9 @@ func TestStopHandsBackThenRestartSendsOnce(t *testing.T) {
 	if d := waitDelivery(t, st, dl.ID); d.Status != store.DeliveryDone || d.Attempts != 1 {
 		t.Fatalf("delivery = %s after %d attempts, want done after 1", d.Status, d.Attempts)
 	}
-	for end := time.Now().Add(waitDeadline); !slices.Equal(deliveryJobs(t, next), []string{"completed/1"}) && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := deliveryJobs(t, next); !slices.Equal(got, []string{"completed/1"}) {
-		t.Errorf("jobs after the restart %v; want one, completed on attempt 1", got)
-	}
+	storetest.Eventually(t, "one delivery job, completed on attempt 1", func() bool {
+		return slices.Equal(deliveryJobs(t, next), []string{"completed/1"})
+	})
 	if n := requests.Load(); n != 2 {
 		t.Errorf("receiver got %d requests, want 2: the cut one and the one acknowledged", n)
 	}

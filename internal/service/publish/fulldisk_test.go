@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/fulltest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 
 // On a full disk the scheduler's passes fail; it backs off on the failure
@@ -21,7 +21,7 @@ func TestSchedulerBacksOffOnAFullDisk(t *testing.T) {
 	for range 200 {
 		due = append(due, e.schedule(account, e.clock().Add(time.Minute)))
 	}
-	fulltest.Fill(t, e.st)
+	stores.Fill(t, e.st)
 	e.advance(time.Hour)
 
 	logged := &errorLog{records: make(chan slog.Record, 100)}

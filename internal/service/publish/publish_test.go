@@ -25,6 +25,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 const (
@@ -149,22 +150,18 @@ func (e *env) settled(id string) *store.Post {
 // waitPost polls post id until done holds, calling tick before each look.
 func (e *env) waitPost(id, what string, done func(*store.Post) bool, tick ...func()) *store.Post {
 	e.t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for time.Now().Before(deadline) {
+	var p *store.Post
+	storetest.Eventually(e.t, "post "+id+" "+what, func() bool {
 		for _, f := range tick {
 			f()
 		}
-		p, err := e.st.GetPost(context.Background(), id)
-		if err != nil {
+		var err error
+		if p, err = e.st.GetPost(context.Background(), id); err != nil {
 			e.t.Fatal(err)
 		}
-		if done(p) {
-			return p
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	e.t.Fatalf("post %s not %s after %s", id, what, waitLimit)
-	return nil
+		return done(p)
+	})
+	return p
 }
 
 // readDir lists the names in dir.
@@ -389,12 +386,9 @@ func TestStopHandsBackThenRestartPublishesOnce(t *testing.T) {
 	if done := e.settled(p.ID); done.Status != store.PostPublished || done.Attempts != 0 {
 		t.Fatalf("post after the restart = %+v, want published", done)
 	}
-	for end := time.Now().Add(waitLimit); !slices.Equal(publishJobs(t, next), []string{"completed/1"}) && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if states := publishJobs(t, next); !slices.Equal(states, []string{"completed/1"}) {
-		t.Errorf("jobs after the restart %v; want one, completed on attempt 1", states)
-	}
+	storetest.Eventually(t, "one publish job, completed on attempt 1", func() bool {
+		return slices.Equal(publishJobs(t, next), []string{"completed/1"})
+	})
 	if n := calls.Load(); n != 2 {
 		t.Errorf("the destination got %d calls, want 2: the cut one and the one acknowledged", n)
 	}

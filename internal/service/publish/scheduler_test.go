@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 func (e *env) startScheduler(enqueue func(*store.Post) store.TxHook) *Scheduler {
@@ -34,19 +35,15 @@ func (e *env) schedule(account string, at time.Time) *store.Schedule {
 // fired waits until schedule id has fired and returns its post id.
 func (e *env) fired(id string) string {
 	e.t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for time.Now().Before(deadline) {
-		sc, err := e.st.GetSchedule(context.Background(), id)
-		if err != nil {
+	var sc *store.Schedule
+	storetest.Eventually(e.t, "schedule "+id+" fired", func() bool {
+		var err error
+		if sc, err = e.st.GetSchedule(context.Background(), id); err != nil {
 			e.t.Fatal(err)
 		}
-		if sc.Status == store.ScheduleFired {
-			return sc.PostID
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	e.t.Fatalf("schedule %s did not fire within %s", id, waitLimit)
-	return ""
+		return sc.Status == store.ScheduleFired
+	})
+	return sc.PostID
 }
 
 func TestScheduleFiresAtItsTimeAndTheWorkerPublishesIt(t *testing.T) {

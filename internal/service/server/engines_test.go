@@ -178,7 +178,7 @@ func storetestURL(t *testing.T) string { return storetest.PostgresURL(t) }
 // (The flow checks at its end that no second one came.)
 func checkConclusionWebhook(t *testing.T, receiver *webhooktest.Receiver, project string, clips int) {
 	t.Helper()
-	waitUntil(t, "the conclusion webhook of "+project, func() bool { return len(receiver.Requests()) > 0 })
+	storetest.Eventually(t, "the conclusion webhook of "+project, func() bool { return len(receiver.Requests()) > 0 })
 	got := receiver.Requests()
 	payload := decode[apitypes.WebhookPayload](t, got[0].Body)
 	if payload.ProjectID != project || payload.Stage != apitypes.StageComplete || payload.ClipCount != clips || !got[0].SignedWith(devKey) {
@@ -191,7 +191,7 @@ func checkConclusionWebhook(t *testing.T, receiver *webhooktest.Receiver, projec
 func publishedRecord(t *testing.T, srv *Server, id string) *store.Post {
 	t.Helper()
 	var p *store.Post
-	waitUntil(t, "post "+id+" published", func() bool {
+	storetest.Eventually(t, "post "+id+" published", func() bool {
 		var err error
 		if p, err = srv.store.GetPost(t.Context(), id); err != nil || p.Status == store.PostFailed {
 			t.Fatalf("post %s: %+v %v, want it published", id, p, err)

@@ -13,7 +13,8 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/quietlog"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
-	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/fulltest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 
 // On a full disk every failure (message, component and cause) is logged on
@@ -64,7 +65,7 @@ func TestFullDiskLogsABoundedNumberOfLines(t *testing.T) {
 		CREATE TRIGGER test_fill_on_write BEFORE UPDATE ON projects BEGIN INSERT INTO test_fill VALUES (randomblob(8192)); END`); err != nil {
 		t.Fatal(err)
 	}
-	fulltest.Fill(t, srv.store)
+	stores.Fill(t, srv.store)
 	if time.Now().After(leaseEnds) {
 		t.Fatal("the database filled after the leases ended; give them longer")
 	}
@@ -92,7 +93,7 @@ func TestFullDiskLogsABoundedNumberOfLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
-		waitUntil(t, "project "+id+" requeued", func() bool {
+		storetest.Eventually(t, "project "+id+" requeued", func() bool {
 			p, err := srv.store.GetProject(t.Context(), id)
 			return err == nil && p.RunToken > 0
 		})

@@ -19,6 +19,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/migrate"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // TestMigrateSingleBoxToPostgresAndMinIO builds a single box (SQLite and
@@ -80,7 +81,7 @@ func TestMigrateSingleBoxToPostgresAndMinIO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "a refused attempt of post "+pendingID, func() bool { return receiver.refused.Load() > 0 })
+	storetest.Eventually(t, "a refused attempt of post "+pendingID, func() bool { return receiver.refused.Load() > 0 })
 	censorID := c1.finishedCensorJob(clip.ProjectID, clip.CurationID)
 
 	// What the single box answers, and its media, before the move.

@@ -15,6 +15,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server/oldreleasetest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 func sha256Hex(b []byte) string {
@@ -50,7 +51,7 @@ func TestPreviousReleaseDataDir(t *testing.T) {
 	}
 	checkPublishedFiles(t, dir, post)
 	// The schedule due after the old release stopped fires here, once.
-	waitUntil(t, "the old release's due schedule fired", func() bool {
+	storetest.Eventually(t, "the old release's due schedule fired", func() bool {
 		sc, err := srv.store.GetSchedule(t.Context(), fx.DueSchedule)
 		if err != nil {
 			t.Fatal(err)
@@ -75,14 +76,14 @@ func TestPreviousReleaseDataDir(t *testing.T) {
 
 	// The post and the conclusion delivery the old release was still
 	// trying are tried again here, and stay pending (nothing answers).
-	waitUntil(t, "the old release's pending post tried again", func() bool {
+	storetest.Eventually(t, "the old release's pending post tried again", func() bool {
 		p, err := srv.store.GetPost(t.Context(), fx.PendingPost)
 		if err != nil || p.Status != store.PostPending {
 			t.Fatalf("the old release's pending post: %+v %v", p, err)
 		}
 		return p.Attempts > fx.PendingPostAttempts
 	})
-	waitUntil(t, "the old release's pending delivery tried again", func() bool {
+	storetest.Eventually(t, "the old release's pending delivery tried again", func() bool {
 		deliveries, err := srv.store.ProjectDeliveries(t.Context(), fx.DoneProject)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +111,7 @@ func TestPreviousReleaseDataDir(t *testing.T) {
 		t.Errorf("the project killed at %s resumed with no clips (stallCount %v)", fx.InFlightStage, resumed.StallCount)
 	}
 	c.waitFor(fresh.ID, pipelineTimeout, false, apitypes.StageComplete)
-	waitUntil(t, "the conclusion webhook of "+fresh.ID, func() bool { return len(receiver.Requests()) > 0 })
+	storetest.Eventually(t, "the conclusion webhook of "+fresh.ID, func() bool { return len(receiver.Requests()) > 0 })
 	hook := receiver.Requests()[0]
 	payload := decode[apitypes.WebhookPayload](t, hook.Body)
 	if payload.ProjectID != fresh.ID || payload.Stage != apitypes.StageComplete || !hook.SignedWith(fx.OtherKey) {

@@ -15,6 +15,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // publishWait bounds waits for the scheduler and the publish worker; a
@@ -89,23 +90,11 @@ func devAPIClient(t *testing.T, srv *Server) *client.Client {
 	return c
 }
 
-// waitUntil polls done until it holds; what says what is awaited.
-func waitUntil(t *testing.T, what string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(publishWait)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, publishWait)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // firedPost waits until schedule id fired and returns the post it made.
 func firedPost(t *testing.T, srv *Server, id string) string {
 	t.Helper()
 	var sc *store.Schedule
-	waitUntil(t, "schedule "+id+" fired", func() bool {
+	storetest.Eventually(t, "schedule "+id+" fired", func() bool {
 		var err error
 		if sc, err = srv.store.GetSchedule(t.Context(), id); err != nil {
 			t.Fatal(err)
@@ -118,7 +107,7 @@ func firedPost(t *testing.T, srv *Server, id string) string {
 // publishedPost waits for post id to be published and returns its post.json.
 func publishedPost(t *testing.T, srv *Server, account, id string) apitypes.PublishedPost {
 	t.Helper()
-	waitUntil(t, "post "+id+" published", func() bool {
+	storetest.Eventually(t, "post "+id+" published", func() bool {
 		p, err := srv.store.GetPost(t.Context(), id)
 		if err != nil || p.Status == store.PostFailed {
 			t.Fatalf("post %s: %+v %v, want it published", id, p, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob/miniotest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/minio/minio-go/v7"
 )
 
@@ -89,7 +90,7 @@ func TestS3MediaEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "post "+postID+" published", func() bool {
+	storetest.Eventually(t, "post "+postID+" published", func() bool {
 		post, err := srv.store.GetPost(ctx, postID)
 		if err != nil || post.Status == store.PostFailed {
 			t.Fatalf("post %s: %+v %v", postID, post, err)

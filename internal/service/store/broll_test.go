@@ -9,6 +9,7 @@ import (
 )
 
 func TestBrollLibraryPerOrg(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := context.Background()

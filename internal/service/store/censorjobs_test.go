@@ -9,6 +9,7 @@ import (
 )
 
 func TestCensorJobLife(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		ctx := t.Context()

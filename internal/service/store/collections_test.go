@@ -35,6 +35,7 @@ func clipIDs(clips []Clip) []string {
 }
 
 func TestGetClip(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -53,6 +54,7 @@ func TestGetClip(t *testing.T) {
 // equal (UTC, to the millisecond) on both engines, so its Version, a copy
 // job's ClipVersion, is the same text before and after.
 func TestClipTimesReadBackEqual(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -76,6 +78,7 @@ func TestClipTimesReadBackEqual(t *testing.T) {
 }
 
 func TestCollectionContents(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -173,6 +176,7 @@ func TestCollectionContents(t *testing.T) {
 }
 
 func TestCollectionQuotaAndPaging(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)

@@ -27,6 +27,7 @@ func parallel(n int, fn func(i int)) {
 }
 
 func TestParallelTwitterPostsNeverPassTheCreditCap(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _, _, twitter := publishingStore(t, be)
@@ -54,6 +55,7 @@ func TestParallelTwitterPostsNeverPassTheCreditCap(t *testing.T) {
 }
 
 func TestParallelCollectionCreatesKeepTheQuota(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -74,6 +76,7 @@ func TestParallelCollectionCreatesKeepTheQuota(t *testing.T) {
 }
 
 func TestParallelAddsNumberCollectionContentsApart(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -96,6 +99,7 @@ func TestParallelAddsNumberCollectionContentsApart(t *testing.T) {
 }
 
 func TestParallelMutationsOfAProjectAreNotLost(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -118,6 +122,7 @@ func TestParallelMutationsOfAProjectAreNotLost(t *testing.T) {
 }
 
 func TestParallelChargesOfAProjectChargeOnce(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -139,6 +144,7 @@ func TestParallelChargesOfAProjectChargeOnce(t *testing.T) {
 }
 
 func TestParallelRefundsRefundOnce(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -164,6 +170,7 @@ func TestParallelRefundsRefundOnce(t *testing.T) {
 }
 
 func TestParallelPublishesRecordOne(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, _ := publishingStore(t, be)
@@ -188,6 +195,7 @@ func TestParallelPublishesRecordOne(t *testing.T) {
 }
 
 func TestParallelKeysOfAnOrgNumberApart(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -214,6 +222,7 @@ func copyOf(n int64) func(context.Context, PostContent) (int64, error) {
 // when it shares the clip's bytes), nothing once failed or expired; the
 // quota, StorageUsed and Stats count the same.
 func TestParallelPostsNeverPassTheStorageQuota(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, twitter := publishingStore(t, be) // youtube publishes to the "dir" destination, twitter to a webhook
@@ -274,6 +283,7 @@ func TestParallelPostsNeverPassTheStorageQuota(t *testing.T) {
 // A schedule that fires when its copy would pass the storage quota makes a
 // failed post saying why, charged nothing.
 func TestScheduleFiredPastTheStorageQuotaMakesAFailedPost(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, _, _ := publishingStore(t, be)

@@ -20,6 +20,7 @@ import (
 // copyTables fails here, on both engines, instead of losing the table's
 // rows in a move.
 func TestCopyTablesCoverTheSchema(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		tables, err := s.dialect.tableNames(t.Context(), s.db)
@@ -147,6 +148,7 @@ func tableRows(t *testing.T, s *Store, table string, cols []string) []string {
 // counters, so the copy answers every read as the original does and goes
 // on numbering after it.
 func TestCopyToKeepsEveryRowAndOrder(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := t.Context()
 		src, _ := openTest(t)
@@ -238,6 +240,7 @@ func TestCopyToKeepsEveryRowAndOrder(t *testing.T) {
 // A copy cut short leaves the target as empty as it was, so it is run
 // again from the start.
 func TestCopyToCutShortLeavesTheTargetEmpty(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		src, _ := openTest(t)
 		fillEveryTable(t, src)
@@ -266,6 +269,7 @@ func TestCopyToCutShortLeavesTheTargetEmpty(t *testing.T) {
 // A source holding a table the copy list does not name is refused rather
 // than moved without it.
 func TestCopyToRefusesATableItDoesNotKnow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src, _ := openTest(t)
 	if _, err := src.db.ExecContext(ctx, `CREATE TABLE extra_things (id TEXT)`); err != nil {
@@ -323,6 +327,7 @@ func BenchmarkCopyToPostgres(b *testing.B) {
 // A column a later migration adds (both stores have it) is copied without
 // a change to CopyTo: the copy goes by the columns the catalogues list.
 func TestCopyToTakesNewColumns(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := t.Context()
 		src, _ := openTest(t)
@@ -353,6 +358,7 @@ func TestCopyToTakesNewColumns(t *testing.T) {
 // of the stopped source, so the target's watchdog requeues it at once; a
 // hook that fails rolls the whole copy back.
 func TestCopyToThenEndsLeases(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := t.Context()
 		src, _ := openTest(t)

@@ -36,6 +36,7 @@ func mustCreateCopyJob(t *testing.T, s *Store, j *CopyJob, regenerate bool) *Cop
 }
 
 func TestCopyJobCache(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		clock := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -111,6 +112,7 @@ func TestCopyJobCache(t *testing.T) {
 }
 
 func TestRunningCopyJobs(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		a := mustCreateCopyJob(t, s, copyRequest("org", "", "v1"), false)
@@ -132,6 +134,7 @@ func TestRunningCopyJobs(t *testing.T) {
 // and the finish hook inside the update's (its failure leaves the job
 // RUNNING).
 func TestCopyJobHooksShareTheTransaction(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		refused := errors.New("queue refused")
@@ -177,6 +180,7 @@ func TestCopyJobHooksShareTheTransaction(t *testing.T) {
 }
 
 func TestSocialAccountOfOrg(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		acct, err := s.ConnectSocialAccount(t.Context(), "org", apitypes.SocialAccount{Platform: "LINKEDIN", ExtUserName: "Me", SubAccountID: "urn:li:person:1"})

@@ -6,6 +6,7 @@ import (
 )
 
 func TestRebind(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`SELECT 1`, `SELECT 1`},
 		{`SELECT a FROM t WHERE b = ? AND c IN (?, ?)`, `SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)`},
@@ -22,6 +23,7 @@ func TestRebind(t *testing.T) {
 }
 
 func TestLocateTellsSharedDatabasesFromFiles(t *testing.T) {
+	t.Parallel()
 	for loc, shared := range map[string]bool{
 		"postgres://u:p@h/db": true, "postgresql://h/db?sslmode=disable": true,
 		"/var/lib/clipperd/clipperd.db": false, "./data": false, "": false,
@@ -34,6 +36,7 @@ func TestLocateTellsSharedDatabasesFromFiles(t *testing.T) {
 }
 
 func TestOpenTellsFilesFromDataDirectories(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ location, file string }{
 		{dir + "/new-data", dir + "/new-data/" + DefaultFile}, // a data directory, as callers have always passed

@@ -11,6 +11,7 @@ import (
 // spends nothing; time brings attempts back; clients with every attempt
 // back are forgotten, others kept.
 func TestFailedAttemptsCount(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := context.Background()

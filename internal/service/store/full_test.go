@@ -14,6 +14,7 @@ import (
 // disk is full", which IsFull recognises through the wrapping of callers;
 // lifting the cap makes the same write pass.
 func TestIsFullOnAFullDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _ := openTest(t)
 	fillDatabase(t, s)
@@ -33,6 +34,7 @@ func TestIsFullOnAFullDatabase(t *testing.T) {
 }
 
 func TestIsFullOnENOSPC(t *testing.T) {
+	t.Parallel()
 	enospc := &fs.PathError{Op: "write", Path: "/data/media/x.mp4", Err: syscall.ENOSPC}
 	if !IsFull(fmt.Errorf("render: %w", enospc)) {
 		t.Error("IsFull(ENOSPC) = false")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestGallerySessionLivesUntilExpiryLogoutOrRevocation(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -62,6 +63,7 @@ func TestGallerySessionLivesUntilExpiryLogoutOrRevocation(t *testing.T) {
 }
 
 func TestExpiredGallerySessionsAreSweptAtTheNextLogin(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)

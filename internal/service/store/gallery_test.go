@@ -10,6 +10,7 @@ import (
 )
 
 func TestOrgProjectsNewestFirstWithClipCounts(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -43,6 +44,7 @@ func TestOrgProjectsNewestFirstWithClipCounts(t *testing.T) {
 }
 
 func TestRevokeKey(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -87,6 +89,7 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 }
 
 func TestGalleryReadsUseTheirIndexes(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	for name, c := range map[string]struct {
 		query   string
@@ -126,6 +129,7 @@ func TestGalleryReadsUseTheirIndexes(t *testing.T) {
 }
 
 func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -177,6 +181,7 @@ func TestOrgCollectionsWithClipsPagesCollectionsInOrder(t *testing.T) {
 // (source_id, org_id); with projects_org_created chosen instead, one org's
 // thousands of projects were scanned for every upload.
 func TestUploadUsedByProjectSearchesBySourceAndOrg(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	// "USING INDEX" or "USING COVERING INDEX", as the subquery's columns allow.
 	const bySourceAndOrg = "INDEX projects_source_org (source_id=? AND org_id=?)"

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // TestInstallation: a new database records no installation; the first
@@ -12,6 +13,7 @@ import (
 // back; the mark records where the marker was written; a database with a
 // key in it holds user data, a new one none. On both engines.
 func TestInstallation(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		ctx := t.Context()
@@ -56,9 +58,10 @@ func TestInstallation(t *testing.T) {
 // sealed secret); after a normal open it reads the version of this
 // release, and another master key fails CheckMasterKey. On both engines.
 func TestOpenAsIs(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := t.Context()
-		loc := be.location(t)
+		loc := be.Location(t)
 		raw, err := Open(ctx, loc, WithMasterKey(testMasterKey), AsIs())
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +83,7 @@ func TestOpenAsIs(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = s.Close()
-		other, _ := masterkey.Generate()
+		other := storetest.MasterKey()
 		raw, err = Open(ctx, loc, WithMasterKey(other), AsIs())
 		if err != nil {
 			t.Fatalf("open as is with another key: %v", err)

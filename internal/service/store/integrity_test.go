@@ -47,6 +47,7 @@ func countKeys(t *testing.T, s *Store) int {
 // keeps the damaged file aside and recovers the rows that can be read into
 // a database that opens.
 func TestOpenRefusesDamagedPagesAndRepairRecovers(t *testing.T) {
+	t.Parallel()
 	const keys = 3000
 	dir := keyedStore(t, keys)
 	file := filepath.Join(dir, DefaultFile)
@@ -138,6 +139,7 @@ func crashedCopy(t *testing.T, keys int) (dir, wal string) {
 // commit without a word, losing acknowledged writes; Open now refuses it,
 // saying what SQLite would drop.
 func TestOpenRefusesTruncatedWAL(t *testing.T) {
+	t.Parallel()
 	const keys = 50
 	dir, wal := crashedCopy(t, keys)
 	ends := storetest.WALCommitEnds(t, wal)
@@ -158,6 +160,7 @@ func TestOpenRefusesTruncatedWAL(t *testing.T) {
 // TestOpenRefusesDamagedWALFrame: a frame of the current log whose bytes
 // changed fails its checksum, and SQLite would drop it and everything after.
 func TestOpenRefusesDamagedWALFrame(t *testing.T) {
+	t.Parallel()
 	dir, wal := crashedCopy(t, 20)
 	ends := storetest.WALCommitEnds(t, wal)
 	damage(t, wal, ends[len(ends)/2]+walFrameHeaderSize+10, []byte{0xFF, 0x00, 0xFF})
@@ -174,6 +177,7 @@ func TestOpenRefusesDamagedWALFrame(t *testing.T) {
 // gone and Open cannot tell. (Telling would take a record of the last
 // commit outside the log, written and synced with every commit.)
 func TestTruncatedWALAtAFrameBoundaryIsNotDetected(t *testing.T) {
+	t.Parallel()
 	const keys = 50
 	dir, wal := crashedCopy(t, keys)
 	ends := storetest.WALCommitEnds(t, wal)
@@ -207,6 +211,7 @@ func damage(t *testing.T, file string, at int64, b []byte) {
 // TestPing: Ping reads a table on both engines (api's TestHealthzReadsTheDatabase
 // damages its pages).
 func TestPing(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		if err := s.Ping(context.Background()); err != nil {
@@ -275,6 +280,7 @@ func BenchmarkStartCheck(b *testing.B) {
 // and ends; before, a scan of such a tree could run forever (CI timed out in
 // TestOpenRefusesDamagedPagesAndRepairRecovers on random damage).
 func TestRepairOfATreeThatLoopsBackEnds(t *testing.T) {
+	t.Parallel()
 	dir := keyedStore(t, 3000)
 	file := filepath.Join(dir, DefaultFile)
 	db, err := sql.Open("sqlite", file)

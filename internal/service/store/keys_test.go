@@ -9,6 +9,7 @@ import (
 // time (the store's clock at CreateKey, to the millisecond it is stored
 // with), on both engines.
 func TestKeysCarryTheirCreationTime(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		first := time.Date(2026, 11, 23, 1, 2, 3, 456789000, time.UTC)

@@ -9,6 +9,7 @@ import (
 // again, unknown for media made before sums were recorded, and forgotten
 // with its project's media.
 func TestMediaSums(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := t.Context()

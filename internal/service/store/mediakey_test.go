@@ -8,6 +8,7 @@ import (
 // TestMediaKeyPersistsAndRotates: the key is made once and read back the
 // same after a reopen; rotating replaces it.
 func TestMediaKeyPersistsAndRotates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, err := Open(t.Context(), dir)
 	if err != nil {

@@ -138,6 +138,7 @@ func TestVersion14DataDirNamesMediaByKeys(t *testing.T) {
 }
 
 func TestRelativeNames(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ old, want string }{
 		{"http://127.0.0.1:8787/media/p/c1.mp4", "/media/p/c1.mp4"},
 		{"https://h/x/media/y/media/p/c1.mp4", "/media/p/c1.mp4"},

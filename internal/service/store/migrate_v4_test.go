@@ -61,6 +61,7 @@ func writeV3DataDir(t *testing.T) string {
 }
 
 func TestVersion3DataDirOpensAndKeepsEverything(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := Open(ctx, writeV3DataDir(t))
 	if err != nil {
@@ -145,6 +146,7 @@ func TestVersion3DataDirOpensAndKeepsEverything(t *testing.T) {
 // A migrated store keeps working: the pipeline's writes land in the new
 // columns, and reopening applies nothing twice.
 func TestVersion3DataDirKeepsWorkingAfterTheMigration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := writeV3DataDir(t)
 	s, err := Open(ctx, dir)

@@ -13,6 +13,7 @@ import (
 // A STALLED project with a retry planned goes back to QUEUED by itself, so
 // it keeps its place under the concurrent cap; a permanent stall frees it.
 func TestStalledWithRetryCountsAgainstConcurrentCap(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -44,6 +45,7 @@ func TestStalledWithRetryCountsAgainstConcurrentCap(t *testing.T) {
 }
 
 func TestRefundOnceWithEffects(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -94,6 +96,7 @@ func TestRefundOnceWithEffects(t *testing.T) {
 
 // An effect that fails leaves nothing written: no refund, no delivery.
 func TestEffectsRollBackTogether(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -119,6 +122,7 @@ func TestEffectsRollBackTogether(t *testing.T) {
 // Every field of the record survives a write and a read: each has its
 // column, and the preferences their document.
 func TestProjectRecordRoundTrips(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)

@@ -36,6 +36,7 @@ func content(account string) PostContent {
 }
 
 func TestAccountsKeepTheirPublishDestination(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _, youtube, twitter := publishingStore(t, be)
@@ -60,6 +61,7 @@ func TestAccountsKeepTheirPublishDestination(t *testing.T) {
 }
 
 func TestCreatePostChargesTwitterWithinTheCap(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, twitter := publishingStore(t, be)
@@ -94,6 +96,7 @@ func TestCreatePostChargesTwitterWithinTheCap(t *testing.T) {
 }
 
 func TestPostIsMarkedPublishedOnce(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, _ := publishingStore(t, be)
@@ -129,6 +132,7 @@ func TestPostIsMarkedPublishedOnce(t *testing.T) {
 }
 
 func TestScheduleFiresOnceEvenWhenFiredConcurrently(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, _, twitter := publishingStore(t, be)
@@ -189,6 +193,7 @@ func TestScheduleFiresOnceEvenWhenFiredConcurrently(t *testing.T) {
 }
 
 func TestCancelledScheduleNeverFires(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, _ := publishingStore(t, be)
@@ -222,6 +227,7 @@ func TestCancelledScheduleNeverFires(t *testing.T) {
 // the other account's stay), keeps its fired schedules and posts, and
 // removes it from the listing.
 func TestDisconnectedAccountsSchedulesAreCancelled(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, youtube, twitter := publishingStore(t, be)
@@ -277,6 +283,7 @@ func TestDisconnectedAccountsSchedulesAreCancelled(t *testing.T) {
 // A TWITTER schedule is charged when it fires; when the month's credits are
 // spent by then, it fires into a failed post that says why.
 func TestScheduleFiredPastTheCapMakesAFailedPost(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, now, _, twitter := publishingStore(t, be)

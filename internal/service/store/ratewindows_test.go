@@ -12,6 +12,7 @@ import (
 // a separate write would lose them on PostgreSQL), starting from a key with
 // no row; a take that does not write leaves the window as it was.
 func TestTakeRateWindowSerialises(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := context.Background()

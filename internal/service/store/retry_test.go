@@ -24,6 +24,7 @@ import (
 // the start and commits, once; a read made while the server is away waits
 // for it too.
 func TestTransactionRidesOutARestart(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	cluster := storetest.StartCluster(t)
 	clock := dependencytest.NewClock()
@@ -102,6 +103,7 @@ func TestTransactionRidesOutARestart(t *testing.T) {
 // up, a connection exception) is transient; an answer (a wrong password, a
 // constraint) and a commit whose outcome is unknown are final.
 func TestTransientDB(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		err  error
 		want bool

@@ -15,6 +15,7 @@ import (
 // and is in a processing stage; it is listed as ended once it passed, and
 // the clips of a stale run are refused.
 func TestRunLeaseAndFence(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := context.Background()
@@ -68,6 +69,7 @@ func TestRunLeaseAndFence(t *testing.T) {
 // The hook of CreateProjectThen and of Effects.Then runs in the write's
 // transaction: when it fails, nothing is written.
 func TestProjectHooksShareTheTransaction(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := context.Background()
@@ -96,6 +98,7 @@ func TestProjectHooksShareTheTransaction(t *testing.T) {
 // Two runs of one project charging its credits at once (a stale run and
 // the one that took over) charge them once.
 func TestParallelChargesOfOneProjectChargeOnce(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := context.Background()
@@ -126,6 +129,7 @@ func TestParallelChargesOfOneProjectChargeOnce(t *testing.T) {
 // PostgreSQL lends its clock to leases, and the interruptions count is
 // stored with the project; SQLite has no clock to share (ok false).
 func TestDatabaseTimeAndInterruptions(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := context.Background()
@@ -134,8 +138,8 @@ func TestDatabaseTimeAndInterruptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := b.name == EnginePostgres; ok != want {
-			t.Fatalf("DatabaseTime ok = %v on %s, want %v", ok, b.name, want)
+		if want := b.Name == EnginePostgres; ok != want {
+			t.Fatalf("DatabaseTime ok = %v on %s, want %v", ok, b.Name, want)
 		}
 		// The server is this machine: its clock is ours.
 		if ok && (now.Before(before.Add(-time.Second)) || now.After(time.Now().Add(time.Second)) || now.Location() != time.UTC) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // openAtVersion opens a fresh store of b with migrations up to version
@@ -18,10 +19,10 @@ import (
 func openAtVersion(t *testing.T, b backend, version int) (*Store, string) {
 	t.Helper()
 	ctx := t.Context()
-	loc := b.location(t)
+	loc := b.Location(t)
 	var db *sql.DB
 	var err error
-	if b.name == EnginePostgres {
+	if b.Name == EnginePostgres {
 		db, err = openPostgres(ctx, loc, nil)
 	} else {
 		db, err = sql.Open("sqlite", "file:"+filepath.Join(loc, DefaultFile))
@@ -42,6 +43,7 @@ func openAtVersion(t *testing.T, b backend, version int) (*Store, string) {
 // (the same key logs in, signs webhooks; the same media secret signs, so
 // links already handed out stay valid), and none is left in the clear.
 func TestMigrationSealsSecrets(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		old, loc := openAtVersion(t, be, sealedVersion()-1)
@@ -97,7 +99,7 @@ func TestMigrationSealsSecrets(t *testing.T) {
 				t.Errorf("%q is still in the clear in the store", plain)
 			}
 		}
-		if be.name == EngineSQLite {
+		if be.Name == EngineSQLite {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -117,12 +119,13 @@ func TestMigrationSealsSecrets(t *testing.T) {
 // TestWrongMasterKeyIsRefusedAtOpen: a store whose secrets were sealed with
 // one master key does not open with another, and says why.
 func TestWrongMasterKeyIsRefusedAtOpen(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, loc := be.open(t)
 		if _, err := s.MediaKey(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		other, _ := masterkey.Generate()
+		other := storetest.MasterKey()
 		_, err := Open(t.Context(), loc, WithMasterKey(other))
 		if !errors.Is(err, masterkey.ErrWrongKey) {
 			t.Fatalf("open with another master key: %v, want ErrWrongKey", err)

@@ -12,6 +12,7 @@ import (
 // Stats sums every org: projects per stage, this month's credits (not an
 // earlier month's), and the bytes StorageUsed counts for each org.
 func TestStatsSumsEveryOrg(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)

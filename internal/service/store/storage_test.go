@@ -39,6 +39,7 @@ func addProject(t *testing.T, s *Store, stage apitypes.Stage, size int64, source
 // a project with media was made from counted once; other orgs' bytes are not
 // its own.
 func TestStorageUsed(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -61,6 +62,7 @@ func TestStorageUsed(t *testing.T) {
 // Over its storage quota an org can neither create a project nor store
 // more, and the refusal names the quota; without a quota nothing is refused.
 func TestStorageQuotaRefusesCreateAndBytes(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -87,6 +89,7 @@ func TestStorageQuotaRefusesCreateAndBytes(t *testing.T) {
 // Uploads expire when old and unused: unfinished sessions and complete
 // files no project names; an upload a project uses stays.
 func TestExpiredUploads(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -125,6 +128,7 @@ func TestExpiredUploads(t *testing.T) {
 // A PUT still writing when its upload was deleted cannot bring the record
 // back: its save is a miss.
 func TestSaveUploadDoesNotResurrect(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -149,6 +153,7 @@ func TestSaveUploadDoesNotResurrect(t *testing.T) {
 // one marks it EXPIRED with no size, clears its clips' addresses and hands
 // back the upload it was made from unless another kept project uses it.
 func TestExpireProjectMedia(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)

@@ -17,6 +17,7 @@ func newProject(org string) *Project {
 }
 
 func TestReopenKeepsDataAndMigrationsOnce(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, dir := be.open(t)
@@ -52,6 +53,7 @@ func TestReopenKeepsDataAndMigrationsOnce(t *testing.T) {
 }
 
 func TestCreateProjectEnforcesConcurrentCapAtomically(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -95,6 +97,7 @@ func TestCreateProjectEnforcesConcurrentCapAtomically(t *testing.T) {
 }
 
 func TestMonthlyCapAndReset(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -133,6 +136,7 @@ func TestMonthlyCapAndReset(t *testing.T) {
 }
 
 func TestClipsPagingAndReplace(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -162,6 +166,7 @@ func TestClipsPagingAndReplace(t *testing.T) {
 }
 
 func TestUploadsDeliveriesAndKeys(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -214,6 +219,7 @@ func TestUploadsDeliveriesAndKeys(t *testing.T) {
 }
 
 func TestBrandTemplatesDefault(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -239,6 +245,7 @@ func TestBrandTemplatesDefault(t *testing.T) {
 }
 
 func TestSocialAccounts(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		s, _ := be.open(t)
@@ -262,6 +269,7 @@ func TestSocialAccounts(t *testing.T) {
 // TestMigrationsHavePostgresCounterparts: a PostgreSQL database starts at
 // postgresBase, so each later migration carries its PostgreSQL statements.
 func TestMigrationsHavePostgresCounterparts(t *testing.T) {
+	t.Parallel()
 	if postgresBase > len(migrations) {
 		t.Fatalf("postgresBase %d is past the %d migrations", postgresBase, len(migrations))
 	}
@@ -275,6 +283,7 @@ func TestMigrationsHavePostgresCounterparts(t *testing.T) {
 // TestBothEnginesReachTheSameVersion: the PostgreSQL schema records the
 // versions SQLite's migrations reach, so later migrations apply to both.
 func TestBothEnginesReachTheSameVersion(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		var n, highest int

@@ -8,6 +8,7 @@ import (
 
 // Every preset template names a caption style clipperd draws (the guide's table).
 func TestPresetCaptionLooks(t *testing.T) {
+	t.Parallel()
 	for _, p := range presets() {
 		look, known := media.CaptionLook(p.Preferences.CaptionStyle)
 		if !known {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestTranscriptReplaceAndRead(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		s, _ := be.open(t)
 		ctx := t.Context()

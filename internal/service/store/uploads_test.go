@@ -11,6 +11,7 @@ import (
 // is incomplete; of parallel requests from the same offset exactly one
 // counts; a deleted upload is ErrNotFound.
 func TestAdvanceUpload(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
 		ctx := t.Context()

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseContentRange(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		in   string
 		want contentRange

@@ -19,6 +19,7 @@ import (
 // PUT that completes the upload joins the parts into the upload's object,
 // deletes them, and only then is the upload complete.
 func TestUploadLandsInBucket(t *testing.T) {
+	t.Parallel()
 	bucket := testBucket(t)
 	m := newMemStore()
 	local := t.TempDir()
@@ -89,6 +90,7 @@ func list(t *testing.T, s blob.Store, prefix string) []blob.Info {
 // the PUT fails and the upload stays incomplete with its bytes held; a
 // status query once the store works lands it and answers complete.
 func TestLandingFailureThenQuery(t *testing.T) {
+	t.Parallel()
 	blocked := filepath.Join(t.TempDir(), "media")
 	if err := os.WriteFile(blocked, []byte("a file where the directory goes"), 0o644); err != nil {
 		t.Fatal(err)
@@ -135,6 +137,7 @@ func readObject(t *testing.T, s blob.Store, key string) string {
 // lost), the next chunk is refused with where to resume, and a status
 // query reports what the file really holds, instead of writing after a hole.
 func TestBytesMissingFromThisServer(t *testing.T) {
+	t.Parallel()
 	s, m := newTestSessions(t)
 	ctx := t.Context()
 	up := withUpload(t, s, m, held{total: -1})

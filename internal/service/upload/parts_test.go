@@ -40,6 +40,7 @@ func wantRefusal(t *testing.T, what string, err error, at int64) {
 // hole are refused with where to resume, and the completed object holds
 // the file.
 func TestPartsAnyNode(t *testing.T) {
+	t.Parallel()
 	a, b, m, bucket := twoNodes(t)
 	ctx := t.Context()
 	up, ses := startedUpload(t, a)
@@ -79,6 +80,7 @@ func TestPartsAnyNode(t *testing.T) {
 // longer than its Content-Range keeps nothing; a part held in several
 // pieces (the checkpoint) joins the same.
 func TestPartsDropAndResume(t *testing.T) {
+	t.Parallel()
 	a, b, m, bucket := twoNodes(t)
 	a.checkpoint = 4 // a long body is stored in parts of 4 bytes
 	ctx := t.Context()
@@ -130,6 +132,7 @@ func (b *blockedBody) Read(p []byte) (int, error) {
 // TestPartsRace: two nodes take the same chunk at once; the one that
 // counts its bytes second is refused, and only the winner's part stays.
 func TestPartsRace(t *testing.T) {
+	t.Parallel()
 	a, b, m, bucket := twoNodes(t)
 	ctx := t.Context()
 	up, ses := startedUpload(t, a)
@@ -164,6 +167,7 @@ func TestPartsRace(t *testing.T) {
 // chunk that would complete it is refused with where to resume, never
 // completed with a hole.
 func TestPartsLost(t *testing.T) {
+	t.Parallel()
 	a, b, m, bucket := twoNodes(t)
 	ctx := t.Context()
 	up, ses := startedUpload(t, a)
@@ -189,6 +193,7 @@ func TestPartsLost(t *testing.T) {
 // TestPartsWholeReplaces: a PUT of the whole file drops what an earlier
 // attempt of the session left.
 func TestPartsWholeReplaces(t *testing.T) {
+	t.Parallel()
 	a, b, _, bucket := twoNodes(t)
 	ctx := t.Context()
 	up, ses := startedUpload(t, a)
@@ -206,6 +211,7 @@ func TestPartsWholeReplaces(t *testing.T) {
 // TestComposable: S3 joins sources of at least 5 MiB but the last; other
 // parts are joined by reading them.
 func TestComposable(t *testing.T) {
+	t.Parallel()
 	mib := int64(1 << 20)
 	if !composable([]part{{"", 0, 5 * mib}, {"", 5 * mib, 10 * mib}, {"", 10 * mib, 10*mib + 1}}) {
 		t.Error("parts of 5 MiB and a small last one are not composable")
@@ -218,6 +224,7 @@ func TestComposable(t *testing.T) {
 // TestPartsComposed: parts of at least 5 MiB are joined in the bucket
 // (blob.Composer); the object is byte-identical to the file.
 func TestPartsComposed(t *testing.T) {
+	t.Parallel()
 	bucket := &countingComposer{Store: testBucket(t)}
 	m := newMemStore()
 	s := New(Config{Store: m, Files: testMedia(t, t.TempDir()), Media: bucket})
@@ -261,6 +268,7 @@ func (c *countingComposer) Compose(ctx context.Context, dst string, srcs []strin
 // under the upload's key (a partial file `clipperd migrate` copied there),
 // so the new session's file is never joined with them nor taken for them.
 func TestPartsStartDropsEarlierBytes(t *testing.T) {
+	t.Parallel()
 	a, _, _, bucket := twoNodes(t)
 	ctx := t.Context()
 	up, ses := startedUpload(t, a)

@@ -179,6 +179,7 @@ func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
 // TestPut walks every branch of a PUT: status queries, the whole file,
 // chunks in and out of order, short and dropped bodies, and a complete upload.
 func TestPut(t *testing.T) {
+	t.Parallel()
 	none := held{total: -1}
 	cases := []struct {
 		name   string
@@ -307,6 +308,7 @@ func TestPut(t *testing.T) {
 // status query after the drop says where to resume, and the resumed chunks
 // complete the file.
 func TestPutResumes(t *testing.T) {
+	t.Parallel()
 	s, m := newTestSessions(t)
 	up := withUpload(t, s, m, held{total: -1})
 	steps := []struct {
@@ -333,6 +335,7 @@ func TestPutResumes(t *testing.T) {
 
 // TestPutUnknownSession: an unknown session is ErrNotFound naming it.
 func TestPutUnknownSession(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestSessions(t)
 	_, err := s.Put(t.Context(), "ses_nope", put("bytes */10", ""))
 	if !errors.Is(err, ErrNotFound) || err.Error() != `upload session "ses_nope" not found` {
@@ -344,6 +347,7 @@ func TestPutUnknownSession(t *testing.T) {
 // bytes, never ahead of what it wrote, so a crashed server resumes near
 // where it stopped.
 func TestPutCheckpoints(t *testing.T) {
+	t.Parallel()
 	s, m := newTestSessions(t)
 	s.checkpoint = 4
 	up := withUpload(t, s, m, held{total: -1})
@@ -363,6 +367,7 @@ func TestPutCheckpoints(t *testing.T) {
 // TestPutFailures: a disk or store failure is not the client's fault (no
 // *RequestError), and the record never counts bytes the disk may not hold.
 func TestPutFailures(t *testing.T) {
+	t.Parallel()
 	t.Run("disk", func(t *testing.T) {
 		s, m := newTestSessions(t)
 		up := withUpload(t, s, m, held{received: 4, total: 10, file: "abcd"})
@@ -435,6 +440,7 @@ func limitFileSize(t *testing.T, n uint64) {
 }
 
 func TestCreate(t *testing.T) {
+	t.Parallel()
 	m := newMemStore()
 	root := t.TempDir()
 	s := New(Config{Store: m, Files: testMedia(t, root)})
@@ -455,6 +461,7 @@ func TestCreate(t *testing.T) {
 }
 
 func TestStart(t *testing.T) {
+	t.Parallel()
 	s, m := newTestSessions(t)
 	up := withUpload(t, s, m, held{received: 4, total: 10, file: "abcd"})
 	old := up.SessionID
@@ -489,6 +496,7 @@ func TestStart(t *testing.T) {
 // interrupts it instead of waiting behind it, as object stores do. The
 // stalled PUT keeps the bytes it wrote and is told it was taken over.
 func TestNewerRequestTakesOver(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		newer func(s *Sessions, up *store.Upload) (Status, error)
@@ -558,6 +566,7 @@ func TestNewerRequestTakesOver(t *testing.T) {
 // upload's record while a PUT writes to it, the save finds no record; the
 // file the PUT wrote is removed with it, and the PUT answers not found.
 func TestUploadExpiredDuringAPutLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	s, m := newTestSessions(t)
 	up := withUpload(t, s, m, held{total: -1})
 	m.failSave = store.ErrNotFound // the record went between the lookup and the save

@@ -6,17 +6,19 @@ import (
 	"testing"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest/stores"
 )
 
-// TestWithStore runs the flow of a client over the real store: link, start,
-// chunks, a drop, the status query, the resume and completion; then the
-// upload is final.
+// TestWithStore runs the flow of a client over the real store, on each
+// engine: link, start, chunks, a drop, the status query, the resume and
+// completion; then the upload is final.
 func TestWithStore(t *testing.T) {
-	st, err := store.Open(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	t.Parallel()
+	stores.ForEachEngine(t, testWithStore)
+}
+
+func testWithStore(t *testing.T, open func(testing.TB) *store.Store) {
+	st := open(t)
 	s := New(Config{Store: st, Files: testMedia(t, t.TempDir())})
 
 	up, err := s.Create(t.Context(), "org-a", "user-a")

@@ -8,6 +8,7 @@ import (
 // TestTurnsForget: an upload's entry goes away with its last request, so
 // the map does not grow with every upload ever seen.
 func TestTurnsForget(t *testing.T) {
+	t.Parallel()
 	var k turns
 	_, releaseA := k.take("a", nil)
 	_, releaseB := k.take("b", nil) // another upload does not wait for a
@@ -24,6 +25,7 @@ func TestTurnsForget(t *testing.T) {
 // TestTurnsNewestWins: a request arriving interrupts the one working, and
 // of two waiting only the newer keeps its turn.
 func TestTurnsNewestWins(t *testing.T) {
+	t.Parallel()
 	var k turns
 	interrupts := make(chan struct{}, 2)
 	first, release := k.take("a", func() { interrupts <- struct{}{} })

@@ -26,6 +26,7 @@ import (
 // again inside a get and a put, and takes a refusal or a missing object as
 // final at once.
 func TestRetryingBucket(t *testing.T) {
+	t.Parallel()
 	srv := miniotest.Start(t)
 	t.Run("Suite", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T) blob.Store {
@@ -138,6 +139,7 @@ func answersAreFinal(t *testing.T, srv *miniotest.Server) {
 // TestTransient: the bucket's answers that ask to try again (a 5xx,
 // SlowDown) and no answer are transient; a 4xx is final.
 func TestTransient(t *testing.T) {
+	t.Parallel()
 	var s s3blob.Store
 	for _, c := range []struct {
 		err  error

@@ -33,6 +33,7 @@ func newStore(t testing.TB, srv *miniotest.Server, prefix string) *s3blob.Store 
 }
 
 func TestS3(t *testing.T) {
+	t.Parallel()
 	srv := miniotest.Start(t)
 	t.Run("BucketRoot", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T) blob.Store { return newStore(t, srv, "") })
@@ -43,7 +44,12 @@ func TestS3(t *testing.T) {
 	t.Run("PrefixKeepsOut", func(t *testing.T) { prefixKeepsOut(t, srv) })
 	t.Run("StreamedMultipart", func(t *testing.T) { streamedMultipart(t, srv) })
 	t.Run("ReadSeesOneVersion", func(t *testing.T) { readSeesOneVersion(t, srv) })
-	t.Run("EnvironmentCredentials", func(t *testing.T) { environmentCredentials(t, srv) })
+}
+
+// TestS3EnvironmentCredentials is apart from TestS3 because it sets the
+// process's environment, which a parallel test must not.
+func TestS3EnvironmentCredentials(t *testing.T) {
+	environmentCredentials(t, miniotest.Start(t))
 }
 
 // prefixKeepsOut: a store under a prefix neither lists nor deletes the
@@ -187,6 +193,7 @@ func environmentCredentials(t *testing.T, srv *miniotest.Server) {
 // it, with Range (206 with those bytes and the object's content type); a
 // missing key is a 404 and an altered URL a 403.
 func TestPresignRange(t *testing.T) {
+	t.Parallel()
 	srv := miniotest.Start(t)
 	s := newStore(t, srv, "p")
 	ctx := t.Context()

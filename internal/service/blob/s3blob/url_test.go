@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		raw  string
 		want Config
@@ -27,6 +28,7 @@ func TestParseURL(t *testing.T) {
 }
 
 func TestParseURLErrors(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		"/var/clipperd":                         "the scheme must be s3://",
 		"gs://clips":                            `the scheme must be s3://, not "gs://"`,

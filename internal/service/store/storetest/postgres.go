@@ -1,8 +1,11 @@
-// Package storetest gives tests a real PostgreSQL database of their own, so
-// the store's suite (and the job system's and the server's) runs on
-// PostgreSQL as well as SQLite. No test double stands in for PostgreSQL: a
-// machine without it skips these tests, and CI, where
-// scripts/ensure-tools.sh postgres starts it, fails them instead.
+// Package storetest is what the tests of the store and of its users share:
+// a real PostgreSQL database of their own (so the store's suite, the job
+// system's and the server's run on PostgreSQL as well as SQLite), the
+// engines to run a test on, a master key, and Eventually, the one wait for
+// a condition. No test double stands in for PostgreSQL: a machine without
+// it skips these tests, and CI, where scripts/ensure-tools.sh postgres
+// starts it, fails them instead. It does not import the store, so the
+// store's own internal tests use it; package stores opens stores on it.
 package storetest
 
 import (
