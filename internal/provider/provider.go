@@ -99,10 +99,29 @@ func (d *providerData) clock() time.Time {
 }
 
 // New returns a constructor of the provider for providerserver.
-func New(version string) func() provider.Provider {
+func New(version string, opts ...Option) func() provider.Provider {
 	return func() provider.Provider {
-		return &ClipperProvider{version: version}
+		p := &ClipperProvider{version: version}
+		for _, opt := range opts {
+			opt(p)
+		}
+		return p
 	}
+}
+
+// Option changes how a provider made by New polls and tells the time. The
+// acceptance tests, in their own package, use them; a release sets none.
+type Option func(*ClipperProvider)
+
+// WithWait sets how resources poll a project (ClipperProvider.wait).
+func WithWait(wait client.WaitOptions) Option {
+	return func(p *ClipperProvider) { p.wait = wait }
+}
+
+// WithClock sets the clock publish times are checked against
+// (ClipperProvider.now); nil is the wall clock.
+func WithClock(now func() time.Time) Option {
+	return func(p *ClipperProvider) { p.now = now }
 }
 
 // Metadata sets the provider type name, the prefix of every resource name.

@@ -1,10 +1,11 @@
-package provider
+package acctest
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -338,7 +339,7 @@ func checkMP4Download(t *testing.T, uri string) error {
 func TestAccClipProject_stalled(t *testing.T) {
 	env := testAccSetup(t)
 	notVideo := filepath.Join(t.TempDir(), "notes.mp4")
-	if err := writeFile(notVideo, "These are meeting notes, not a video.\n"); err != nil {
+	if err := os.WriteFile(notVideo, []byte("These are meeting notes, not a video.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	config := env.providerBlock() + fmt.Sprintf(`

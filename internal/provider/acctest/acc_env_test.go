@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/provider"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/datadirtest"
@@ -184,7 +185,7 @@ func makeCompleteProject(ctx context.Context, c *client.Client, video string) (s
 	}
 	created, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
 		VideoURL:     uploadID,
-		CurationPref: &apitypes.CurationPref{SkipCurate: ptr(true)},
+		CurationPref: &apitypes.CurationPref{SkipCurate: new(true)},
 		RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectSquare},
 	})
 	if err != nil {
@@ -232,11 +233,9 @@ func testAccProviders() map[string]func() (tfprotov6.ProviderServer, error) {
 // checked against (nil: the wall clock).
 func testAccProvidersWith(now func() time.Time) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"clipper": providerserver.NewProtocol6WithError(&ClipperProvider{
-			version: "test",
-			wait:    client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second},
-			now:     now,
-		}),
+		"clipper": providerserver.NewProtocol6WithError(provider.New("test",
+			provider.WithWait(client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second}),
+			provider.WithClock(now))()),
 	}
 }
 

@@ -1,4 +1,4 @@
-package gallery_test
+package browsertest
 
 import (
 	"bytes"

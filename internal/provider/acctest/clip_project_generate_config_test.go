@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestAccClipProject_generateConfig(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-clipper"), ".")
-	build.Dir = filepath.Join("..", "..")
+	build.Dir = filepath.Join("..", "..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
@@ -118,7 +118,7 @@ func terraformBinary(t *testing.T) string {
 
 func mustWrite(t *testing.T, name, text string) {
 	t.Helper()
-	if err := writeFile(name, text); err != nil {
+	if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
