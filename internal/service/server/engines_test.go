@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,8 +52,11 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 		}},
 	} {
 		t.Run(engine.name, func(t *testing.T) {
+			// The wall clock, which the test moves on past the schedule's time:
+			// a time a second ahead is in the past on a loaded machine.
+			clock := &offsetClock{}
 			srv := startServer(t, Config{Database: engine.database(t), Media: engine.media(t), AllowPrivateWebhooks: true,
-				ASR: transcribe.KindPocketsphinx})
+				ASR: transcribe.KindPocketsphinx, Now: clock.Now})
 			if got := srv.store.Engine(); got != engine.store {
 				t.Fatalf("server store on %s, want %s", got, engine.store)
 			}
@@ -91,10 +95,11 @@ func TestAPIFlowOnEachEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scheduleID, err := cl.CreatePublishSchedule(t.Context(), scheduleBody(clip.ProjectID, clip.CurationID, account, time.Now().Add(time.Second)))
+			scheduleID, err := cl.CreatePublishSchedule(t.Context(), scheduleBody(clip.ProjectID, clip.CurationID, account, clock.Now().Add(time.Hour)))
 			if err != nil {
 				t.Fatal(err)
 			}
+			clock.Advance(time.Hour)
 			if got := publishedRecord(t, srv, postID); got.ContentID() != clip.ID {
 				t.Errorf("published post task = %+v", got)
 			}
@@ -223,3 +228,9 @@ func TestSharedDatabaseWantsOneGivenMasterKey(t *testing.T) {
 	}
 	startServer(t, Config{Database: database, MasterKey: first, Media: media}) // the same key: welcome
 }
+
+// offsetClock is the wall clock moved on by what the test advanced it.
+type offsetClock struct{ off atomic.Int64 }
+
+func (c *offsetClock) Now() time.Time          { return time.Now().Add(time.Duration(c.off.Load())).UTC() }
+func (c *offsetClock) Advance(d time.Duration) { c.off.Add(int64(d)) }
