@@ -162,20 +162,7 @@ func TestFullWindowCostsOneRefusal(t *testing.T) {
 			writeJSON(w, http.StatusOK, map[string]any{"id": "p1", "projectId": "p1", "stage": "COMPLETE"})
 		})
 		c := newTestClient(t, "http://clipperd.test", func(cfg *Config) { cfg.HTTPClient = inProcess(service) })
-		var wg sync.WaitGroup
-		errs := make(chan error, 10)
-		for range 10 {
-			wg.Go(func() {
-				if _, err := c.GetProject(t.Context(), "p1"); err != nil {
-					errs <- err
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+		readTenAtOnce(t, c)
 		if calls.Load() != 11 || refused.Load() != 1 {
 			t.Fatalf("10 reads into a full window made %d calls, %d refused; want 11 and 1", calls.Load(), refused.Load())
 		}

@@ -291,7 +291,10 @@ func (w refreshWant) check(t *testing.T, name string, cc *callCounter) error {
 //     its project's clips (a data source has no state to keep them in),
 //     the project's refresh listing nothing more.
 func TestAccRefreshCalls_smallPages(t *testing.T) {
-	env := testAccSetup(t)
+	// A clipperd of its own (its clock left as the wall clock): the pages
+	// counted are of this test's collections alone, not of those other
+	// tests keep in the shared server's organization meanwhile.
+	env, _ := testAccClockSetup(t)
 	const projects, collections, page = 4, 20, 2
 	perProject := (projects*12 + 9) / 10 // ceil(1.2 N)
 	collectionCalls := map[string]int{callCollectionPage: collections / page, callContentListing: collections}
