@@ -4,6 +4,7 @@
 package backoff
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -60,4 +61,17 @@ func (r Retry) After(n int) (wait time.Duration, giveUp bool) {
 		return 0, true
 	}
 	return Exponential(n, r.Base, r.Max), false
+}
+
+// Sleep waits d, or until ctx ends (its error then): the wait between two
+// attempts of every retry on the curve.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

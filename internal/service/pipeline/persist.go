@@ -51,13 +51,3 @@ func retryableWrite(err error) bool {
 	return !errors.As(err, &away) && !errors.Is(err, errNotQueued) && !errors.Is(err, errStale) && !errors.Is(err, store.ErrStaleRun) && !errors.Is(err, store.ErrNotFound) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
-
-// sleepCtx waits d or until ctx ends (its error then).
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}

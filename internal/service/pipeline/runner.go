@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
@@ -206,7 +207,7 @@ func New(cfg Config) (*Runner, error) {
 		client:      importClient(cfg.HTTPClient, cfg.AllowPrivateImports),
 		maxDownload: quota.MaxLinkBytes,
 		held:        map[shareKey]int{},
-		sleep:       sleepCtx,
+		sleep:       backoff.Sleep,
 		leases:      &leaseClock{local: cfg.Clock, db: cfg.Store.DatabaseTime},
 	}
 	r.runs = jobs.NewRows(cfg.Jobs, "project", r.waiting)

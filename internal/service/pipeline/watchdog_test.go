@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/dependency"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -233,7 +234,7 @@ func TestPersistRetriesWithBackoff(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r.sleep = sleepCtx
+	r.sleep = backoff.Sleep
 	calls = 0
 	if err := r.persist(ctx, "stall", "p", func() error { calls++; return enospc }); !errors.Is(err, syscall.ENOSPC) || calls != 1 {
 		t.Errorf("retry during shutdown: err %v after %d calls, want the first failure", err, calls)
