@@ -14,17 +14,22 @@ import (
 // pipeline workers each (so --org-workers' default share is 1 per
 // worker), one organization's two projects running, one on each worker.
 // SIGTERM to the whole process group of the worker that renders (what
-// `timeout` sends): its ffmpeg, in a
-// group of its own, renders on through the grace period; the run is then
-// handed back without a failure, and the other worker, at the
-// organization's share with a worker free, takes it at once instead of
-// waiting for its own run to end or the stopped worker to return. Both
-// projects complete, each charged once, the handed-back one with one
-// interruption and no failure. The test logs the time from the signal to
-// the run continuing on the other worker.
+// `timeout` sends): its ffmpeg, in a group of its own, renders on through
+// the grace period; the run is then handed back without a failure, and
+// the other worker, at the organization's share with a worker free,
+// takes it at once instead of waiting for its own run to end or the
+// stopped worker to return. Both projects complete, each charged once,
+// the handed-back one with one interruption and no failure. The test logs
+// the time from the signal to the run continuing on the other worker.
 func TestScaleOutGroupStopHandsBackToTheOtherWorker(t *testing.T) {
 	c := newCluster(t)
-	workers := []*node{c.startWorker("worker-1", -1, "--workers", "2"), c.startWorker("worker-2", -1, "--workers", "2")}
+	// A grace of 1 s, well under the 8-9 s a render of this source takes:
+	// with the default 10 s the signalled worker could finish the render
+	// inside it (it did on a loaded CI machine) and hand nothing back.
+	workers := []*node{
+		c.startWorker("worker-1", -1, "--workers", "2", "--shutdown-grace", "1s"),
+		c.startWorker("worker-2", -1, "--workers", "2", "--shutdown-grace", "1s"),
+	}
 	hooks := webhooktest.New(t, 0)
 	source := c.upload(90 * time.Second)
 	// The two projects must run at once, one on each worker. On a loaded
