@@ -59,6 +59,7 @@ type Metrics struct {
 	latency    *prometheus.HistogramVec
 	throttled  *prometheus.CounterVec
 	stages     *prometheus.HistogramVec
+	firstClip  prometheus.Histogram
 	actions    *prometheus.CounterVec
 	published  *prometheus.CounterVec
 	handlerErr prometheus.Counter
@@ -105,6 +106,9 @@ func New(cfg Config) *Metrics {
 		stages: histogramVec("pipeline_stage_duration_seconds",
 			"Time projects spent in a stage, observed when a run moves them on or stalls them (QUEUED: the wait for a worker).",
 			stageBuckets, "stage"),
+		firstClip: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: "first_clip_seconds",
+			Help:    "Time from a project's creation to the first of its clips rendered, observed once per run (a retried project's later run again).",
+			Buckets: stageBuckets}),
 		actions: counterVec("action_delivery_attempts_total",
 			"Attempts at delivering conclusion actions, by kind (webhook, email) and outcome (delivered, will_retry, gave_up).",
 			"kind", "outcome"),
@@ -134,7 +138,7 @@ func New(cfg Config) *Metrics {
 			m.published.WithLabelValues(dest, outcome)
 		}
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.throttled, m.stages, m.actions, m.published, m.handlerErr,
+	m.reg.MustRegister(m.requests, m.latency, m.throttled, m.stages, m.firstClip, m.actions, m.published, m.handlerErr,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.Stats != nil {
 		m.reg.MustRegister(newStatsCollector(cfg.Stats))
@@ -184,6 +188,10 @@ func (m *Metrics) Throttled(reason string) { m.throttled.WithLabelValues(reason)
 func (m *Metrics) StageLeft(stage apitypes.Stage, took time.Duration) {
 	m.stages.WithLabelValues(string(stage)).Observe(took.Seconds())
 }
+
+// FirstClip observes the time from a project's creation to its first clip
+// rendered (pipeline.Config.OnFirstClip).
+func (m *Metrics) FirstClip(sinceCreate time.Duration) { m.firstClip.Observe(sinceCreate.Seconds()) }
 
 // ActionAttempt counts an attempt at a conclusion action of kind WEBHOOK or
 // EMAIL (outbound.Config.OnAttempt).

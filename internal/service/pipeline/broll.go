@@ -13,18 +13,18 @@ import (
 )
 
 // brollLibrary is an org's b-roll library during a render: the items, and
-// the local files of those a clip used so far, by key (fetched once, and
-// only when a clip cuts away to them: the library may sit in a bucket).
+// the keys of those a clip used so far that were found in the media
+// (checked once, and only when a clip cuts away to them).
 type brollLibrary struct {
 	items []*store.BrollItem
-	files map[string]string
+	there map[string]bool
 }
 
 // extrasOptions resolves the b-roll and the screen overlays of a render
 // from the template (base) and renderPref (rp): j.broll is the org's b-roll
 // library when enableBroll is on (each clip's cut-aways are planned at its
-// render), and opts.Overlays the screenOverlays, fetched into the run's
-// directory, unless disableScreenOverlay is true. used reports what was
+// render), and opts.Overlays the screenOverlays (by media key, checked
+// here), unless disableScreenOverlay is true. used reports what was
 // applied.
 func (r *Runner) extrasOptions(ctx context.Context, j *job, base, rp apitypes.RenderPref, opts *media.RenderOptions, used *apitypes.RenderPref) error {
 	broll := isTrue(base.EnableBroll)
@@ -38,7 +38,7 @@ func (r *Runner) extrasOptions(ctx context.Context, j *job, base, rp apitypes.Re
 		if err != nil {
 			return err
 		}
-		j.broll = &brollLibrary{items: items, files: map[string]string{}}
+		j.broll = &brollLibrary{items: items, there: map[string]bool{}}
 	}
 
 	overlays := rp.ScreenOverlays
@@ -100,9 +100,11 @@ func derefOr(s *string, def string) string {
 	return def
 }
 
-// overlayFile is a local file of the overlay's upload (named field in
-// renderPref); an upload that is not (or no longer) a complete one of the
-// project's org fails the run for good, naming the field as the API does.
+// overlayFile is the media key of the overlay's upload (named field in
+// renderPref), checked to be a picture or a video (fetched into the run's
+// directory to probe it; each render piece fetches it again); an upload
+// that is not (or no longer) a complete one of the project's org fails the
+// run for good, naming the field as the API does.
 func (r *Runner) overlayFile(ctx context.Context, j *job, field string, o apitypes.ScreenOverlay) (string, error) {
 	if o.Object == nil || o.Object.ID == "" {
 		return "", permanentf("%s: is required: the uploadId of the overlay's picture", field)
@@ -126,7 +128,7 @@ func (r *Runner) overlayFile(ctx context.Context, j *job, field string, o apityp
 	} else if err != nil {
 		return "", err
 	}
-	return path, nil
+	return up.Key, nil
 }
 
 // overlayPlace is the overlay's box from its rect (percentages of the
@@ -149,9 +151,9 @@ func overlayPlace(path string, r *apitypes.Rect) media.Overlay {
 }
 
 // brollCuts are the cut-aways of a clip from the library, at its words
-// matching an item's keywords (media.PlanBroll), with the pictures they show
-// fetched into the run's directory. An item whose file is gone is left out
-// of the library for the rest of the render.
+// matching an item's keywords (media.PlanBroll), each naming the media key
+// of the picture it shows (its render piece fetches it). An item whose file
+// is gone is left out of the library for the rest of the render.
 func (r *Runner) brollCuts(ctx context.Context, j *job, pl *clipPlan) ([]media.BrollCut, error) {
 	lib := j.broll
 	if lib == nil || len(lib.items) == 0 {
@@ -169,21 +171,19 @@ func (r *Runner) brollCuts(ctx context.Context, j *job, pl *clipPlan) ([]media.B
 		}
 		cuts := media.PlanBroll(mw, items, clipLength(pl))
 		gone := ""
-		for i, c := range cuts {
-			path, ok := lib.files[c.Path]
-			if !ok {
-				var err error
-				path, err = blob.LocalFile(ctx, r.cfg.Media, c.Path, j.tmp)
-				if errors.Is(err, blob.ErrNotFound) {
-					gone = c.Path
-					break
-				}
-				if err != nil {
-					return nil, fmt.Errorf("read b-roll %s: %w", c.Path, err)
-				}
-				lib.files[c.Path] = path
+		for _, c := range cuts {
+			if lib.there[c.Path] {
+				continue
 			}
-			cuts[i].Path = path
+			_, err := r.cfg.Media.Stat(ctx, c.Path)
+			if errors.Is(err, blob.ErrNotFound) {
+				gone = c.Path
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read b-roll %s: %w", c.Path, err)
+			}
+			lib.there[c.Path] = true
 		}
 		if gone == "" {
 			return cuts, nil

@@ -13,17 +13,23 @@ import (
 )
 
 // curateStage analyses the source in one decode pass, recognises its
-// speech, and picks the highlights inside the processed span, with lengths
+// speech (a long one in pieces, transcript.go), and picks the highlights inside the processed span, with lengths
 // allowed by curationPref.clipDurations: runs of whole sentences when there
 // is a transcript, favouring those that say the topicKeywords or the words
 // of customPrompt. skipCurate/skipSlicing make one clip of the whole span.
 func (r *Runner) curateStage(ctx context.Context, j *job) error {
 	cp := curationPref(j.p)
+	// A long span's transcription is cut into pieces first, which other
+	// workers recognise while this run analyses the picture.
+	chunked, err := r.startTranscription(ctx, j)
+	if err != nil {
+		return err
+	}
 	a, err := media.AnalyzeProbed(ctx, j.source, j.probe, j.tmp) // probed at IMPORT of this run
 	if err != nil {
 		return fmt.Errorf("analyse the video: %w", err) // an ffmpeg failure: worth a retry
 	}
-	if err := r.transcribe(ctx, j); err != nil {
+	if err := r.transcribe(ctx, j, chunked); err != nil {
 		return err
 	}
 	opts := media.CurateOptions{

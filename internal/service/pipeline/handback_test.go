@@ -85,7 +85,7 @@ func TestHandedBackRunTakesAnotherWorkersFreeSlot(t *testing.T) {
 // group included) dies before the stop cancels the run: a stage that fails
 // while the process stops is handed back, not counted as a failure of the
 // project. The same death while the process runs on is a failure (the
-// control).
+// control), once the render piece has failed every attempt.
 func TestStageFailingWhileStoppingIsHandedBack(t *testing.T) {
 	requireFFmpeg(t)
 	src := testVideo(t)
@@ -96,16 +96,23 @@ func TestStageFailingWhileStoppingIsHandedBack(t *testing.T) {
 			e := newEnv(t)
 			r, js := e.process()
 			var once sync.Once
+			var attempts atomic.Int32
 			r.hook = func(ctx context.Context, point string) {
 				if point != "render 0" {
 					return
 				}
-				once.Do(func() {
-					if stopping {
-						// What the server does first on SIGTERM; the job
-						// system still lets the run go on (its grace).
-						_ = r.Stop(ctx)
+				if !stopping {
+					// Running on, a piece is tried pieceMaxFailures times
+					// before it fails the run: each of them dies.
+					if attempts.Add(1) <= pieceMaxFailures {
+						kill()
 					}
+					return
+				}
+				once.Do(func() {
+					// What the server does first on SIGTERM; the job
+					// system still lets the run go on (its grace).
+					_ = r.Stop(ctx)
 					kill() // the render's ffmpeg dies of SIGTERM
 				})
 			}

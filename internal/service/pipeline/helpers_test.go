@@ -78,8 +78,14 @@ var testMasterKey, _ = masterkey.Generate()
 // once on PostgreSQL, each as a subtest with an env of its own.
 func onEachEngine(t *testing.T, fn func(t *testing.T, e *env, src string)) {
 	src := testVideo(t)
-	t.Run("sqlite", func(t *testing.T) { fn(t, newEnv(t), src) })
-	t.Run("postgres", func(t *testing.T) { fn(t, newEnvOn(t, storetest.PostgresURL(t)), src) })
+	onEachEngineWith(t, func(t *testing.T, e *env) { fn(t, e, src) })
+}
+
+// onEachEngineWith runs fn once with the state on SQLite and once on
+// PostgreSQL, each as a subtest with an env of its own.
+func onEachEngineWith(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, newEnv(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, newEnvOn(t, storetest.PostgresURL(t))) })
 }
 
 // newEnvOn is newEnv with the state in database (a PostgreSQL URL), or in

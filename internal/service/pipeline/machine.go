@@ -85,6 +85,7 @@ type job struct {
 	span   media.Interval // the part of the source processed (range or whole)
 	ranged bool           // curationPref.range was given
 
+	chunks     int // the transcription's pieces, when it was cut (transcript.go)
 	highlights []media.Highlight
 	analysis   *media.Analysis   // of the source, from CURATE: the shots and follow path RENDER lays out
 	words      []transcribe.Word // the transcript of span, in source seconds
@@ -220,6 +221,15 @@ func (r *Runner) ended(ctx context.Context, id string, run int64, stage apitypes
 // heartbeat renews the run's lease every Lease/3 until ctx ends, and cuts
 // the run with errLeaseLost once the project is no longer its own.
 func (r *Runner) heartbeat(ctx context.Context, cut context.CancelCauseFunc, id string, run int64) {
+	r.keepLease(ctx, cut, func(until time.Time) (bool, error) { return r.cfg.Store.RenewLease(ctx, id, run, until) },
+		"renew the run's lease", "project", id, "run", run)
+}
+
+// keepLease renews a lease (renew's, to the time it is given) every
+// Lease/3 until ctx ends, and cuts ctx with errLeaseLost once renew says
+// it is held no more. A renewal that fails is logged as what, with attrs,
+// and tried again at the next tick.
+func (r *Runner) keepLease(ctx context.Context, cut context.CancelCauseFunc, renew func(until time.Time) (bool, error), what string, attrs ...any) {
 	t := time.NewTicker(r.cfg.Lease / 3)
 	defer t.Stop()
 	for {
@@ -231,12 +241,12 @@ func (r *Runner) heartbeat(ctx context.Context, cut context.CancelCauseFunc, id 
 		now, err := r.leases.now(ctx)
 		held := true
 		if err == nil {
-			held, err = r.cfg.Store.RenewLease(ctx, id, run, now.Add(r.cfg.Lease))
+			held, err = renew(now.Add(r.cfg.Lease))
 		}
 		switch {
 		case err != nil:
 			if ctx.Err() == nil {
-				r.log.Warn("renew the run's lease", "project", id, "run", run, "err", err)
+				r.log.Warn(what, append(attrs, "err", err)...)
 			}
 		case !held:
 			cut(errLeaseLost)
@@ -322,7 +332,18 @@ func (r *Runner) complete(ctx context.Context, j *job) (apitypes.Stage, error) {
 	if err != nil {
 		return "", fmt.Errorf("mark complete: %w", err)
 	}
+	r.dropPieces(ctx, j.p.ID)
 	return apitypes.StageComplete, nil
+}
+
+// dropPieces deletes the pieces of a project whose runs are over (COMPLETE,
+// or STALLED for good): their results are in the project now, or no run
+// will read them. One left behind by a failed delete is harmless: a later
+// run's plan replaces it.
+func (r *Runner) dropPieces(ctx context.Context, id string) {
+	if err := r.cfg.Store.DeletePieces(context.WithoutCancel(ctx), id); err != nil {
+		r.log.Warn("delete the pieces of a finished project", "project", id, "err", err)
+	}
 }
 
 // stall records a failed stage: STALLED, the error, one more stall, and a
@@ -381,6 +402,9 @@ func (r *Runner) stall(ctx context.Context, id string, run int64, stageName apit
 	if err != nil {
 		r.log.Error("persist stall", "project", id, "stage", stageName, "cause", cause, "err", err)
 		return
+	}
+	if retryAt.IsZero() {
+		r.dropPieces(ctx, id)
 	}
 	r.log.Warn("project stage", "project", id, "from", stageName, "to", apitypes.StageStalled, "took", took.Round(time.Millisecond),
 		"error", *p.Error, "stallCount", *p.StallCount, "failureStalls", p.FailureStalls, "permanent", permanent,

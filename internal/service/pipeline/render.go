@@ -3,8 +3,10 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,16 +16,21 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/transcribe"
 )
 
 // watermarkText is drawn on clips when renderPref.enableWatermark is true.
 const watermarkText = "clipperd"
 
-// renderName matches the files RENDER writes, so a retry can clear them.
-var renderName = regexp.MustCompile(`^c\d+(\.preview\.mp4|\.mp4|\.srt|\.vtt)$`)
+// renderName matches the files RENDER writes (the clip's curation id
+// first), so a retry can clear those of clips no longer planned.
+var renderName = regexp.MustCompile(`^(c\d+)(\.preview\.mp4|\.mp4|\.srt|\.vtt)$`)
 
-// renderStage renders each clip's export and preview, one clip at a time
-// (ffmpeg already uses every core).
+// renderStage renders each clip's export and preview as a piece of the
+// run (pieces.go): one render per clip, which any worker with a free slot
+// may take, this run included. The run works out each clip's render
+// (renderSpec) here, where the plans are, and moves on once every clip is
+// rendered.
 func (r *Runner) renderStage(ctx context.Context, j *job) error {
 	opts, used, err := r.renderOptions(ctx, j)
 	if err != nil {
@@ -31,42 +38,145 @@ func (r *Runner) renderStage(ctx context.Context, j *job) error {
 	}
 	j.renderUsed = used
 	fillers := used.QuickstartConfig != nil && isTrue(used.QuickstartConfig.EnableRemoveFillerWords)
-	if err := r.clearRenders(ctx, j.p.ID); err != nil {
-		return fmt.Errorf("clear earlier renders: %w", err)
-	}
+	specs := make([][]byte, len(j.plans))
 	for i, pl := range j.plans {
-		r.at(ctx, fmt.Sprintf("render %d", i))
-		clipOpts := opts
-		pl.keep = nil
-		if fillers {
-			pl.keep = fillerKeep(pl.h, pl.words)
-			clipOpts.Keep = pl.keep
-		}
-		pl.joins = planJoins(pl, clipOpts, j.probe)
-		if clipOpts.Broll, err = r.brollCuts(ctx, j, pl); err != nil {
+		if specs[i], err = r.renderSpecOf(ctx, j, pl, opts, fillers); err != nil {
 			return err
 		}
-		if opts.Captions != nil || opts.Emoji != nil {
-			lines := captionLines(planWords(pl), 0, clipLength(pl))
-			if opts.Captions != nil {
-				clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: lines}
-			}
-			clipOpts.Emoji = clipEmoji(opts.Emoji, lines)
+	}
+	if err := r.clearRenders(ctx, j.p.ID, j.plans); err != nil {
+		return fmt.Errorf("clear earlier renders: %w", err)
+	}
+	if err := r.planPieces(ctx, j, PieceRender, specs); err != nil {
+		return fmt.Errorf("plan the renders: %w", err)
+	}
+	first := true
+	results, err := r.gatherPieces(ctx, j, PieceRender, len(specs), func(int) {
+		if first {
+			first = false
+			r.cfg.OnFirstClip(max(r.cfg.Store.Now().Sub(j.p.CreatedAt), 0))
 		}
-		clipOpts.Hook = clipHook(opts.Hook, pl.title, pl.keywords)
-		res, err := media.RenderClip(ctx, j.source, pl.h, pl.export, pl.preview, clipOpts)
-		if err != nil {
-			return fmt.Errorf("render clip %s (%s–%s): %w", pl.curationID, clock(pl.h.Start), clock(pl.h.End), err)
+	})
+	if err != nil {
+		return err
+	}
+	for i, pl := range j.plans {
+		var res media.RenderResult
+		if err := json.Unmarshal(results[i], &res); err != nil {
+			return fmt.Errorf("read the render of clip %s: %w", pl.curationID, err)
 		}
 		pl.durationSec = res.DurationSec
 		pl.exportBytes, pl.previewBytes = res.ExportBytes, res.PreviewBytes
-		// Rendered in the run's directory, stored by a rename on the single box.
-		for key, file := range map[string]string{pl.curationID + ".mp4": pl.export, pl.curationID + ".preview.mp4": pl.preview} {
-			if err := r.storeRender(ctx, blob.MediaKey(j.p.ID, key), file); err != nil {
-				return fmt.Errorf("store clip %s: %w", key, err)
-			}
+	}
+	return nil
+}
+
+// renderSpec is one clip's render piece: everything its worker needs
+// besides the source. Files (b-roll pictures, overlays) are named by
+// their keys in the media, fetched by the worker.
+type renderSpec struct {
+	Clip    string              `json:"clip"` // its curation id: the names of its files
+	H       media.Highlight     `json:"highlight"`
+	Options media.RenderOptions `json:"options"` // Broll and Overlays paths are media keys
+	// Words are the captions files' words, timed from the clip's start;
+	// Length is the clip's length as cut, for them when the render reports
+	// none.
+	Words  []transcribe.Word `json:"words,omitempty"`
+	Length float64           `json:"length"`
+}
+
+// renderSpecOf works out pl's render from the run's options (JSON).
+func (r *Runner) renderSpecOf(ctx context.Context, j *job, pl *clipPlan, opts media.RenderOptions, fillers bool) ([]byte, error) {
+	clipOpts := opts
+	pl.keep = nil
+	if fillers {
+		pl.keep = fillerKeep(pl.h, pl.words)
+		clipOpts.Keep = pl.keep
+	}
+	pl.joins = planJoins(pl, clipOpts, j.probe)
+	var err error
+	if clipOpts.Broll, err = r.brollCuts(ctx, j, pl); err != nil {
+		return nil, err
+	}
+	if opts.Captions != nil || opts.Emoji != nil {
+		lines := captionLines(planWords(pl), 0, clipLength(pl))
+		if opts.Captions != nil {
+			clipOpts.Captions = &media.Captions{Style: opts.Captions.Style, Lines: lines}
 		}
-		if err := r.writeCaptions(ctx, j.p.ID, j.tmp, pl); err != nil {
+		clipOpts.Emoji = clipEmoji(opts.Emoji, lines)
+	}
+	clipOpts.Hook = clipHook(opts.Hook, pl.title, pl.keywords)
+	spec, err := json.Marshal(renderSpec{Clip: pl.curationID, H: pl.h, Options: clipOpts, Words: planWords(pl), Length: clipLength(pl)})
+	if err != nil {
+		return nil, fmt.Errorf("render of clip %s: %w", pl.curationID, err)
+	}
+	return spec, nil
+}
+
+// renderPiece renders one clip (a render piece): its export and preview,
+// stored with their sums, and its captions files.
+func (r *Runner) renderPiece(ctx context.Context, c *pieceClaim) ([]byte, error) {
+	var s renderSpec
+	if err := json.Unmarshal(c.piece.Spec, &s); err != nil {
+		return nil, permanentf("read the render of clip %d: %v", c.piece.Index+1, err)
+	}
+	r.at(ctx, fmt.Sprintf("render %d", c.piece.Index))
+	opts := s.Options
+	if err := r.fetchRenderFiles(ctx, &opts, c.tmp); err != nil {
+		return nil, err
+	}
+	export, preview := filepath.Join(c.tmp, s.Clip+".mp4"), filepath.Join(c.tmp, s.Clip+".preview.mp4")
+	res, err := media.RenderClip(ctx, c.source, s.H, export, preview, opts)
+	if err != nil {
+		return nil, fmt.Errorf("render clip %s (%s–%s): %w", s.Clip, clock(s.H.Start), clock(s.H.End), err)
+	}
+	// A claim taken over while it rendered (its lease ended) stores
+	// nothing: the claim holding the piece now stores its own render.
+	if err := r.stillHeld(ctx, c); err != nil {
+		return nil, err
+	}
+	// Rendered in the claim's directory, stored by a rename on the single box.
+	project := c.piece.ProjectID
+	for _, f := range []struct{ name, file string }{{s.Clip + ".mp4", export}, {s.Clip + ".preview.mp4", preview}} {
+		if err := r.storeRender(ctx, blob.MediaKey(project, f.name), f.file); err != nil {
+			return nil, fmt.Errorf("store clip %s: %w", f.name, err)
+		}
+	}
+	length := res.DurationSec
+	if length <= 0 {
+		length = s.Length
+	}
+	if err := r.writeCaptions(ctx, project, c.tmp, s.Clip, s.Words, length); err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+// fetchRenderFiles makes the media keys of opts' b-roll and overlays local
+// files in dir.
+func (r *Runner) fetchRenderFiles(ctx context.Context, opts *media.RenderOptions, dir string) error {
+	fetched := map[string]string{}
+	local := func(key string) (string, error) {
+		if path, ok := fetched[key]; ok {
+			return path, nil
+		}
+		path, err := blob.LocalFile(ctx, r.cfg.Media, key, dir)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", key, err)
+		}
+		fetched[key] = path
+		return path, nil
+	}
+	var err error
+	opts.Broll = slices.Clone(opts.Broll)
+	for i := range opts.Broll {
+		if opts.Broll[i].Path, err = local(opts.Broll[i].Path); err != nil {
+			return err
+		}
+	}
+	opts.Overlays = slices.Clone(opts.Overlays)
+	for i := range opts.Overlays {
+		if opts.Overlays[i].Path, err = local(opts.Overlays[i].Path); err != nil {
 			return err
 		}
 	}
@@ -203,15 +313,21 @@ func clipLength(pl *clipPlan) float64 {
 	return pl.h.End - pl.h.Start
 }
 
-// clearRenders removes clip files of an earlier attempt, which may have had
-// more clips or been cut short.
-func (r *Runner) clearRenders(ctx context.Context, project string) error {
+// clearRenders removes the clip files of an earlier attempt that had more
+// clips than plans; the files of the planned clips are the render pieces'
+// (one an earlier run finished with the same render is kept).
+func (r *Runner) clearRenders(ctx context.Context, project string, plans []*clipPlan) error {
+	planned := map[string]bool{}
+	for _, pl := range plans {
+		planned[pl.curationID] = true
+	}
 	objects, err := r.cfg.Media.List(ctx, blob.MediaPrefix(project))
 	if err != nil {
 		return err
 	}
 	for _, o := range objects {
-		if renderName.MatchString(strings.TrimPrefix(o.Key, blob.MediaPrefix(project))) {
+		m := renderName.FindStringSubmatch(strings.TrimPrefix(o.Key, blob.MediaPrefix(project)))
+		if m != nil && !planned[m[1]] {
 			if err := r.cfg.Media.Delete(ctx, o.Key); err != nil {
 				return err
 			}

@@ -72,6 +72,10 @@ type Config struct {
 	// crash, the watchdog) takes out of its stage is not reported: its time
 	// there is not known.
 	OnStageLeft func(stage apitypes.Stage, took time.Duration)
+	// OnFirstClip is called once per run, when the first of its clips is
+	// rendered, with the time since the project was created; nil =
+	// nothing.
+	OnFirstClip func(sinceCreate time.Duration)
 	// MaxRetries is how many stalls of one project are retried automatically
 	// (transient failures and restarts); default 3.
 	MaxRetries int
@@ -173,6 +177,9 @@ type Runner struct {
 	leases *leaseClock // the time of leases: the database's on PostgreSQL
 	// runs inserts the projects' jobs: a run's, or its import leg's.
 	runs *jobs.Rows[jobs.Args]
+	// sources are the local copies of the sources this process's pieces
+	// read (pieces.go).
+	sources sourceCopies
 	// failedRetries and failedRequeues back off the loop's writes of a
 	// project that keep failing: due retries, the watchdog's requeues.
 	failedRetries, failedRequeues failing
@@ -217,6 +224,9 @@ func New(cfg Config) (*Runner, error) {
 	if err == nil {
 		err = jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueueImport, Timeout: runTimeout, Unique: true}, r.workImport)
 	}
+	if err == nil {
+		err = jobs.Register(cfg.Jobs, jobs.Kind{Queue: jobs.QueuePipeline, Timeout: pieceTimeout, Unique: true}, r.workPiece)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
@@ -233,6 +243,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.OnStageLeft == nil {
 		cfg.OnStageLeft = func(apitypes.Stage, time.Duration) {}
+	}
+	if cfg.OnFirstClip == nil {
+		cfg.OnFirstClip = func(time.Duration) {}
 	}
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = 3
@@ -451,15 +464,24 @@ func (r *Runner) takeShare(ctx context.Context, queue string, a runArgs) (releas
 	if p.RunToken != a.Run || !p.Stage.Waiting() {
 		return func() {}, true, nil
 	}
+	release, ok = r.holdShare(queue, p, a.Resumed)
+	return release, ok, nil
+}
+
+// holdShare counts a job of p (a run, or a piece of one) against its
+// organization's share of this process's workers of queue, and returns
+// what gives it back; ok is false when the organization holds its share
+// already, unless resumed (see takeShare).
+func (r *Runner) holdShare(queue string, p *store.Project, resumed bool) (release func(), ok bool) {
 	k := shareKey{queue, p.OrgID}
 	r.heldMu.Lock()
 	defer r.heldMu.Unlock()
 	if r.held[k] >= r.share(queue) {
-		if !a.Resumed {
-			r.log.Debug("project job put back: its organization holds its share of the workers", "project", id, "org", p.OrgID, "queue", queue, "share", r.share(queue))
-			return nil, false, nil
+		if !resumed {
+			r.log.Debug("project job put back: its organization holds its share of the workers", "project", p.ID, "org", p.OrgID, "queue", queue, "share", r.share(queue))
+			return nil, false
 		}
-		r.log.Info("resumed project run takes a free worker over its organization's share", "project", id, "org", p.OrgID, "queue", queue,
+		r.log.Info("resumed project run takes a free worker over its organization's share", "project", p.ID, "org", p.OrgID, "queue", queue,
 			"share", r.share(queue), "held", r.held[k])
 	}
 	r.held[k]++
@@ -469,7 +491,7 @@ func (r *Runner) takeShare(ctx context.Context, queue string, a runArgs) (releas
 		if r.held[k]--; r.held[k] == 0 {
 			delete(r.held, k)
 		}
-	}, true, nil
+	}, true
 }
 
 // scan requeues stalled projects whose retry is due and projects whose
@@ -483,5 +505,6 @@ func (r *Runner) scan(ctx context.Context) error {
 		func(id string, err error, n int, wait time.Duration) {
 			r.log.Error("requeue stalled project", "project", id, "err", err, "failures", n, "retryIn", wait)
 		})
+	r.sources.sweep(ctx, r)
 	return r.watch(ctx)
 }

@@ -41,4 +41,15 @@ type Store interface {
 	ReplaceTranscript(ctx context.Context, projectID string, words []store.TranscriptWord) error
 	ReplaceRunClips(ctx context.Context, projectID, orgID string, run int64, clips []store.Clip) error
 	RecordMediaSum(ctx context.Context, key string, sum store.MediaSum) error
+
+	// Pieces of a run (pieces.go): planned by the run, claimed by any
+	// worker with a lease, each claim's writes fenced by its attempt.
+	PlanPieces(ctx context.Context, projectID string, run int64, kind string, specs [][]byte, enqueue func(store.Piece) store.TxHook) ([]store.Piece, error)
+	ClaimPiece(ctx context.Context, key store.PieceKey, run int64, now, until time.Time) (store.Piece, bool, error)
+	RenewPiece(ctx context.Context, key store.PieceKey, attempt int64, until time.Time) (bool, error)
+	FinishPiece(ctx context.Context, key store.PieceKey, attempt int64, result []byte) error
+	FailPiece(ctx context.Context, key store.PieceKey, attempt int64, msg string, final bool, maxFailures int) (store.PieceState, error)
+	ReleasePiece(ctx context.Context, key store.PieceKey, attempt int64) error
+	ProjectPieces(ctx context.Context, projectID, kind string) ([]store.Piece, error)
+	DeletePieces(ctx context.Context, projectID string) error
 }

@@ -41,6 +41,9 @@ func pipelineJobs(t *testing.T, r *Runner) []string {
 	}
 	var out []string
 	for _, in := range slices.Backward(recent) {
+		if in.Kind != (runArgs{}).Kind() {
+			continue // the pieces' jobs share the queue
+		}
 		var a runArgs
 		if err := json.Unmarshal([]byte(in.Args), &a); err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics/metricstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound/webhooktest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/publish"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -81,6 +82,7 @@ func TestMetricsAfterAProjectCompletes(t *testing.T) {
 		{"clipperd_projects", []string{"stage", "COMPLETE"}, 1},
 		{"clipperd_pipeline_stage_duration_seconds", []string{"stage", "RENDER"}, 1},
 		{"clipperd_pipeline_stage_duration_seconds", []string{"stage", "QUEUED"}, 1},
+		{"clipperd_first_clip_seconds", nil, 1},
 		{"clipperd_credits_used", nil, 1},
 		{"clipperd_storage_bytes", []string{"kind", "projects"}, 1},
 	} {
@@ -227,6 +229,11 @@ func TestFixedSeriesExistFromTheStart(t *testing.T) {
 		}
 		for _, dest := range []string{publish.Destination(store.PublishToDir), publish.Destination("webhook:https://example.com/hook")} {
 			want = append(want, []string{"clipperd_publish_attempts_total", "destination", dest, "outcome", outcome})
+		}
+	}
+	for _, kind := range []string{pipeline.PieceTranscribe, pipeline.PieceRender} {
+		for _, state := range []store.PieceState{store.PiecePending, store.PieceRunning, store.PieceDone, store.PieceFailed} {
+			want = append(want, []string{"clipperd_pieces", "kind", kind, "state", string(state)})
 		}
 	}
 	for _, w := range want {

@@ -112,6 +112,7 @@ func (s *Server) newRunner(cfg Config, asr transcribe.Transcriber) (*pipeline.Ru
 		Logger:              s.log.With("component", "pipeline"),
 		Deliveries:          s.disp,
 		OnStageLeft:         s.metrics.StageLeft,
+		OnFirstClip:         s.metrics.FirstClip,
 		Transcriber:         asr,
 		MediaLinks:          s.links,
 	})

@@ -25,6 +25,7 @@ var copyTables = []string{
 	"projects",
 	"clips",
 	"transcript_words",
+	"pieces",
 	"credits",
 	"deliveries",
 	"collections",

@@ -81,6 +81,19 @@ func fillEveryTable(t *testing.T, s *Store) string {
 	must(s.CreateProject(ctx, p, Admission{Reserve: 10}))
 	clips := saveClips(t, s, org, "c02", "c01", "c03")
 	must(s.ReplaceTranscript(ctx, p.ID, []TranscriptWord{{Word: "hello", StartMs: 10, EndMs: 500, Confidence: 0.5}}))
+	_, err = s.MutateProject(ctx, p.ID, func(p *Project) error {
+		p.Stage, p.RunToken, p.LeaseUntil = apitypes.StageRender, 1, at.Add(time.Minute)
+		return nil
+	})
+	must(err)
+	_, err = s.PlanPieces(ctx, p.ID, 1, "render", [][]byte{[]byte(`{"clip":"c01"}`), []byte(`{"clip":"c02"}`)}, nil)
+	must(err)
+	claimed, ok, err := s.ClaimPiece(ctx, PieceKey{p.ID, "render", 0}, 1, at, at.Add(time.Minute))
+	must(err)
+	if !ok {
+		t.Fatal("the planned piece could not be claimed")
+	}
+	must(s.FinishPiece(ctx, claimed.PieceKey, claimed.Attempt, []byte(`{"export":"c01.mp4"}`)))
 	must(s.RecordMediaSum(ctx, "media/"+p.ID+"/c01.mp4", MediaSum{Size: 10, SHA256: "ab"}))
 	must(s.AddBrollItem(ctx, &BrollItem{OrgID: "org_1", Name: "a.png", Key: "broll/org_1/a.png", Keywords: []string{"oven"}, Still: true, Width: 4, Height: 4, Size: 10}))
 	for range 3 {

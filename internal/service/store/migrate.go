@@ -365,6 +365,41 @@ var migrations = []migration{
 		marked BIGINT NOT NULL,
 		created_at TEXT COLLATE "C" NOT NULL
 	);`},
+	// 24: the pieces of a project's run (transcription chunks, one render
+	// per clip), each claimed by any worker under a lease and fenced by
+	// its attempt (pieces.go). Specs and results are the pipeline's JSON,
+	// kept as bytes the store does not read.
+	{sql: `CREATE TABLE pieces (
+		project_id TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		idx INTEGER NOT NULL,
+		run_token INTEGER NOT NULL,
+		spec BLOB NOT NULL,
+		spec_hash TEXT NOT NULL,
+		state TEXT NOT NULL,
+		attempt INTEGER NOT NULL,
+		lease_until TEXT,
+		result BLOB,
+		error TEXT NOT NULL,
+		failures INTEGER NOT NULL,
+		updated_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, kind, idx)
+	);`, postgres: `CREATE TABLE pieces (
+		project_id TEXT COLLATE "C" NOT NULL,
+		kind TEXT COLLATE "C" NOT NULL,
+		idx BIGINT NOT NULL,
+		run_token BIGINT NOT NULL,
+		spec BYTEA NOT NULL,
+		spec_hash TEXT COLLATE "C" NOT NULL,
+		state TEXT COLLATE "C" NOT NULL,
+		attempt BIGINT NOT NULL,
+		lease_until TEXT COLLATE "C",
+		result BYTEA,
+		error TEXT COLLATE "C" NOT NULL,
+		failures BIGINT NOT NULL,
+		updated_at TEXT COLLATE "C" NOT NULL,
+		PRIMARY KEY (project_id, kind, idx)
+	);`},
 }
 
 func (s *Store) migrate(ctx context.Context) error { return s.migrateTo(ctx, len(migrations)) }

@@ -21,6 +21,8 @@ type Stats struct {
 	// published copies of clips hold apart from the clips. Together they
 	// are StorageUsed of every org.
 	UploadBytes, ProjectBytes, PostBytes int64
+	// Pieces counts the pieces of runs (pieces.go) by kind and state.
+	Pieces []PieceCount
 }
 
 // statsTotalsSQL reads the sums of Stats in one statement: the credits of
@@ -51,6 +53,9 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	err = s.db.QueryRowContext(ctx, statsTotalsSQL, quota.MonthOf(s.Now())).Scan(&st.CreditsUsed, &st.UploadBytes, &st.ProjectBytes, &st.PostBytes)
 	if err != nil {
 		return Stats{}, fmt.Errorf("sum credits and storage: %w", err)
+	}
+	if st.Pieces, err = s.PieceCounts(ctx); err != nil {
+		return Stats{}, err
 	}
 	return st, nil
 }

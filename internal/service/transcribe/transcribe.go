@@ -118,6 +118,23 @@ func ExtractWAV(ctx context.Context, src string, start, end float64, dst string)
 	return run(ctx, "extract audio: ffmpeg", "ffmpeg", args, nil, nil)
 }
 
+// Pauses finds the pauses in the audio of src from start to end seconds
+// (as the chunking of long audio does: silencedetect), in seconds from
+// start, so a long transcription can be cut where no word is.
+func Pauses(ctx context.Context, src string, start, end float64) ([]Span, error) {
+	args := []string{"-nostdin", "-hide_banner", "-loglevel", "info"}
+	if start > 0 {
+		args = append(args, "-ss", fmt.Sprintf("%.3f", start))
+	}
+	args = append(args, "-t", fmt.Sprintf("%.3f", end-start), "-i", toolexec.LocalURL(src), "-vn",
+		"-af", fmt.Sprintf("silencedetect=n=%ddB:d=%g", pauseNoiseDB, pauseMinSec), "-f", "null", "-")
+	var log strings.Builder
+	if err := run(ctx, "find pauses: ffmpeg", "ffmpeg", args, nil, &log); err != nil {
+		return nil, err
+	}
+	return ParseSilences(log.String(), end-start), nil
+}
+
 // run runs a tool; stdout goes to out and stderr to log (nil discards
 // them). A failure carries the tool's last stderr lines, or the context's
 // error when cancelled.
