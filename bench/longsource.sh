@@ -50,23 +50,25 @@ build() {
 	(cd "$dir" && go build -o "$tmp/bench-$2" ./bench)
 }
 
-# flags BIN: the pipeline flags of this run that BIN's bench knows.
+# flags BIN: the pipeline flags of this run, on one line; it fails when
+# BIN's bench lacks one the environment asks for.
 flags() {
-	local help
+	local help out
 	help=$("$1" pipeline -h 2>&1 || true)
 	if grep -q -- -pipeline-only <<<"$help"; then
-		echo -pipeline-only
+		out=-pipeline-only
 	else
-		echo -rounds 1
+		out="-rounds 1"
 	fi
 	if [ "${LONGSOURCE_PLAIN:-1}" = 0 ]; then
-		grep -q -- '-plain' <<<"$help" || { echo "$1 has no -plain flag" >&2; exit 1; }
-		echo -plain=false
+		grep -q -- '-plain' <<<"$help" || { echo "$1: no -plain flag (LONGSOURCE_PLAIN=0)" >&2; return 1; }
+		out+=" -plain=false"
 	fi
 	if [ -n "${LONGSOURCE_ASR:-}" ]; then
-		grep -q -- '-asr' <<<"$help" || { echo "$1 has no -asr flag" >&2; exit 1; }
-		echo -asr "$LONGSOURCE_ASR"
+		grep -q -- '-asr' <<<"$help" || { echo "$1: no -asr flag (LONGSOURCE_ASR)" >&2; return 1; }
+		out+=" -asr $LONGSOURCE_ASR"
 	fi
+	echo "$out"
 }
 
 # run BIN ARGS...: BIN pipeline ARGS, at LONGSOURCE_NICE when set.
@@ -93,7 +95,8 @@ for i in "${!revs[@]}"; do
 	else
 		src=(-source "${minutes}m" -keep-source "$source")
 	fi
-	mapfile -t args < <(flags "$bin" | tr ' ' '\n')
+	line=$(flags "$bin")
+	read -ra args <<<"$line"
 	echo "## ${name^^}: ${revs[$i]} ($(git -C "$repo" rev-parse --short "${revs[$i]}")), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "\$ bench pipeline ${args[*]} ${src[*]}"
 	echo
