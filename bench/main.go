@@ -1,7 +1,7 @@
 // Command bench measures clipperd and the provider side by side and prints
 // Markdown for BENCHMARKS.md. Run from the repository root:
 //
-//	go run ./bench pipeline   # analysis pass vs plain decode; pipeline vs plain ffmpeg commands
+//	go run ./bench pipeline   # analysis pass vs plain decode; pipeline vs plain ffmpeg commands (-pipeline-only: the latter; bench/longsource.sh: two revisions on one long source)
 //	go run ./bench apply      # terraform apply of 8 clip projects against clipperd's default limits (--projects 20)
 //	go run ./bench upload     # a 2 GiB source_file upload against curl -T to the same server
 //	go run ./bench refresh    # API calls of a terraform plan over 4 projects, 20 collections and 40 contents, against clipperd and a small-page server

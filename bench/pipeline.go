@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
+	"github.com/clipperhq/terraform-provider-clipper/internal/stagetimes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 )
 
@@ -31,6 +34,9 @@ func runPipeline(ctx context.Context, args []string) error {
 	faces := fs.Bool("faces", false, "generate a source with a face moving across it (testvideo.MovingFace, silent) instead of the speech source")
 	sourceFile := fs.String("source-file", "", "use this video as the source instead of generating one (to compare two builds on one file)")
 	keep := fs.String("keep-source", "", "copy the generated source to this path (for -source-file of another build)")
+	pipelineOnly := fs.Bool("pipeline-only", false, "skip (a) (two decodes a round): measure (b) only, e.g. on a long source")
+	plain := fs.Bool("plain", true, "run (b)'s plain ffmpeg commands; -plain=false times clipperd's pipeline alone")
+	asr := fs.String("asr", "", "speech recogniser of the in-process clipperd (pocketsphinx); default none")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,39 +54,93 @@ func runPipeline(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	a, err := analysisAgainstDecode(ctx, src, *rounds)
-	if err != nil {
-		return err
+	var a analysisMedians
+	if !*pipelineOnly {
+		if a, err = analysisAgainstDecode(ctx, src, *rounds); err != nil {
+			return err
+		}
 	}
-
-	// (b) the whole pipeline through clipperd's API.
-	const key = "bench-key"
-	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: key})
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	c, err := client.New(client.Config{BaseURL: srv.URL(), APIKey: key, RequestsPerMinute: 600})
-	if err != nil {
-		return err
-	}
-	pipelineTime, clips, err := clipProject(ctx, c, src, pipelineRenderPref(*sound, *looks))
-	if err != nil {
-		return err
-	}
-	plainClips, clipSeconds, err := plainFFmpegClips(ctx, work, src, clips)
+	b, err := pipelineAgainstPlain(ctx, work, src, *asr, pipelineRenderPref(*sound, *looks), *plain)
 	if err != nil {
 		return err
 	}
 
 	fmt.Printf("### Pipeline: %s, portrait clips\n\n", kind)
 	fmt.Printf("| measure | time | ratio |\n|---|---|---|\n")
-	fmt.Printf("| (a) plain decode `ffmpeg -i SRC -f null -` (median of %d) | %.2f s | 1.00 |\n", *rounds, a.plain.Seconds())
-	fmt.Printf("| (a) analysis pass `media.Analyze` (median of %d) | %.2f s | **%.2f** |\n", *rounds, a.analysis.Seconds(), a.analysis.Seconds()/a.plain.Seconds())
-	fmt.Printf("| (a) CPU time: plain decode / analysis pass (medians) | %.2f s / %.2f s | **%.2f** |\n", a.plainCPU.Seconds(), a.analysisCPU.Seconds(), a.analysisCPU.Seconds()/a.plainCPU.Seconds())
-	fmt.Printf("| (b) plain ffmpeg commands making the same %d clips (%.0f s of clips, export + preview) | %.2f s | 1.00 |\n", len(clips), clipSeconds, plainClips.Seconds())
-	fmt.Printf("| (b) clipperd pipeline, create to COMPLETE (import, probe, analysis, curation, renders) | %.2f s | **%.2f** |\n\n", pipelineTime.Seconds(), pipelineTime.Seconds()/plainClips.Seconds())
+	if !*pipelineOnly {
+		fmt.Printf("| (a) plain decode `ffmpeg -i SRC -f null -` (median of %d) | %.2f s | 1.00 |\n", *rounds, a.plain.Seconds())
+		fmt.Printf("| (a) analysis pass `media.Analyze` (median of %d) | %.2f s | **%.2f** |\n", *rounds, a.analysis.Seconds(), a.analysis.Seconds()/a.plain.Seconds())
+		fmt.Printf("| (a) CPU time: plain decode / analysis pass (medians) | %.2f s / %.2f s | **%.2f** |\n", a.plainCPU.Seconds(), a.analysisCPU.Seconds(), a.analysisCPU.Seconds()/a.plainCPU.Seconds())
+	}
+	ratio := "" // of the pipeline to the plain commands, when they ran
+	if *plain {
+		fmt.Printf("| (b) plain ffmpeg commands making the same %d clips (%.0f s of clips, export + preview) | %.2f s | 1.00 |\n", b.clips, b.clipSeconds, b.plain.Seconds())
+		ratio = fmt.Sprintf("**%.2f**", b.pipeline.Seconds()/b.plain.Seconds())
+	}
+	fmt.Printf("| (b) clipperd pipeline, create to COMPLETE (import, probe, analysis, curation, renders) | %.2f s | %s |\n\n", b.pipeline.Seconds(), ratio)
+	fmt.Printf("(b) clipperd's project in each stage (its log; %d clips, recogniser %s):\n\n%s\n", b.clips, recogniserName(*asr),
+		stagetimes.Markdown([]string{"time"}, []stagetimes.Times{b.stages}))
 	return nil
+}
+
+// pipelineMeasure is (b): clipperd's pipeline, create to COMPLETE, and the
+// time the project spent in each stage; the plain ffmpeg commands making
+// the same clips (zero when not run); the clips and their length.
+type pipelineMeasure struct {
+	pipeline, plain time.Duration
+	stages          stagetimes.Times
+	clips           int
+	clipSeconds     float64
+}
+
+// pipelineAgainstPlain is (b): one project of src through an in-process
+// clipperd's API (with the recogniser asr), then, with plain, the plain
+// ffmpeg commands making the same clips. The server logs to a file in work,
+// whose stage lines give the project's time in each stage.
+func pipelineAgainstPlain(ctx context.Context, work, src, asr string, rp *apitypes.RenderPref, plain bool) (pipelineMeasure, error) {
+	var m pipelineMeasure
+	logPath := filepath.Join(work, "clipperd.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return m, err
+	}
+	defer logFile.Close()
+	const key = "bench-key"
+	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(work, "data"), APIKey: key, ASR: asr,
+		Logger: slog.New(slog.NewTextHandler(logFile, nil))})
+	if err != nil {
+		return m, err
+	}
+	defer srv.Close()
+	c, err := client.New(client.Config{BaseURL: srv.URL(), APIKey: key, RequestsPerMinute: 600})
+	if err != nil {
+		return m, err
+	}
+	pipelineTime, clips, projectID, err := clipProject(ctx, c, src, rp)
+	if err != nil {
+		return m, err
+	}
+	m.pipeline, m.clips = pipelineTime, len(clips)
+	logText, err := os.ReadFile(logPath)
+	if err != nil {
+		return m, err
+	}
+	times, err := stagetimes.Read(bytes.NewReader(logText))
+	if err != nil {
+		return m, err
+	}
+	m.stages = times[projectID]
+	if plain {
+		m.plain, m.clipSeconds, err = plainFFmpegClips(ctx, work, src, clips)
+	}
+	return m, err
+}
+
+func recogniserName(asr string) string {
+	if asr == "" {
+		return "none"
+	}
+	return asr
 }
 
 // pipelineSource is the benchmark's source video and a phrase saying what it
@@ -150,12 +210,12 @@ func pipelineRenderPref(sound, looks bool) *apitypes.RenderPref {
 }
 
 // clipProject uploads src, creates a project of 20-45 s clips and waits for
-// it: the time from create to COMPLETE (as the project's timestamps say)
-// and its clips.
-func clipProject(ctx context.Context, c *client.Client, src string, rp *apitypes.RenderPref) (time.Duration, []apitypes.ExportableClip, error) {
+// it: the time from create to COMPLETE (as the project's timestamps say),
+// its clips and its id.
+func clipProject(ctx context.Context, c *client.Client, src string, rp *apitypes.RenderPref) (time.Duration, []apitypes.ExportableClip, string, error) {
 	uploadID, err := c.UploadFile(ctx, src)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	p, err := c.CreateProject(ctx, apitypes.CreateProjectRequest{
 		VideoURL:     uploadID,
@@ -163,19 +223,19 @@ func clipProject(ctx context.Context, c *client.Client, src string, rp *apitypes
 		RenderPref:   rp,
 	})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	p, err = c.WaitForProject(ctx, p.ID, client.WaitOptions{PollInterval: 200 * time.Millisecond, MaxPollInterval: time.Second})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	created, _ := time.Parse(time.RFC3339, p.CreatedAt)
 	updated, _ := time.Parse(time.RFC3339, p.UpdatedAt)
 	clips, err := c.ListExportableClips(ctx, client.ClipFilter{ProjectID: p.ID})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
-	return updated.Sub(created), clips, nil
+	return updated.Sub(created), clips, p.ID, nil
 }
 
 // plainFFmpegClips makes the same clips with plain ffmpeg: one command per

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/stagetimes"
 )
 
 // BenchmarkScaleOutWorkers measures the throughput of worker nodes: the
@@ -33,22 +35,43 @@ func BenchmarkScaleOutWorkers(b *testing.B) {
 	c := newCluster(b)
 	c.nice = benchEnv(b, "CLIPPER_BENCH_NICE", 0, -20) // the API node is started: only workers get it
 	upload := c.upload(source)
-	setups := [][]int{{0}, {0, 1}} // the cores of the workers
-	type round struct {
-		run   [2]measured // by setup
-		first int         // the setup run first
-	}
+	rounds := alternate(b, nRounds, func(cpus []int, tag string) measured {
+		return c.timeProjects(b, upload, projects, cpus, tag, 30*time.Minute)
+	})
+	table, median := speedupTable(rounds)
+	fmt.Printf("\n%d projects of a generated %s 320x240 talk per run (portrait clips of 8-15 s, no recogniser), workers at nice %d:\n\n%s\n", projects, source, c.nice, table)
+	b.ReportMetric(median, "speedup")
+}
+
+// setups are the two sides of a round: the cores of 1 worker and of 2.
+var setups = [2][]int{{0}, {0, 1}}
+
+// round is one run of each setup.
+type round struct {
+	run   [2]measured // by setup
+	first int         // the setup run first
+}
+
+// alternate runs n rounds of both setups with run, which setup first
+// alternating between rounds, so a drift of the machine's load hits both.
+func alternate(b *testing.B, n int, run func(cpus []int, tag string) measured) []round {
+	b.Helper()
 	var rounds []round
-	for i := range nRounds {
+	for i := range n {
 		r := round{first: i % 2}
 		for j := range setups {
 			setup := (r.first + j) % 2
-			r.run[setup] = c.timeProjects(b, upload, projects, setups[setup], fmt.Sprintf("r%d", i))
+			r.run[setup] = run(setups[setup], fmt.Sprintf("r%d", i))
 			b.Logf("round %d: %d worker(s): %s", i+1, len(setups[setup]), r.run[setup])
 		}
 		rounds = append(rounds, r)
 	}
+	return rounds
+}
 
+// speedupTable is the Markdown table of rounds (BENCHMARKS.md's) and their
+// median speed-up of 2 workers over 1.
+func speedupTable(rounds []round) (string, float64) {
 	var ratios []float64
 	var out strings.Builder
 	fmt.Fprintf(&out, "| round (first run) | 1 worker (`taskset -c 0`): wall, workers' CPU, load | 2 workers (`-c 0`, `-c 1`): wall, workers' CPU, load | speed-up |\n|---|---|---|---|\n")
@@ -63,18 +86,20 @@ func BenchmarkScaleOutWorkers(b *testing.B) {
 		median = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
 	}
 	fmt.Fprintf(&out, "| median | | | **%.2f** |\n", median)
-	fmt.Printf("\n%d projects of a generated %s 320x240 talk per run (portrait clips of 8-15 s, no recogniser), workers at nice %d:\n\n%s\n", projects, source, c.nice, out.String())
-	b.ReportMetric(median, "speedup")
+	return out.String(), median
 }
 
 // measured is one run of projects: the time until all were COMPLETE, the
 // CPU time the workers used (their ffmpeg included), on how many cores,
-// and the load average before and after.
+// the load average before and after, and the projects' time in each stage
+// (summed over the projects).
 type measured struct {
 	wall, cpu time.Duration
 	cores     int
 	load      string
 	steal     float64 // the share of the machine's CPU time the hypervisor took meanwhile
+	stages    stagetimes.Times
+	projects  []string // their ids
 }
 
 func (m measured) String() string {
@@ -90,9 +115,9 @@ func plural(n int) string {
 }
 
 // timeProjects starts workers pinned to cpus, creates n projects of upload
-// and measures the time until all are COMPLETE; the workers are stopped
-// before it returns.
-func (c *cluster) timeProjects(b *testing.B, upload string, n int, cpus []int, tag string) measured {
+// and measures the time until all are COMPLETE, failing after limit; the
+// workers are stopped before it returns.
+func (c *cluster) timeProjects(b *testing.B, upload string, n int, cpus []int, tag string, limit time.Duration) measured {
 	b.Helper()
 	var workers []*node
 	for _, cpu := range cpus {
@@ -101,7 +126,8 @@ func (c *cluster) timeProjects(b *testing.B, upload string, n int, cpus []int, t
 	m := measured{cores: len(cpus), load: loadAverage()}
 	steal0, total0 := cpuTicks()
 	start := time.Now()
-	c.waitComplete(c.createProjects(upload, n, ""), 30*time.Minute)
+	ids := c.createProjects(upload, n, "")
+	c.waitComplete(ids, limit)
 	m.wall = time.Since(start)
 	m.load += " → " + loadAverage()
 	if steal1, total1 := cpuTicks(); total1 > total0 {
@@ -112,7 +138,23 @@ func (c *cluster) timeProjects(b *testing.B, upload string, n int, cpus []int, t
 		// A process's usage counts the children it waited for: ffmpeg.
 		m.cpu += w.cmd.ProcessState.UserTime() + w.cmd.ProcessState.SystemTime()
 	}
+	m.stages, m.projects = stageTimes(b, ids, append(workers, c.api)), ids
 	return m
+}
+
+// stageTimes are the time the projects ids spent in each stage, summed,
+// as the logs of nodes say.
+func stageTimes(b *testing.B, ids []string, nodes []*node) stagetimes.Times {
+	b.Helper()
+	var logs []map[string]stagetimes.Times
+	for _, n := range nodes {
+		l, err := stagetimes.Read(strings.NewReader(n.logText()))
+		if err != nil {
+			b.Fatalf("%s's log: %v", n.name, err)
+		}
+		logs = append(logs, l)
+	}
+	return stagetimes.Sum(ids, logs...)
 }
 
 // cpuTicks are the machine's CPU time stolen by the hypervisor and its

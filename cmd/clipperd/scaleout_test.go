@@ -49,6 +49,8 @@ type cluster struct {
 	masterKey string          // CLIPPERD_MASTER_KEY of every process
 	uploads   map[string]bool // the keys of the uploads made
 	nice      int             // the niceness of the scheduling group of each process, 0: none of its own
+	asr       string          // --asr of each process: none (newCluster's) unless a benchmark sets another
+	clipLen   [2]float64      // the clip lengths, in seconds, the projects ask for (curationPref.clipDurations)
 	api       *node
 	client    *client.Client
 }
@@ -74,7 +76,8 @@ func newCluster(tb testing.TB) *cluster {
 	toolexectest.RequireMedia(tb)
 	toolexectest.RequireTools(tb, "minio")
 	_, masterKey := masterkey.Generate()
-	c := &cluster{tb: tb, dir: tb.TempDir(), key: "scaleout-key-of-thirty-two-characters", masterKey: masterKey, uploads: map[string]bool{}}
+	c := &cluster{tb: tb, dir: tb.TempDir(), key: "scaleout-key-of-thirty-two-characters", masterKey: masterKey, uploads: map[string]bool{},
+		asr: "none", clipLen: [2]float64{8, 15}}
 	c.database = storetest.PostgresURL(tb)
 	c.minio = miniotest.Start(tb)
 	c.bucket = c.minio.NewBucket(tb)
@@ -117,7 +120,7 @@ func (c *cluster) startWorker(name string, cpu int, extra ...string) *node {
 func (c *cluster) start(name string, cpu int, args ...string) *node {
 	c.tb.Helper()
 	args = append([]string{c.bin}, append(args, "--data", filepath.Join(c.dir, name), "--database", c.database, "--media", c.media,
-		"--asr", "none", "--allow-private-webhooks")...)
+		"--asr", c.asr, "--allow-private-webhooks")...)
 	if cpu >= 0 {
 		toolexectest.RequireTools(c.tb, "taskset")
 		args = append([]string{"taskset", "-c", fmt.Sprint(cpu)}, args...)
@@ -181,10 +184,22 @@ func (c *cluster) waitFor(n *node, msg, path string) string {
 // upload id.
 func (c *cluster) upload(length time.Duration) string {
 	c.tb.Helper()
+	return c.uploadFile(c.generate(testvideo.Options{Duration: length}))
+}
+
+// generate makes a talk (testvideo.Generate) and returns its path.
+func (c *cluster) generate(opts testvideo.Options) string {
+	c.tb.Helper()
 	src := filepath.Join(c.tb.TempDir(), "source.mp4")
-	if err := testvideo.Generate(context.Background(), src, testvideo.Options{Duration: length}); err != nil {
+	if err := testvideo.Generate(context.Background(), src, opts); err != nil {
 		c.tb.Fatal(err)
 	}
+	return src
+}
+
+// uploadFile puts the video src into the cluster and returns its upload id.
+func (c *cluster) uploadFile(src string) string {
+	c.tb.Helper()
 	id, err := c.client.UploadFile(context.Background(), src)
 	if err != nil {
 		c.tb.Fatal(err)
@@ -201,7 +216,7 @@ func (c *cluster) createProjects(upload string, n int, hook string) []string {
 	for range n {
 		req := apitypes.CreateProjectRequest{
 			VideoURL:     upload,
-			CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{{8, 15}}},
+			CurationPref: &apitypes.CurationPref{ClipDurations: [][2]float64{c.clipLen}},
 			RenderPref:   &apitypes.RenderPref{LayoutAspectRatio: apitypes.AspectPortrait},
 		}
 		if hook != "" {
@@ -394,7 +409,7 @@ func killWhileRendering(t *testing.T, workers []*node, limit time.Duration) (*no
 
 // openStore opens the cluster's database with its master key; the caller
 // closes it.
-func (c *cluster) openStore(t *testing.T) *store.Store {
+func (c *cluster) openStore(t testing.TB) *store.Store {
 	t.Helper()
 	key, err := masterkey.Parse(c.masterKey)
 	if err != nil {
