@@ -3,7 +3,6 @@ package acctest
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -133,10 +132,12 @@ func interruptProject(ctx context.Context, srv *server.Server, cfg server.Config
 func awaitProcessing(ctx context.Context, dataDir string) (apitypes.Stage, error) { //nolint:unparam // the stage is for a reader's log
 	midway := []apitypes.Stage{apitypes.StageCurate, apitypes.StageRefine, apitypes.StageRender}
 	for {
+		// A read that fails (no project yet, or the database busy while the
+		// server writes it on a loaded machine) is tried again: an early
+		// return would close clipperd before the apply's upload.
 		stage, err := storedStage(ctx, dataDir)
 		switch {
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
-			return "", err
+		case err != nil:
 		case slices.Contains(midway, stage):
 			return stage, nil
 		case stage.Terminal():
