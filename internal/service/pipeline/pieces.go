@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
@@ -287,7 +288,9 @@ func (r *Runner) gatherPieces(ctx context.Context, j *job, kind string, planned 
 			return nil, context.Cause(ctx)
 		}
 		if !claimed {
-			if err := r.sleep(ctx, pieceWait); err != nil {
+			// Not r.sleep: that is the write retries' wait, which tests
+			// replace (one with no wait at all, which would spin here).
+			if err := backoff.Sleep(ctx, pieceWait); err != nil {
 				return nil, context.Cause(ctx)
 			}
 		}
