@@ -8,7 +8,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/parentwatch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/provider"
@@ -33,10 +34,20 @@ func main() {
 			os.Exit(1)
 		})
 	}
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/clipperhq/clipper",
-		Debug:   debug,
-	})
+	// tf6server.Serve, as providerserver.Serve would, but with provider.Server's
+	// diagnostics placed where Terraform shows their line.
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	server := provider.Server(version)
+	err := tf6server.Serve("registry.terraform.io/clipperhq/clipper", func() tfprotov6.ProviderServer {
+		s, err := server()
+		if err != nil {
+			log.Fatal(err.Error())
+		}
+		return s
+	}, opts...)
 	if err != nil {
 		log.Fatal(err.Error())
 	}

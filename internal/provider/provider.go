@@ -16,12 +16,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
+	"github.com/clipperhq/terraform-provider-clipper/internal/diagline"
 	"github.com/clipperhq/terraform-provider-clipper/internal/provider/validators"
 )
 
@@ -106,6 +109,22 @@ func New(version string, opts ...Option) func() provider.Provider {
 			opt(p)
 		}
 		return p
+	}
+}
+
+// Server returns the provider's protocol server as Terraform is served it
+// (main.go) and as the acceptance tests run it: the framework's server, with
+// the attribute paths of its diagnostics cut where Terraform finds them in the
+// configuration (internal/diagline), so an error on a nested attribute cites
+// its argument's line rather than the resource block's first.
+func Server(version string, opts ...Option) func() (tfprotov6.ProviderServer, error) {
+	framework := providerserver.NewProtocol6WithError(New(version, opts...)())
+	return func() (tfprotov6.ProviderServer, error) {
+		inner, err := framework()
+		if err != nil {
+			return nil, err
+		}
+		return diagline.Wrap(inner), nil
 	}
 }
 

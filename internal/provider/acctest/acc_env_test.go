@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -233,9 +232,9 @@ func testAccProviders() map[string]func() (tfprotov6.ProviderServer, error) {
 // checked against (nil: the wall clock).
 func testAccProvidersWith(now func() time.Time) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"clipper": providerserver.NewProtocol6WithError(provider.New("test",
+		"clipper": provider.Server("test",
 			provider.WithWait(client.WaitOptions{PollInterval: 300 * time.Millisecond, MaxPollInterval: time.Second}),
-			provider.WithClock(now))()),
+			provider.WithClock(now)),
 	}
 }
 

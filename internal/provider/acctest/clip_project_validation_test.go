@@ -121,3 +121,57 @@ conclusion_actions = []`),
 		Steps:                    steps,
 	})
 }
+
+// TestAccClipProject_validationCitesTheLine checks that an error on a nested
+// attribute cites the line of its argument (the top-level argument holding it,
+// or the list element), not the resource block's first line: Terraform cannot
+// follow a path into a nested attribute's object (hashicorp/terraform#33491),
+// so provider.Server cuts the path where Terraform finds it.
+func TestAccClipProject_validationCitesTheLine(t *testing.T) {
+	env := testAccSetup(t)
+	config := func(body string) string {
+		return env.providerBlock() + `
+resource "clipper_clip_project" "bad" {
+  video_url = "https://videos.example.com/talk.mp4"
+  title     = "line check"
+` + body + `
+}
+`
+	}
+	// cites: the snippet Terraform prints under "in resource ...:": the line's
+	// number, then the argument's text.
+	cites := func(msg, line string) *regexp.Regexp {
+		return regexp.MustCompile(`(?s)in resource "clipper_clip_project" "bad":\s+\d+:\s+` + regexp.QuoteMeta(line) + `.*` + errorText(msg).String())
+	}
+	steps := []resource.TestStep{
+		{
+			Config: config(`  render = {
+    font = {
+      numerical_size = -4
+    }
+  }`),
+			ExpectError: cites("render.font.numerical_size: must be a font size above 0, not -4", "render = {"),
+		},
+		{
+			Config: config(`  curation = {
+    clip_durations = [[10, 20], [30, 10]]
+  }`),
+			ExpectError: cites("curation.clip_durations[1]: must be a pair [min, max] of seconds with 0 <= min < max, not [30, 10]", "curation = {"),
+		},
+		{
+			// A list's element: its own line.
+			Config: config(`  conclusion_actions = [
+    { type = "EMAIL", email = "ops@example.com" },
+    { type = "EMAIL", email = "not-an-address" },
+  ]`),
+			ExpectError: cites("conclusion_actions[1].email: must be an email address such as ops@example.com", `{ type = "EMAIL", email = "not-an-address" }`),
+		},
+	}
+	for i := range steps {
+		steps[i].PlanOnly = true
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders(),
+		Steps:                    steps,
+	})
+}
