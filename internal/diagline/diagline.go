@@ -41,7 +41,7 @@ type server struct {
 // nested blocks.
 func (s *server) schema(ctx context.Context, kind, typeName string) *tfprotov6.SchemaBlock {
 	s.once.Do(func() {
-		resp, err := s.ProviderServer.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		resp, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err == nil {
 			s.schemas = resp
 		}
