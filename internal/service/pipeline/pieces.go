@@ -253,17 +253,37 @@ func (r *Runner) planPieces(ctx context.Context, j *job, kind string, specs [][]
 func (r *Runner) gatherPieces(ctx context.Context, j *job, kind string, planned int, done func(i int)) ([][]byte, error) {
 	seen := map[int]bool{}
 	source := func(context.Context) (string, error) { return j.source, nil }
-	for {
-		pieces, err := r.cfg.Store.ProjectPieces(ctx, j.p.ID, kind)
+	// Each look reads the pieces' states only; their results once all are done.
+	read := func(pieces func(ctx context.Context, projectID, kind string) ([]store.Piece, error)) ([]store.Piece, error) {
+		ps, err := pieces(ctx, j.p.ID, kind)
 		if err != nil {
 			return nil, fmt.Errorf("read the %s pieces: %w", kind, err)
 		}
-		if len(pieces) != planned || slices.ContainsFunc(pieces, func(p store.Piece) bool { return p.Run != j.run }) {
+		if len(ps) != planned || slices.ContainsFunc(ps, func(p store.Piece) bool { return p.Run != j.run }) {
 			return nil, errLostRun // another run planned them, or finished the project
 		}
-		results, err := piecesOutcome(pieces, kind, seen, done)
-		if results != nil || err != nil {
-			return results, err
+		return ps, nil
+	}
+	for {
+		pieces, err := read(r.cfg.Store.ProjectPieceStates)
+		if err != nil {
+			return nil, err
+		}
+		finished, err := piecesOutcome(pieces, kind, seen, done)
+		if err != nil {
+			return nil, err
+		}
+		if finished {
+			if pieces, err = read(r.cfg.Store.ProjectPieces); err != nil {
+				return nil, err
+			}
+			// A piece done stays done within its run (its writes are fenced),
+			// and a new run's plan fails read: every piece is still done here.
+			results := make([][]byte, len(pieces))
+			for i, p := range pieces {
+				results[i] = p.Result
+			}
+			return results, nil
 		}
 		now, err := r.leases.now(ctx)
 		if err != nil {
@@ -297,16 +317,14 @@ func (r *Runner) gatherPieces(ctx context.Context, j *job, kind string, planned 
 	}
 }
 
-// piecesOutcome reads the state of a run's pieces: their results in order
-// once all are done, the error of one that failed, or neither while some
-// are still to do. done is called for each piece newly found done (seen).
-func piecesOutcome(pieces []store.Piece, kind string, seen map[int]bool, done func(i int)) ([][]byte, error) {
-	results := make([][]byte, len(pieces))
+// piecesOutcome reads the state of a run's pieces: whether all are done,
+// or the error of one that failed. done is called for each piece newly
+// found done (seen).
+func piecesOutcome(pieces []store.Piece, kind string, seen map[int]bool, done func(i int)) (bool, error) {
 	finished := true
 	for i, p := range pieces {
 		switch p.State {
 		case store.PieceDone:
-			results[i] = p.Result
 			if !seen[i] {
 				seen[i] = true
 				if done != nil {
@@ -315,17 +333,14 @@ func piecesOutcome(pieces []store.Piece, kind string, seen map[int]bool, done fu
 			}
 		case store.PieceFailed:
 			if p.Failures < pieceMaxFailures {
-				return nil, permanentf("%s", p.Error)
+				return false, permanentf("%s", p.Error)
 			}
-			return nil, fmt.Errorf("%s (%d attempts of %s piece %d of %d)", p.Error, p.Failures, kind, i+1, len(pieces))
+			return false, fmt.Errorf("%s (%d attempts of %s piece %d of %d)", p.Error, p.Failures, kind, i+1, len(pieces))
 		default:
 			finished = false
 		}
 	}
-	if !finished {
-		return nil, nil
-	}
-	return results, nil
+	return finished, nil
 }
 
 // sourceCopies keeps one local copy of each project's source for the

@@ -51,5 +51,6 @@ type Store interface {
 	FailPiece(ctx context.Context, key store.PieceKey, attempt int64, msg string, final bool, maxFailures int) (store.PieceState, error)
 	ReleasePiece(ctx context.Context, key store.PieceKey, attempt int64) error
 	ProjectPieces(ctx context.Context, projectID, kind string) ([]store.Piece, error)
+	ProjectPieceStates(ctx context.Context, projectID, kind string) ([]store.Piece, error)
 	DeletePieces(ctx context.Context, projectID string) error
 }

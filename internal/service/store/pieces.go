@@ -311,7 +311,21 @@ func (s *Store) ReleasePiece(ctx context.Context, key PieceKey, attempt int64) e
 // every kind, by kind then index): what the stage machine reads to tell
 // whether every piece is done, and to merge their results in order.
 func (s *Store) ProjectPieces(ctx context.Context, projectID, kind string) ([]Piece, error) {
-	query, args := `SELECT `+pieceColumns+` FROM pieces WHERE project_id = ?`, []any{projectID}
+	return s.projectPieces(ctx, pieceColumns, projectID, kind)
+}
+
+// pieceStateColumns are pieceColumns with NULL for the spec and the result.
+const pieceStateColumns = `project_id, kind, idx, run_token, NULL, spec_hash, state, attempt, lease_until, NULL, error, failures, updated_at`
+
+// ProjectPieceStates is ProjectPieces without each piece's Spec and Result
+// (nil): what a run waiting on its pieces reads on every look, a few bytes a
+// piece where a render's spec and result are kilobytes.
+func (s *Store) ProjectPieceStates(ctx context.Context, projectID, kind string) ([]Piece, error) {
+	return s.projectPieces(ctx, pieceStateColumns, projectID, kind)
+}
+
+func (s *Store) projectPieces(ctx context.Context, columns, projectID, kind string) ([]Piece, error) {
+	query, args := `SELECT `+columns+` FROM pieces WHERE project_id = ?`, []any{projectID}
 	if kind != "" {
 		query, args = query+` AND kind = ?`, append(args, kind)
 	}

@@ -545,3 +545,36 @@ func TestPiecesConcurrentClaimsTakeAPieceOnce(t *testing.T) {
 		}
 	})
 }
+
+// ProjectPieceStates reads what ProjectPieces does but the specs and the
+// results, on a running, a finished and a pending piece.
+func TestPieceStatesLeaveOutSpecsAndResults(t *testing.T) {
+	t.Parallel()
+	stores.ForEachEngine(t, func(t *testing.T, open func(testing.TB) *store.Store) {
+		s := openPieces(t, open, "p1")
+		plan(t, s, "p1", 1, "render", specs(3))
+		claim(t, s, key("p1", "render", 0), 1, t0)
+		finish(t, s, claim(t, s, key("p1", "render", 1), 1, t0))
+		full := pieces(t, s, "p1", "render")
+		light, err := s.ProjectPieceStates(t.Context(), "p1", "render")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(light) != len(full) {
+			t.Fatalf("ProjectPieceStates gave %d pieces, ProjectPieces %d", len(light), len(full))
+		}
+		if full[1].Result == nil || full[0].Spec == nil {
+			t.Fatalf("ProjectPieces lost a spec or a result: %+v", full)
+		}
+		for i := range full {
+			if light[i].Spec != nil || light[i].Result != nil {
+				t.Errorf("piece %d: spec %q, result %q; want neither", i, light[i].Spec, light[i].Result)
+			}
+			want := full[i]
+			want.Spec, want.Result = nil, nil
+			if !equalPieces(light[i], want) {
+				t.Errorf("piece %d = %+v, want %+v", i, light[i], want)
+			}
+		}
+	})
+}
