@@ -74,6 +74,8 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--media", "gs://clips"},
 		{"serve", "--media", "s3://clips?endpoint=minio:9000/path"},
 		{"serve", "--media", "s3://clips?sekure=false"},
+		{"serve", "--encode-preset", "fastest"},
+		{"worker", "--data", t.TempDir(), "--public-url", "http://127.0.0.1:8787", "--metrics-listen", "off", "--encode-preset", "Medium"},
 		{"keys", "revoke", "--data", t.TempDir()},
 		{"keys", "revoke", "--data", t.TempDir(), "a", "b"},
 		{"media-key"},

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/gallery"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/janitor"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/masterkey"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/pipeline"
@@ -180,6 +182,7 @@ func addWorkFlags(fs *flag.FlagSet, cfg *server.Config, workersUsage string) *wo
 	fs.IntVar(&cfg.ImportWorkers, "import-workers", server.DefaultImportWorkers, "imports of sources from the network (links, video pages) this process runs at once, apart from its --workers, so a slow source holds no render slot")
 	fs.IntVar(&cfg.OrgWorkers, "org-workers", 0, "pipeline workers of this process one organization's projects may hold at once (default: --workers minus 1, at least 1, so another organization's project starts at once); counted per process, and a run handed back by a stopped worker, or taken over from a dead one, takes any free worker over it; a single-organization installation sets it to --workers")
 	fs.DurationVar(&cfg.ImportTimeout, "import-timeout", pipeline.DefaultImportTimeout, "longest import of a source from the network (a link or a video page), first request to last byte; past it the project fails")
+	fs.StringVar(&cfg.EncodePreset, "encode-preset", media.DefaultEncodePreset, "x264's preset for the clips this process renders, "+strings.Join(media.EncodePresets, ", ")+": a faster one spends less CPU for larger files at the same quality (ultrafast: about a third of veryfast's CPU, files about 2.7 times larger)")
 	minRate := fs.String("import-min-rate", quota.FormatSize(pipeline.DefaultImportMinRate), "bytes per second a download from a link must average over every 30 s, e.g. 64KiB; below it the project fails; 0 = no floor")
 	fs.IntVar(&cfg.MonthlyCredits, "monthly-credits", quota.DefaultMonthlyCredits, "credits per organization and calendar month")
 	fs.StringVar(&cfg.SMTP, "smtp", "", "HOST:PORT of an SMTP relay for EMAIL actions (default: write .eml files under DATA/outbox)")
@@ -241,6 +244,9 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 		return fmt.Errorf("%w: --import-min-rate: %v", errUsage, err)
 	}
 	cfg.ImportMinRate = cmp.Or(rate, -1) // pipeline's "no floor"
+	if !slices.Contains(media.EncodePresets, cfg.EncodePreset) {
+		return fmt.Errorf("%w: --encode-preset must be one of %s, not %q", errUsage, strings.Join(media.EncodePresets, ", "), cfg.EncodePreset)
+	}
 	if cfg.ShutdownGrace <= 0 {
 		return fmt.Errorf("%w: --shutdown-grace must be above 0, not %s", errUsage, cfg.ShutdownGrace)
 	}

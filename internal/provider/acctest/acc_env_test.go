@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -58,6 +59,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	_ = os.Setenv("XDG_CONFIG_HOME", config)
+	// The tests spend most of their time waiting on Terraform's processes
+	// and clipperd's pipeline, not on this process's CPU: run four at once
+	// unless -parallel says otherwise (its default is GOMAXPROCS, 2 on CI).
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		_ = flag.Set("test.parallel", "4")
+	}
 	code := m.Run()
 	_ = os.RemoveAll(config)
 	if acc.srv != nil {
@@ -69,6 +77,13 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(acc.env.Dir)
 	}
 	os.Exit(code)
+}
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // testAccSetup skips the test unless TF_ACC is set, then returns the shared
@@ -134,6 +149,9 @@ func accServerConfig(listen, dataDir string, limits quota.Limits) server.Config 
 		// Every parallel test's Terraform runs and clients come from
 		// 127.0.0.1: together they pass a per-address cap meant for one client.
 		MaxConnsPerIP: -1,
+		// The clips are checked, not their encoding: the fastest preset
+		// spends a third of the default's CPU on them.
+		EncodePreset: "ultrafast",
 	}
 }
 

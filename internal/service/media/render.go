@@ -1,12 +1,14 @@
 package media
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +44,9 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	size, previewH, err := renderSizes(opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.EncodePreset != "" && !slices.Contains(EncodePresets, opts.EncodePreset) {
+		return nil, fmt.Errorf("render: encode preset %q: want one of %s", opts.EncodePreset, strings.Join(EncodePresets, ", "))
 	}
 	if n := len([]rune(opts.Watermark)); n > maxWatermarkRunes {
 		return nil, fmt.Errorf("render: watermark is %d characters, at most %d allowed", n, maxWatermarkRunes)
@@ -82,8 +87,9 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 		return nil, fmt.Errorf("render: filtergraph: %w", err)
 	}
 	args := append(ffmpegBase(), "-ss", strconv.FormatFloat(start, 'f', 3, 64), "-i", toolexec.LocalURL(src), "-filter_complex_script", toolexec.LocalURL(script))
-	args = append(args, outputArgs(info, "[export]", sound.audio[0], t, "20", "128k", exportPath)...)
-	args = append(args, outputArgs(info, "[preview]", sound.audio[1], t, "27", "64k", previewPath)...)
+	enc := encoding{preset: cmp.Or(opts.EncodePreset, DefaultEncodePreset), duration: t}
+	args = append(args, enc.outputArgs(info, "[export]", sound.audio[0], "20", "128k", exportPath)...)
+	args = append(args, enc.outputArgs(info, "[preview]", sound.audio[1], "27", "64k", previewPath)...)
 	if err := runTool(ctx, "render: ffmpeg", "ffmpeg", args, nil); err != nil {
 		os.Remove(exportPath)
 		os.Remove(previewPath)
@@ -273,14 +279,17 @@ func cropBox(w, h int, ar, cx float64) (cw, ch, x, y int) {
 
 func evenRound(v float64) int { return max(2, int(math.Round(v/2))*2) }
 
+// encoding is what a render's outputs share: x264's preset and the clip's length.
+type encoding struct{ preset, duration string }
+
 // outputArgs encodes one labelled picture (and the audio stream or label, if the source has
 // audio) to an MP4 file.
-func outputArgs(info *ProbeResult, label, audio, dur, crf, audioRate, path string) []string {
+func (e encoding) outputArgs(info *ProbeResult, label, audio, crf, audioRate, path string) []string {
 	args := []string{"-map", label}
 	if info.HasAudio {
 		args = append(args, "-map", audio, "-c:a", "aac", "-b:a", audioRate)
 	}
-	return append(args, "-t", dur, "-c:v", "libx264", "-preset", "veryfast", "-crf", crf,
+	return append(args, "-t", e.duration, "-c:v", "libx264", "-preset", e.preset, "-crf", crf,
 		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", toolexec.LocalURL(path))
 }
 

@@ -56,6 +56,30 @@ func TestRenderClipAspects(t *testing.T) {
 	}
 }
 
+// A faster preset gives the same clip, in a larger file: the trade an
+// operator makes with --encode-preset.
+func TestRenderClipEncodePreset(t *testing.T) {
+	src, _ := sourceVideo(t, 60, 320, 240)
+	dir := t.TempDir()
+	h := Highlight{Start: 12, End: 15, CenterX: 0.5}
+	bytes := map[string]int64{}
+	for _, preset := range []string{"", "ultrafast"} {
+		exp, pre := filepath.Join(dir, "e"+preset+".mp4"), filepath.Join(dir, "p"+preset+".mp4")
+		res, err := RenderClip(context.Background(), src, h, exp, pre, RenderOptions{EncodePreset: preset})
+		if err != nil {
+			t.Fatalf("preset %q: %v", preset, err)
+		}
+		p := probeFile(t, exp)
+		if p.Width != 1080 || p.Height != 1920 || p.VideoCodec != "h264" || math.Abs(p.DurationSec-3) > 0.1 {
+			t.Errorf("preset %q: export %dx%d %s, %.3f s; want 1080x1920 h264, 3 s", preset, p.Width, p.Height, p.VideoCodec, p.DurationSec)
+		}
+		bytes[preset] = res.ExportBytes
+	}
+	if bytes["ultrafast"] <= bytes[""] {
+		t.Errorf("export bytes: ultrafast %d, default (%s) %d; want ultrafast's larger", bytes["ultrafast"], DefaultEncodePreset, bytes[""])
+	}
+}
+
 // The generated scenes show one box on a flat background; measuring the box in a rendered
 // frame tells whether the crop followed the centre and whether fit shows the whole picture.
 func TestRenderClipCropFollowsCentreAndFitShowsAll(t *testing.T) {
@@ -146,6 +170,7 @@ func TestRenderClipRejectsBadInput(t *testing.T) {
 		{"reversed", Highlight{Start: 5, End: 4}, exp, pre, RenderOptions{}, "start < end"},
 		{"past end", Highlight{Start: 58, End: 70}, exp, pre, RenderOptions{}, "outside the 60.000 s source"},
 		{"watermark", ok, exp, pre, RenderOptions{Watermark: strings.Repeat("x", 201)}, "at most 200"},
+		{"encode preset", ok, exp, pre, RenderOptions{EncodePreset: "fastest"}, `encode preset "fastest": want one of ultrafast,`},
 	}
 	for _, c := range cases {
 		_, err := RenderClip(context.Background(), src, c.h, c.exp, c.pre, c.opts)

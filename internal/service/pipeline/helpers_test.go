@@ -117,6 +117,9 @@ func newEnvOn(t *testing.T, database string) *env {
 		Logger:         slog.New(slog.NewTextHandler(t.Output(), nil)),
 		PollInterval:   30 * time.Millisecond,
 		RetryBase:      30 * time.Millisecond,
+		// The renders' files, not their encoding, are what these tests
+		// look at: the fastest preset spends a third of the default's CPU.
+		EncodePreset: "ultrafast",
 	}}
 }
 

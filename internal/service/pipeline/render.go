@@ -122,6 +122,7 @@ func (r *Runner) renderPiece(ctx context.Context, c *pieceClaim) ([]byte, error)
 	}
 	r.at(ctx, fmt.Sprintf("render %d", c.piece.Index))
 	opts := s.Options
+	opts.EncodePreset = r.cfg.EncodePreset
 	if err := r.fetchRenderFiles(ctx, &opts, c.tmp); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/backoff"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/media"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/medialink"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/repeat"
@@ -125,6 +128,11 @@ type Config struct {
 	// WriteRetryBase is the wait after the first failed write, doubled per
 	// further failure; default 500 ms.
 	WriteRetryBase time.Duration
+	// EncodePreset is x264's preset for this process's renders (one of
+	// media.EncodePresets); "" is media.DefaultEncodePreset. It is the
+	// process's, like its workers: a piece is encoded with the preset of
+	// the process that renders it.
+	EncodePreset string
 }
 
 // DefaultLease is Config.Lease's default: a process killed mid-run has its
@@ -206,6 +214,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Media == nil || cfg.Scratch.Root() == "" {
 		return nil, errors.New("pipeline: Media and Scratch are required")
+	}
+	if cfg.EncodePreset != "" && !slices.Contains(media.EncodePresets, cfg.EncodePreset) {
+		return nil, fmt.Errorf("pipeline: encode preset %q: want one of %s", cfg.EncodePreset, strings.Join(media.EncodePresets, ", "))
 	}
 	cfg = cfg.withDefaults()
 	r := &Runner{

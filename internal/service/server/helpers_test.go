@@ -41,6 +41,11 @@ func startServer(t *testing.T, cfg Config) *Server {
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = 100000
 	}
+	if cfg.EncodePreset == "" {
+		// The fastest preset: a third of the default's CPU for the same
+		// pictures, larger files.
+		cfg.EncodePreset = "ultrafast"
+	}
 	if store.Locate(cfg.Database).Shared() && cfg.MasterKey == "" && cfg.MasterKeyFile == "" {
 		_, cfg.MasterKey = masterkey.Generate() // processes sharing a database are given one
 	}

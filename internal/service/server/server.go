@@ -163,6 +163,9 @@ type Config struct {
 	// sets no floor.
 	ImportTimeout time.Duration
 	ImportMinRate int64
+	// EncodePreset is x264's preset for this process's renders
+	// (pipeline.Config.EncodePreset); "" takes media.DefaultEncodePreset.
+	EncodePreset string
 	// DependencyRetry is how long a call to the database or the bucket
 	// that fails for want of an answer is retried before its operation
 	// fails; 0 takes dependency.DefaultWindow (60 s), below 0 none.

@@ -104,6 +104,7 @@ func (s *Server) newRunner(cfg Config, asr transcribe.Transcriber) (*pipeline.Ru
 		OrgShare:            cfg.OrgWorkers,
 		ImportTimeout:       cfg.ImportTimeout,
 		ImportMinRate:       cfg.ImportMinRate,
+		EncodePreset:        cfg.EncodePreset,
 		Media:               s.media,
 		Scratch:             s.scratch,
 		PublicURL:           s.url,
