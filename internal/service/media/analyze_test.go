@@ -11,6 +11,7 @@ import (
 )
 
 func TestAnalyzeMatchesGeneratedLayout(t *testing.T) {
+	t.Parallel()
 	src, layout := sourceVideo(t, 60, 320, 240)
 	a := analysisOf(t, src)
 
@@ -126,6 +127,7 @@ func mean(v []float64) float64 {
 }
 
 func TestAnalyzeVideoWithoutAudio(t *testing.T) {
+	t.Parallel()
 	src, layout := sourceVideo(t, 60, 320, 240)
 	silent := filepath.Join(t.TempDir(), "silent.mp4")
 	if out, err := exec.Command("ffmpeg", "-v", "error", "-i", src, "-an", "-c:v", "copy", silent).CombinedOutput(); err != nil {
@@ -155,6 +157,7 @@ func TestAnalyzeVideoWithoutAudio(t *testing.T) {
 }
 
 func TestAnalyzeHonoursCancellation(t *testing.T) {
+	t.Parallel()
 	src, _ := sourceVideo(t, 60, 320, 240)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -29,6 +29,7 @@ func colourPicture(t *testing.T, path, colour string, w, h int, seconds float64)
 }
 
 func TestProbeVisualTellsStillsVideosAndOthers(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	dir := t.TempDir()
 	png, mp4, txt := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.mp4"), filepath.Join(dir, "c.txt")
@@ -50,6 +51,7 @@ func TestProbeVisualTellsStillsVideosAndOthers(t *testing.T) {
 }
 
 func TestPlanBrollCutsAwayAtMatchingWordsWithinTheShare(t *testing.T) {
+	t.Parallel()
 	items := []BrollItem{{Path: "oven.png", Keywords: []string{"ovens", "bake"}}, {Path: "tree.png", Keywords: []string{"garden"}}}
 	words := []Word{
 		{Text: "the", Start: 0.5, End: 0.7}, {Text: "oven", Start: 1, End: 1.4}, // oven.png 1-2.5 (1.5 s)
@@ -76,6 +78,7 @@ func TestPlanBrollCutsAwayAtMatchingWordsWithinTheShare(t *testing.T) {
 // A cut-away shows its picture over its span only, the overlay is at its box
 // all along, and the audio is the source's.
 func TestRenderDrawsBrollAndOverlays(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	src, _ := sourceVideo(t, 8, 640, 360)
 	dir := t.TempDir()

@@ -8,6 +8,7 @@ import (
 // Every channel of the words ends on the side opposite the backing, the hue kept: a colour
 // OCR binarises per channel is never half on the band's side.
 func TestReadableOn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		c     rgb
@@ -42,6 +43,7 @@ func TestReadableOn(t *testing.T) {
 // The band goes dark behind light words and light behind dark ones; a box keeps its colour
 // and the words take the side opposite it.
 func TestContrastColours(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		st      CaptionStyle
@@ -68,6 +70,7 @@ func TestContrastColours(t *testing.T) {
 // A caption stays up through a short pause, until the next; one shown too briefly to read is
 // lengthened; a long pause and the legacy drawing leave the screen empty.
 func TestHeldLines(t *testing.T) {
+	t.Parallel()
 	lines := []CaptionLine{{Start: 0, End: 1}, {Start: 1.5, End: 1.7}, {Start: 2, End: 3}, {Start: 5, End: 5.3}}
 	got := heldLines(lines)
 	want := []float64{1.5, 2, 3, 5.8}

@@ -96,6 +96,7 @@ func renderLook(t *testing.T, src string, opts RenderOptions) string {
 // Every caption look reads back by OCR in every clip, on a white, a black and a busy
 // (testsrc2) picture: each spoken word is read in the frame taken while it is spoken.
 func TestCaptionLooksReadable(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "tesseract")
 	requireFFmpeg(t)
 	words := []CaptionWord{{"garden", 0.2, 0.8}, {"needs", 0.8, 1.4}, {"water", 1.4, 2.0}}

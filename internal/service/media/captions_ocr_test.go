@@ -109,6 +109,7 @@ func captionReadShare(t *testing.T, dir, src string, c Captions, at []float64, w
 // and style. (bench realmedia -only captions sets the old
 // drawing beside it.)
 func TestCaptionsReadOnAnyPicture(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "tesseract")
 	requireFFmpeg(t)
 	media := realmedia.Dir(t)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestASS(t *testing.T) {
+	t.Parallel()
 	line := CaptionLine{Start: 0.5, End: 2, Words: []CaptionWord{{"hello", 0.6, 1}, {"{big}", 1.1, 1.5}, {`w\orld`, 1.6, 1.9}}}
 	cases := []struct {
 		name  string
@@ -86,6 +87,7 @@ func TestASS(t *testing.T) {
 // A captioned frame differs from the uncaptioned one only in the lower part of the frame, and
 // OCR reads the spoken words from it.
 func TestRenderClipCaptions(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "tesseract")
 	dir := t.TempDir()
 	src, spans := speechtest.Video(t, dir, []string{"the garden needs water"}, 0.5)
@@ -149,6 +151,7 @@ func TestRenderClipCaptions(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestCaptionPosition(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		position string
 		style    string // the alignment and margins of the Caption style, 1080x1920

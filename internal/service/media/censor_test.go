@@ -73,6 +73,7 @@ func rms(s []int16) float64 {
 // TestCensorAudio: inside the span the audio is a 1 kHz beep (or silence);
 // every sample outside it is the input's, bit for bit.
 func TestCensorAudio(t *testing.T) {
+	t.Parallel()
 	in := censorInput(t)
 	orig := pcm(t, in)
 	span := CensorSpan{Start: 1.0, End: 1.5}
@@ -113,6 +114,7 @@ func TestCensorAudio(t *testing.T) {
 
 // TestCensorAudioNothing copies a file when no span has a length.
 func TestCensorAudioNothing(t *testing.T) {
+	t.Parallel()
 	in := censorInput(t)
 	out := filepath.Join(t.TempDir(), "out.wav")
 	if err := CensorAudio(context.Background(), in, out, []CensorSpan{{Start: 2, End: 2}}, true); err != nil {

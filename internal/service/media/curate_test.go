@@ -92,6 +92,7 @@ func checkHighlights(t *testing.T, a *Analysis, opts CurateOptions, hs []Highlig
 }
 
 func TestPickHighlightsProperties(t *testing.T) {
+	t.Parallel()
 	a := synthetic(600, talk(600), []float64{30, 95.5, 200, 401})
 	cases := map[string]CurateOptions{
 		"default":        {},
@@ -123,6 +124,7 @@ func TestPickHighlightsProperties(t *testing.T) {
 }
 
 func TestPickHighlightsCountGrowsWithLength(t *testing.T) {
+	t.Parallel()
 	a := synthetic(3*3600, talk(3*3600), nil)
 	prev := 0
 	for _, l := range []float64{40, 120, 300, 900, 1800, 3 * 3600} {
@@ -142,6 +144,7 @@ func TestPickHighlightsCountGrowsWithLength(t *testing.T) {
 }
 
 func TestPickHighlightsPrefersLoudSpeechAndCuts(t *testing.T) {
+	t.Parallel()
 	parts := talk(300)
 	for i := range parts {
 		if parts[i].start > 150 && parts[i].end < 200 {
@@ -175,6 +178,7 @@ func TestPickHighlightsPrefersLoudSpeechAndCuts(t *testing.T) {
 }
 
 func TestPickHighlightsWholeAndShortRanges(t *testing.T) {
+	t.Parallel()
 	a := synthetic(120, talk(120), nil)
 	hs, err := PickHighlights(a, CurateOptions{WholeRange: true, Range: &Interval{10, 100}})
 	if err != nil {
@@ -195,6 +199,7 @@ func TestPickHighlightsWholeAndShortRanges(t *testing.T) {
 }
 
 func TestPickHighlightsFallsBackToWindows(t *testing.T) {
+	t.Parallel()
 	// Music under everything: no pause at all.
 	a := synthetic(200, []speechPart{{0, 200, -15}}, nil)
 	opts := CurateOptions{Durations: [][2]float64{{20, 30}}}
@@ -216,6 +221,7 @@ func TestPickHighlightsFallsBackToWindows(t *testing.T) {
 }
 
 func TestPickHighlightsRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	a := synthetic(60, talk(60), nil)
 	cases := []struct {
 		name string
@@ -241,6 +247,7 @@ func TestPickHighlightsRejectsBadInput(t *testing.T) {
 }
 
 func TestPickHighlightsOnRealAnalysis(t *testing.T) {
+	t.Parallel()
 	short, shortLayout := sourceVideo(t, 60, 320, 240)
 	long, longLayout := sourceVideo(t, 150, 320, 240)
 	counts := map[string]int{}

@@ -13,6 +13,7 @@ import (
 )
 
 func TestKeptRanges(t *testing.T) {
+	t.Parallel()
 	span := Interval{10, 20}
 	cases := []struct {
 		name string
@@ -39,6 +40,7 @@ func TestKeptRanges(t *testing.T) {
 
 // Cutting a spoken "um" out of a clip shortens it by the filler's length.
 func TestRenderClipCutsRanges(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src, spans := speechtest.Video(t, dir, []string{"the garden", "um", "needs water"}, 0.3)
 	h := Highlight{Start: spans[0].Start, End: spans[2].End, CenterX: 0.5}
@@ -70,6 +72,7 @@ func TestRenderClipCutsRanges(t *testing.T) {
 // bare, the wave jumps at each joint (a click); with the fades, no sample steps
 // further than the tone itself does from one sample to the next.
 func TestRenderClipCutsWithoutClicks(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "tone.mp4")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestEmojiFontPNG(t *testing.T) {
+	t.Parallel()
 	f, err := emojiFont()
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +26,7 @@ func TestEmojiFontPNG(t *testing.T) {
 }
 
 func TestEmojiSpans(t *testing.T) {
+	t.Parallel()
 	words := []CaptionWord{{"The", 0, 0.2}, {"garden's", 0.2, 0.4}, {"WATER!", 0.5, 0.9}, {"flowers", 1.5, 2.5}, {"bus", 3, 3.2}}
 	got := fmt.Sprint(emojiSpans(words))
 	want := fmt.Sprint([]emojiSpan{{0x1F331, 0.2, 0.5}, {0x1F4A7, 0.5, 1.1}, {0x1F338, 1.5, 2.5}})
@@ -62,6 +64,7 @@ func colourfulIn(t *testing.T, clip string, at float64, x, y, w, h int) int {
 // A clip whose words include table words shows the emoji's colours at its place while the
 // word is spoken, and not before; a clip without table words shows none.
 func TestRenderClipEmoji(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	src := backgroundSource(t, "black")
 	dir := t.TempDir()

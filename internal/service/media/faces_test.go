@@ -48,6 +48,7 @@ func checkSmooth(t *testing.T, keys []PathKey, cuts []float64) {
 }
 
 func TestAnalyzeFollowsAMovingFace(t *testing.T) {
+	t.Parallel()
 	a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
 		return testvideo.MovingFace(ctx, p, testvideo.FaceOptions{Duration: 8 * time.Second, Silent: true})
 	})
@@ -76,6 +77,7 @@ func TestAnalyzeFollowsAMovingFace(t *testing.T) {
 }
 
 func TestAnalyzeFollowJumpsAtTheCut(t *testing.T) {
+	t.Parallel()
 	a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
 		return testvideo.FaceCut(ctx, p, testvideo.FaceOptions{Duration: 6 * time.Second, Silent: true})
 	})
@@ -106,6 +108,7 @@ func TestAnalyzeFollowJumpsAtTheCut(t *testing.T) {
 }
 
 func TestAnalyzeTwoFacesAndTheSpeaker(t *testing.T) {
+	t.Parallel()
 	for _, speaker := range []int{0, 1} {
 		a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
 			return testvideo.TwoFaces(ctx, p, speaker, testvideo.FaceOptions{Duration: 5 * time.Second, Silent: true})
@@ -136,6 +139,7 @@ func TestAnalyzeTwoFacesAndTheSpeaker(t *testing.T) {
 }
 
 func TestAnalyzeGroupsAndAScreen(t *testing.T) {
+	t.Parallel()
 	opts := testvideo.FaceOptions{Duration: 4 * time.Second, Silent: true}
 	for _, n := range []int{3, 4} {
 		a, l := faceAnalysis(t, func(ctx context.Context, p string) (*testvideo.FaceLayout, error) {
@@ -167,6 +171,7 @@ func TestAnalyzeGroupsAndAScreen(t *testing.T) {
 }
 
 func TestAnalyzeWithoutFacesHasNoPath(t *testing.T) {
+	t.Parallel()
 	src, _ := sourceVideo(t, 20, 320, 240)
 	a := analysisOf(t, src)
 	if len(a.Follow) != 0 {
@@ -186,6 +191,7 @@ func TestAnalyzeWithoutFacesHasNoPath(t *testing.T) {
 }
 
 func TestReadSamplesHandsEveryFrameAndHalvesEveryOther(t *testing.T) {
+	t.Parallel()
 	const w, h = 8, 4
 	var stream []byte
 	for k := range 5 {
@@ -213,6 +219,7 @@ func TestReadSamplesHandsEveryFrameAndHalvesEveryOther(t *testing.T) {
 }
 
 func TestMeanCentreOfAShot(t *testing.T) {
+	t.Parallel()
 	a := &Analysis{WindowSec: 0.5, CenterX: []float64{0.2, 0.4, 0.6, 0.8}}
 	if c := meanCentre(a, 0, 1); math.Abs(c-0.3) > 1e-9 {
 		t.Errorf("0-1 s: %.3f, want 0.3", c)
@@ -223,6 +230,7 @@ func TestMeanCentreOfAShot(t *testing.T) {
 }
 
 func TestShrinkAveragesBlocks(t *testing.T) {
+	t.Parallel()
 	// A 6x3 frame shrunk 3 times: two blocks, their means rounded.
 	src := []byte{
 		0, 3, 6, 10, 10, 10,
@@ -237,6 +245,7 @@ func TestShrinkAveragesBlocks(t *testing.T) {
 }
 
 func TestShrinkAllFactorsAgree(t *testing.T) {
+	t.Parallel()
 	// Each factor's fast path gives the plain block mean.
 	const w, h = 12, 12
 	src := make([]byte, w*h)

@@ -14,6 +14,7 @@ import (
 // green centre square, the portrait fit's left edge at mid-height is red
 // (the whole picture's red side strips) without it and green with it.
 func TestRenderFitCropRatioShowsOnlyThatBox(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.mp4")

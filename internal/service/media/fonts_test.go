@@ -7,6 +7,7 @@ import (
 )
 
 func TestFontResolverFallsBackToAliasThenDefault(t *testing.T) {
+	t.Parallel()
 	installed := map[string]bool{"Lato": true, "Liberation Sans": true, "DejaVu Sans": true}
 	asked := map[string]int{}
 	r := &fontResolver{installed: map[string]fcAnswer{}, has: func(f string) (bool, bool) {
@@ -35,6 +36,7 @@ func TestFontResolverFallsBackToAliasThenDefault(t *testing.T) {
 }
 
 func TestFontResolverWithoutFontconfigPassesTheFamilyOn(t *testing.T) {
+	t.Parallel()
 	asked := 0
 	r := &fontResolver{installed: map[string]fcAnswer{}, has: func(string) (bool, bool) { asked++; return false, false }}
 	for range 2 {
@@ -50,6 +52,7 @@ func TestFontResolverWithoutFontconfigPassesTheFamilyOn(t *testing.T) {
 // TestFcHasFamilyAsksFontconfig runs the real fc-list: DejaVu Sans is what every
 // Debian with ffmpeg has (fonts-dejavu-core), and a made-up family is absent.
 func TestFcHasFamilyAsksFontconfig(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "fc-list")
 	if found, ok := fcHasFamily("DejaVu Sans"); !ok || !found {
 		t.Errorf("fcHasFamily(DejaVu Sans) = %v, %v; want true, true", found, ok)

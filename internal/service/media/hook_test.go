@@ -10,6 +10,7 @@ import (
 )
 
 func TestHookASS(t *testing.T) {
+	t.Parallel()
 	doc := hookASS(Hook{Text: "  the {big}\nreveal  ", Font: "Lato", Color: "#FFFF00", BoxColor: "#102030"}, 1080, 1920)
 	for _, want := range []string{
 		"Style: Hook,Lato,125,&H0000FFFF&,&H0000FFFF&,&H20302010&,&H80000000,-1,0,0,0,100,100,0,0,3,31,0,8,90,90,268,1\n",
@@ -28,6 +29,7 @@ func TestHookASS(t *testing.T) {
 // The hook's headline reads by OCR in the clip's first 2.5 s, on a busy picture, and is
 // gone after: the frame at 2.8 s is the plain render's where the headline was.
 func TestRenderClipHook(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "tesseract")
 	requireFFmpeg(t)
 	src := backgroundSource(t, "testsrc2")

@@ -28,6 +28,7 @@ func gradientVideo(t *testing.T, seconds float64, w, h int) string {
 // crop window is where the path says: the export's middle column shows the source column
 // at the path's centre.
 func TestRenderFollowWithManyKeys(t *testing.T) {
+	t.Parallel()
 	const w, h, dur = 640, 360, 4.0
 	src := gradientVideo(t, dur, w, h)
 	var keys []PathKey
@@ -85,6 +86,7 @@ func windowCentre(frame []byte, fw, fh int, row []byte) int {
 // piece's whole frames, and the layout's clip times follow the same frames, so the
 // window steps at every piece join on the join's first frame, however many came before.
 func TestRenderKeepPiecesStepOnTheirFrames(t *testing.T) {
+	t.Parallel()
 	const w, h, fps = 640, 360, 25
 	src := gradientVideo(t, 10, w, h)
 	// Six pieces of 0.41 s, each starting on a frame: 11 frames (0.44 s) each.

@@ -114,6 +114,7 @@ func renderFaces(t *testing.T, src string, start, end float64, opts RenderOption
 // portrait frame when the crop follows it; the fixed centre crop (skipReframe) loses it.
 // The window never pans faster than faces.MaxPanSpeed.
 func TestRenderFollowKeepsAMovingFaceInTheMiddle(t *testing.T) {
+	t.Parallel()
 	src, l := faceVideo(t, "moving")
 	path := detectedFollow(t, src, l)
 	share := func(layout string) (float64, [][]byte, int, int) {
@@ -171,6 +172,7 @@ func windowPlaces(frames [][]byte, w, h int, cropW float64, l *testvideo.FaceLay
 // At a cut the window jumps to the new shot's face within 2 frames of the cut, and does
 // not move anywhere else.
 func TestRenderFollowJumpsAtTheCut(t *testing.T) {
+	t.Parallel()
 	src, l := faceVideo(t, "cut")
 	path := detectedFollow(t, src, l)
 	frames, w, h := renderFaces(t, src, 0, l.Duration, RenderOptions{Aspect: "portrait", Layout: LayoutFollow, Follow: path}, 0)
@@ -201,6 +203,7 @@ func abs(v int) int { return max(v, -v) }
 // portrait, square and landscape frames; screen and game show the face camera only in
 // the face panel.
 func TestRenderPanelLayoutsPlaceEachFaceOnce(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		layout, video string
 	}{
@@ -267,6 +270,7 @@ func boxesText(bs []faces.Box, w, h int) string {
 // two-face video with its first half taken for a two-face shot and the rest for a shot
 // without faces (split, then fit), cut into two pieces as filler removal does.
 func TestRenderLayoutChangesAtShotBounds(t *testing.T) {
+	t.Parallel()
 	src, l := faceVideo(t, "two")
 	faces2 := truthShots(l)[0].Faces
 	shots := []Shot{{Start: 0, End: 3, Faces: faces2, Speaker: -1}, {Start: 3, End: l.Duration, Faces: nil, Speaker: -1}}
@@ -298,6 +302,7 @@ func TestRenderLayoutChangesAtShotBounds(t *testing.T) {
 // middle of the portrait frame with no layout named, and its shots give LayoutAuto a
 // split of the two-face video.
 func TestAnalyzeThenRenderFollowsAndSplits(t *testing.T) {
+	t.Parallel()
 	src, _ := faceVideo(t, "moving")
 	a, err := Analyze(context.Background(), src)
 	if err != nil {

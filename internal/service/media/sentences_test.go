@@ -79,6 +79,7 @@ func checkSentenceClips(t *testing.T, hs []Highlight, words []Word, spans []Inte
 }
 
 func TestSentenceCurationFollowsTheContent(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		sents     int
@@ -111,6 +112,7 @@ func TestSentenceCurationFollowsTheContent(t *testing.T) {
 }
 
 func TestSentenceCurationPrefersKeywords(t *testing.T) {
+	t.Parallel()
 	first := filler(9, "garden soil")
 	second := filler(9, "rocket engine")
 	words, spans, a := script(append(first, second...), 1)
@@ -138,6 +140,7 @@ func TestSentenceCurationPrefersKeywords(t *testing.T) {
 }
 
 func TestSentenceCurationFallsBack(t *testing.T) {
+	t.Parallel()
 	// One 36 s sentence: no run of sentences fits 10-30 s, so the audio decides as without words.
 	words, _, a := script([]string{strings.Repeat("word ", 90)}, 1)
 	opts := CurateOptions{Durations: [][2]float64{{10, 30}}}
@@ -153,6 +156,7 @@ func TestSentenceCurationFallsBack(t *testing.T) {
 }
 
 func TestSentences(t *testing.T) {
+	t.Parallel()
 	w := func(s, e float64) Word { return Word{Text: "rockets", Start: s, End: e} }
 	cases := []struct {
 		name     string
@@ -183,6 +187,7 @@ func TestSentences(t *testing.T) {
 }
 
 func TestStemAndTerms(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Rockets": "rocket", "rocket,": "rocket", "cooking": "cook", "cooked": "cook", "parties": "party",
 		"party": "party", "pages": "pag", "page": "pag", "uses": "use", "use": "use", "is": "is",
@@ -199,6 +204,7 @@ func TestStemAndTerms(t *testing.T) {
 }
 
 func TestPickSentencesCoverageCap(t *testing.T) {
+	t.Parallel()
 	c := func(s, e, score float64, onTopic bool) candidate {
 		return candidate{Highlight{Start: s, End: e, Score: score, CenterX: 0.5}, onTopic}
 	}

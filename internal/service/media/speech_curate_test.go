@@ -45,6 +45,7 @@ var (
 // edge, at least 2 clips of 10-30 s from about 90 s of speech, and with
 // topicKeywords naming the second subject, clips only in that part.
 func TestCurationFromRealSpeech(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, append(speechtest.Tools, transcribe.PocketsphinxTool)...)
 	dir := t.TempDir()
 	talk := append(append([]string(nil), kitchenTalk...), spaceTalk...)

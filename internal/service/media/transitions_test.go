@@ -32,6 +32,7 @@ func colourSource(t *testing.T, dir string) string {
 // length less the 0.3 s overlap, the frames in the overlap are a blend (neither the red
 // before nor the blue after), and the sound runs through the join without a drop.
 func TestTransitionAtAFillerCut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := colourSource(t, dir)
 	opts := RenderOptions{Aspect: "landscape", PreviewHeight: 120, Keep: []Interval{{0, 2}, {3, 5}}, Transitions: Transitions{Names: []string{"fade"}}}
@@ -76,6 +77,7 @@ func TestTransitionAtAFillerCut(t *testing.T) {
 // At a shot cut inside a piece (enableAutoTransition) the transition holds frames instead of
 // overlapping: the clip keeps its length and the frame at the cut is a blend.
 func TestTransitionAtAShotCutKeepsTheLength(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := colourSource(t, dir)
 	opts := RenderOptions{Aspect: "landscape", PreviewHeight: 120, Shots: []Shot{{Start: 0, End: 2.5, Speaker: -1}, {Start: 2.5, End: 6, Speaker: -1}},
@@ -101,6 +103,7 @@ func TestTransitionAtAShotCutKeepsTheLength(t *testing.T) {
 }
 
 func TestClipJoinsShortenAndSkipShortParts(t *testing.T) {
+	t.Parallel()
 	opts := RenderOptions{Keep: []Interval{{0, 1}, {1.5, 1.75}, {2, 4}, {5, 5.2}}, Transitions: Transitions{Names: []string{"wipeleft", "slideup"}}}
 	joins := ClipJoins(Highlight{Start: 0, End: 5.2}, 10, opts)
 	// Parts 1, 0.25, 2 and 0.2 s long: the 0.25 s part allows 0.083 s (< 0.1, a plain cut),

@@ -19,6 +19,7 @@ import (
 // most -1 dBTP, and the gate leaves the words in (under 10% of the soft speech frames 10 dB
 // under the clip's gain).
 func TestVoiceEnhancementRemovesRealNoise(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
 	speech := func(rel string) string { return realmedia.Path(t, "speech/"+rel) }
 	for _, c := range []struct {
@@ -105,6 +106,7 @@ func TestVoiceEnhancementRemovesRealNoise(t *testing.T) {
 // The gate opens halfway between the noise and the loud speech, and where the noise is nearly
 // as loud as the voice (nothing to tell apart) it stays under the noise: open all the time.
 func TestVoiceGateThresholdFollowsNoiseAndSpeech(t *testing.T) {
+	t.Parallel()
 	frames := func(noise, speech float64) []float64 {
 		var lv []float64
 		for i := range 200 {
@@ -147,6 +149,7 @@ func TestVoiceGateThresholdFollowsNoiseAndSpeech(t *testing.T) {
 // loud), the chain keeps its channels and levels it: -14 +- 1 LUFS, true peak at most
 // -1 dBTP after AAC, and no pause louder than in the source.
 func TestVoiceChainAnyFormatAndLevel(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
 	c2 := func(n string) string { return realmedia.Path(t, "speech/codec2/"+n+".wav") }
 	for _, c := range []struct {
@@ -216,6 +219,7 @@ func probeAudioOnly(t *testing.T, path string) (audioOnly, error) {
 // The chain is a graph of its own (the gate's key) inside the render's: it holds with cuts
 // and cross-fades around it, and the clip still comes out at the target loudness.
 func TestVoiceEnhancementWithCutsAndTransitions(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "ffmpeg", "ffprobe")
 	dir := t.TempDir()
 	s, err := testvideo.MixSpeech(t.Context(), dir, "pink", testvideo.SpeechMix{Voices: []string{realmedia.Path(t, "speech/jfk.wav")}, Gap: 0.8,

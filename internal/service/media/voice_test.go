@@ -21,6 +21,7 @@ const noiseAmplitude = 0.0173
 // the noise in the pauses is at least 10 dB lower, the clip's integrated loudness is within
 // 1 LU of -14 LUFS and its true peak at most -1 dBTP (ffmpeg's ebur128 on the export).
 func TestVoiceEnhancementCleansAndLevelsSpeech(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, speechtest.Tools...)
 	dir := t.TempDir()
 	wav, spans := speechtest.Speech(t, dir, []string{

@@ -18,6 +18,7 @@ import (
 // its keyword is spoken (festival speech) and only then, the speech going
 // on underneath; a screen overlay from an upload sits at its rect all along.
 func TestBrollAndOverlayInARender(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	dir := t.TempDir()
 	src, spans := speechtest.Video(t, dir, []string{"we walked home slowly", "the oven", "then we slept until the morning came"}, 0.6)
@@ -109,6 +110,7 @@ func TestBrollAndOverlayInARender(t *testing.T) {
 // screenOverlayFileId is the one-overlay form, an upload drawn over the
 // whole frame; enableScreenOverlay false in renderPref turns it off.
 func TestScreenOverlayFileIdCoversTheFrame(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	e := newEnv(t)
 	e.runner()

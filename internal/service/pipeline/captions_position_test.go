@@ -8,6 +8,7 @@ import (
 
 // captionPosition comes from the brand template, and renderPref overrides it.
 func TestCaptionStylePosition(t *testing.T) {
+	t.Parallel()
 	on := true
 	for _, tc := range []struct {
 		base, rp string

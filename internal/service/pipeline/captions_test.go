@@ -10,6 +10,7 @@ import (
 )
 
 func TestCaptionStyle(t *testing.T) {
+	t.Parallel()
 	yes, no := true, false
 	name, size, width := "Liberation Sans", 96.0, 4.0
 	tpl := apitypes.RenderPref{
@@ -57,6 +58,7 @@ func TestCaptionStyle(t *testing.T) {
 }
 
 func TestCaptionLines(t *testing.T) {
+	t.Parallel()
 	words := []transcribe.Word{
 		{Text: "cut", Start: 9.8, End: 10.2}, {Text: "in", Start: 10.3, End: 10.5},
 		{Text: "after", Start: 11.5, End: 11.9}, {Text: "pause", Start: 12, End: 12.6},
@@ -92,6 +94,7 @@ func approxLine(a, b media.CaptionLine) bool {
 }
 
 func TestClipHook(t *testing.T) {
+	t.Parallel()
 	yes := true
 	if hk, on := hookStyle(apitypes.RenderPref{}, apitypes.RenderPref{}); on || hk != nil {
 		t.Errorf("hook off by default: %+v %v", hk, on)
@@ -122,6 +125,7 @@ func TestClipHook(t *testing.T) {
 }
 
 func TestEmojiStyle(t *testing.T) {
+	t.Parallel()
 	yes := true
 	if e, on := emojiStyle(apitypes.RenderPref{}, apitypes.RenderPref{}, nil); on || e != nil {
 		t.Errorf("emoji off by default: %+v", e)

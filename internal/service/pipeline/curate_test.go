@@ -15,6 +15,7 @@ import (
 )
 
 func TestCurationKeywords(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		cp   apitypes.CurationPref
@@ -36,6 +37,7 @@ func TestCurationKeywords(t *testing.T) {
 // With pocketsphinx transcribing festival's speech, the clips of a project
 // begin and end at the sentences the test video speaks.
 func TestClipsFollowTheSentences(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, "festival", transcribe.PocketsphinxTool)
 	src, layout := videotest.Shared(t, testvideo.Options{Duration: 40 * time.Second, Width: 320, Height: 240})
 	if layout.Voice != testvideo.VoiceFestival {

@@ -56,6 +56,7 @@ func (e *env) waitInStage(stage apitypes.Stage, ids []string, n int) {
 // another organization's project starts at once and completes (real
 // ffmpeg) while the four still import.
 func TestSlowImportsHoldNoRenderSlot(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	slow := trickle(t, time.Second)
 	fast := serveFile(t, testVideo(t))
@@ -90,6 +91,7 @@ func TestSlowImportsHoldNoRenderSlot(t *testing.T) {
 // project takes the fourth worker within seconds and completes, and the
 // first organization's fourth waits for one of its own to end.
 func TestOneOrgHoldsAtMostItsShareOfWorkers(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	src := testVideo(t)
 	e := newEnv(t)
@@ -140,6 +142,7 @@ func TestOneOrgHoldsAtMostItsShareOfWorkers(t *testing.T) {
 // the import queue, which hands it (source recorded, token raised) to its
 // run on the pipeline queue in one transaction; it completes, charged once.
 func TestImportLegHandsOffToRun(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	onEachEngine(t, handOffRun)
 }

@@ -26,6 +26,7 @@ func (knownWords) Describe() string { return "known words" }
 // A clip with filler removal loses the filler's length; durationMs and
 // timeRanges say what was kept, and the captions skip the filler.
 func TestRemoveFillerWordsShortensTheClip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src, spans := speechtest.Video(t, dir, []string{"the garden needs water", "um", "it grows fast"}, 0.4)
 	e := newEnv(t)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFillerCuts(t *testing.T) {
+	t.Parallel()
 	h := media.Highlight{Start: 10, End: 16}
 	words := []transcribe.Word{
 		{Text: "so", Start: 10.2, End: 10.5}, {Text: "um", Start: 10.6, End: 11}, {Text: "the", Start: 11.1, End: 11.3},
@@ -50,6 +51,7 @@ func TestFillerCuts(t *testing.T) {
 }
 
 func TestRemoveFillersPref(t *testing.T) {
+	t.Parallel()
 	yes, no := true, false
 	on := apitypes.RenderPref{QuickstartConfig: &apitypes.QuickstartConfig{EnableRemoveFillerWords: &yes}}
 	off := apitypes.RenderPref{QuickstartConfig: &apitypes.QuickstartConfig{EnableRemoveFillerWords: &no}}

@@ -25,6 +25,7 @@ import (
 // handed-back run back every second (orgSnooze) until its own run ended or
 // A came back.
 func TestHandedBackRunTakesAnotherWorkersFreeSlot(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	src := testVideo(t)
 	e := newEnv(t)

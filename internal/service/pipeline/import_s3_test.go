@@ -19,6 +19,7 @@ import (
 // source in the bucket and the link gone, reads it back into the run's
 // directory.
 func TestImportFromLinkIntoBucket(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	srv := serveFile(t, src)
 	minioSrv := miniotest.Start(t)

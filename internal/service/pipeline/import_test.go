@@ -44,6 +44,7 @@ func serveFile(t *testing.T, path string) *httptest.Server {
 }
 
 func TestImportFromLinkStreamsAndProbes(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	srv := serveFile(t, src)
 	e := newEnv(t)
@@ -83,6 +84,7 @@ func TestImportFromLinkStreamsAndProbes(t *testing.T) {
 }
 
 func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/big.mp4":
@@ -128,6 +130,7 @@ func TestImportRefusesPrivateAddressesAndBadLinks(t *testing.T) {
 }
 
 func TestImportUploadErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r, _ := e.newRunner()
 	j := e.importJob("up_doesnotexist", nil)
@@ -162,6 +165,7 @@ func TestPlatformLinkWithoutYtdlp(t *testing.T) {
 }
 
 func TestRefineTextFromWhatIsKnown(t *testing.T) {
+	t.Parallel()
 	if got := hashtags([]string{"machine learning", "Go", "go", " "}, "Q&A"); got != "#MachineLearning #Go #QA" {
 		t.Errorf("hashtags = %q", got)
 	}

@@ -39,6 +39,7 @@ func trickle(t *testing.T, period time.Duration) *httptest.Server {
 // which it averaged less, permanently, naming the rule and its flag; one
 // under no floor ends at the import deadline, naming that.
 func TestImportLimitsEndATrickle(t *testing.T) {
+	t.Parallel()
 	slow := trickle(t, 50*time.Millisecond).URL + "/talk.mp4"
 	fast := serveFile(t, testVideo(t)).URL + "/talk.mp4"
 	e := newEnv(t)
@@ -72,6 +73,7 @@ func TestImportLimitsEndATrickle(t *testing.T) {
 // A run whose source trickles ends STALLED for good, not retried, with its
 // credits refunded: a retry would hold a worker as long again.
 func TestTrickleStallsOnceWithoutRetry(t *testing.T) {
+	t.Parallel()
 	srv := trickle(t, 50*time.Millisecond)
 	e := newEnv(t)
 	e.cfg.AllowPrivateImports = true

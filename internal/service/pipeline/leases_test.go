@@ -29,6 +29,7 @@ func skewed(d time.Duration) func() time.Time {
 // that outlive it by a minute, and one whose clock lags does not keep a
 // dead run's lease alive.
 func TestLeasesFollowTheDatabaseClock(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	e := newEnvOn(t, storetest.PostgresURL(t))
 	ctx := context.Background()
@@ -148,6 +149,7 @@ func TestLeasesFollowTheDatabaseClock(t *testing.T) {
 
 // On SQLite (one machine) leases keep the process's clock.
 func TestLeasesOnSQLiteTakeTheProcessClock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.cfg.Clock = skewed(skew)
 	r, err := e.newRunner()
@@ -168,6 +170,7 @@ func TestLeasesOnSQLiteTakeTheProcessClock(t *testing.T) {
 // retry, saying why) at the MaxInterruptions-th in a row; the first is
 // queued again at once, and an outcome starts the count again.
 func TestWatchdogBacksOffRepeatedInterruptions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.cfg.RetryBase = time.Minute
 	r, err := e.newRunner()
@@ -262,6 +265,7 @@ func refuseCurate(t *testing.T, st *store.Store, id string) {
 // backoff; the fifth run in a row without an outcome stalls it for good,
 // saying why, and nothing runs it after.
 func TestRefusedWritesBackOffThenStall(t *testing.T) {
+	t.Parallel()
 	onEachEngine(t, refusedWrites)
 }
 
@@ -304,6 +308,7 @@ func refusedWrites(t *testing.T, e *env, src string) {
 // the watchdog: one error line per attempt, not one per PollInterval; it
 // goes through once the database takes it.
 func TestWatchdogBacksOffARefusedRequeue(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var logs syncBuffer
 	e.cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))

@@ -11,6 +11,7 @@ import (
 // A preset's caption style, emoji and a hook renderPref turns on reach the render, and the
 // clips report them.
 func TestRenderOptionsLooks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r, err := e.newRunner()
 	if err != nil {

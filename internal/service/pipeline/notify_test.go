@@ -15,6 +15,7 @@ import (
 // hands out signed clip addresses that verify, public ones for a PUBLIC
 // project; the clips themselves keep the stored address.
 func TestCompletionEmailSignsAddresses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	links := medialink.New(e.st, publicURL, 0, 0, nil)
 	e.cfg.MediaLinks = links

@@ -16,6 +16,7 @@ import (
 // media addresses need no key, so anything else would hand out sources or
 // other orgs' clips.
 func TestImportOwnMediaOnlyClipsOfTheSameOrg(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r, err := e.newRunner()
 	if err != nil {

@@ -72,6 +72,7 @@ func (c *renderCounts) worked(name string) int {
 // does not depend on the machine's speed. Every clip is rendered once, and
 // the project completes with all its clips.
 func TestRenderPiecesSpreadAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	src := toneSource(t, 6*60) // four clips: curation makes one per 90 s
 	onEachEngineWith(t, func(t *testing.T, e *env) {
@@ -149,6 +150,7 @@ func toneSource(t *testing.T, seconds int) string {
 // only. The dead claim is made by the test, with a lease that has ended;
 // its late result is refused.
 func TestDeadPieceClaimIsRedoneAlone(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	e := newEnv(t)
 	src := toneSource(t, 4*60) // three clips
@@ -232,6 +234,7 @@ func (c *chunkWords) Transcribe(_ context.Context, wav, _ string) ([]transcribe.
 // transcribePieceMin to transcribePieceMax seconds, recognised apart and
 // joined in order, in source seconds.
 func TestLongTranscriptionInPieces(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	e := newEnv(t)
 	const length = 9 * 60
@@ -285,6 +288,7 @@ func TestLongTranscriptionInPieces(t *testing.T) {
 // render waits until the other organization's project has started); the
 // other organization's project starts in the third.
 func TestPiecesLeaveAnotherOrganizationsSlot(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	e := newEnv(t)
 	src := toneSource(t, 6*60) // four clips

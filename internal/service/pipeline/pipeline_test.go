@@ -111,6 +111,7 @@ func (e *env) startDispatcher() {
 }
 
 func TestUploadRunsToCompleteWithClips(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	e := newEnv(t)
 	hooks := newHookRecorder(t)
@@ -288,6 +289,7 @@ func TestSkipCurateMakesOneClipOfTheRange(t *testing.T) {
 }
 
 func TestTextUploadStallsForGoodAndNotifiesFailure(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	e := newEnv(t)
 	hooks := newHookRecorder(t)
@@ -339,6 +341,7 @@ func TestTextUploadStallsForGoodAndNotifiesFailure(t *testing.T) {
 }
 
 func TestRestartDuringRenderResumesToComplete(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	e := newEnv(t)
 	r1, js1 := e.process()
@@ -387,6 +390,7 @@ func TestRestartDuringRenderResumesToComplete(t *testing.T) {
 }
 
 func TestTransientFailureRetriedWithBackoffThenGivesUp(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	calls := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -428,6 +432,7 @@ func TestTransientFailureRetriedWithBackoffThenGivesUp(t *testing.T) {
 }
 
 func TestMonthlyCapAfterProbeStallsNamingTheCap(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.cfg.MonthlyCredits = 30
 	r, err := e.newRunner()

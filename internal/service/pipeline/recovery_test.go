@@ -12,6 +12,7 @@ import (
 // Restarts are not failures of the project: however often clipperd dies
 // mid-run, the project resumes, and every new run starts with no error.
 func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	e := newEnv(t)
 	const restarts = 5 // more than MaxRetries (3)
@@ -73,6 +74,7 @@ func TestManyRestartsNeverGiveUpAProject(t *testing.T) {
 // A retried project is QUEUED again without the error of its last run; the
 // stall count stays.
 func TestRequeueClearsErrorKeepsStallCount(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r, err := e.newRunner()
 	if err != nil {

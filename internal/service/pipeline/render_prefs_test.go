@@ -20,6 +20,7 @@ import (
 // An org template's preferences are the base of a render; what renderPref
 // sets overrides them field by field.
 func TestRenderOptionsTemplateThenRenderPref(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	yes, no := true, false
 	err := e.st.SaveBrandTemplate(context.Background(), testOrg, apitypes.BrandTemplate{
@@ -64,6 +65,7 @@ func TestRenderOptionsTemplateThenRenderPref(t *testing.T) {
 // The layout switches of the template and of renderPref resolve to one layout (see
 // pickLayout), and the renderPref reported on clips says which one, switch by switch.
 func TestRenderLayoutFromTemplateAndRenderPref(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	yes, no := true, false
 	// A template stored with two layouts, like a request with two, settles by precedence.
@@ -148,6 +150,7 @@ func ptrText(v *bool) string {
 
 // rules names the layouts by media's names, which pickLayout passes on as they are.
 func TestLayoutSwitchesNameMediaLayouts(t *testing.T) {
+	t.Parallel()
 	for _, s := range rules.LayoutSwitches {
 		if !slices.Contains(media.Layouts, s.Layout) {
 			t.Errorf("%s picks %q, which is not a media layout %v", s.Wire, s.Layout, media.Layouts)
@@ -159,6 +162,7 @@ func TestLayoutSwitchesNameMediaLayouts(t *testing.T) {
 // analysis finds both faces, and the export shows one in each half of the portrait frame
 // (found there by pigo).
 func TestSplitLayoutProjectStacksTwoFaces(t *testing.T) {
+	t.Parallel()
 	requireFFmpeg(t)
 	src := filepath.Join(t.TempDir(), "two.mp4")
 	if _, err := testvideo.TwoFaces(context.Background(), src, 0, testvideo.FaceOptions{Duration: 6 * time.Second, Silent: true}); err != nil {

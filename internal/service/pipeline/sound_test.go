@@ -13,6 +13,7 @@ import (
 // renderPref overrides the template; unknown names in a stored template are dropped; the
 // applied values are reported.
 func TestSoundOptionsResolveAndReport(t *testing.T) {
+	t.Parallel()
 	on, off := true, false
 	base := apitypes.RenderPref{EnableVoiceEnhancement: &on, EnableAutoTransition: &on, SelectedTransitions: []string{"Fade", "gone", " slideup"}}
 	var opts media.RenderOptions
@@ -34,6 +35,7 @@ func TestSoundOptionsResolveAndReport(t *testing.T) {
 // Captions follow the overlaps: a word after a join moves earlier by the transition, a word
 // ending at the join keeps its length, and the clip's length loses the overlap.
 func TestPlanWordsFollowTheOverlaps(t *testing.T) {
+	t.Parallel()
 	pl := &clipPlan{
 		h:    media.Highlight{Start: 10, End: 16},
 		keep: []media.Interval{{Start: 10, End: 12}, {Start: 13, End: 16}},

@@ -35,6 +35,7 @@ func (s *stagesLeft) get() ([]apitypes.Stage, []time.Duration) {
 // stage it left once, in order, from the wait in QUEUED to UPLOAD; a run that
 // stalls reports the stage it failed in.
 func TestStageLeftReportsEveryStageOfARun(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	e := newEnv(t)
 	rec := &stagesLeft{}

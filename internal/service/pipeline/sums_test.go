@@ -12,6 +12,7 @@ import (
 // of each clip) is stored with its size and SHA-256, the ones its file has,
 // so it can be checked before it is served whole or published.
 func TestRenderRecordsSums(t *testing.T) {
+	t.Parallel()
 	src := testVideo(t)
 	e := newEnv(t)
 	e.runner()

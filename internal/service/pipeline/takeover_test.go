@@ -16,6 +16,7 @@ import (
 // run writes nothing: the project is charged once, has its clips once and
 // sends its conclusion once.
 func TestTakeoverAfterLeaseEndsRunsOnce(t *testing.T) {
+	t.Parallel()
 	onEachEngine(t, takeover)
 }
 

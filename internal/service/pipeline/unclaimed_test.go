@@ -18,6 +18,7 @@ import (
 // an interruption; a claim younger than a lease (a live process about to
 // start its run) is left alone.
 func TestWatchdogRequeuesAJobClaimedByADeadProcess(t *testing.T) {
+	t.Parallel()
 	onEachEngine(t, claimedByTheDead)
 }
 

@@ -57,6 +57,7 @@ func pipelineJobs(t *testing.T, r *Runner) []string {
 // run's lease ends: counted as a stall, not as a failure of the project, with
 // a new run token and the job of that token, in one transaction.
 func TestWatchdogRequeuesAProjectWhoseLeaseEnded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r, err := e.newRunner()
 	if err != nil {
@@ -90,6 +91,7 @@ func TestWatchdogRequeuesAProjectWhoseLeaseEnded(t *testing.T) {
 // a project a release before leases left in a processing stage (no lease)
 // is queued again.
 func TestWatchdogLeavesLiveLeases(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r, err := e.newRunner()
 	if err != nil {
@@ -120,6 +122,7 @@ func TestWatchdogLeavesLiveLeases(t *testing.T) {
 // nothing: not its stage, its clips, its stall or its completion, and its
 // heartbeat learns it lost the project. A job of a stale token does nothing.
 func TestStaleRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r, err := e.newRunner()
 	if err != nil {
@@ -172,6 +175,7 @@ func TestStaleRunWritesNothing(t *testing.T) {
 // Adopt gives a QUEUED project without a job (a release before the job
 // system made it) its job, once however often it runs.
 func TestAdoptGivesQueuedProjectsOneJob(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"}) // no runner yet: no job
 	r, err := e.newRunner()
@@ -194,6 +198,7 @@ func TestAdoptGivesQueuedProjectsOneJob(t *testing.T) {
 // A state write that fails is tried again after a doubling wait, at most
 // WriteAttempts times; a refusal is not retried.
 func TestPersistRetriesWithBackoff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.cfg.WriteAttempts, e.cfg.WriteRetryBase = 4, time.Second
 	r, err := e.newRunner()
@@ -248,6 +253,7 @@ func TestPersistRetriesWithBackoff(t *testing.T) {
 // disk is full") is saved once space comes back during the retries, instead
 // of being lost with the project left in its stage.
 func TestStallIsSavedWhenTheDiskFreesUp(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.cfg.RetryBase = time.Hour
 	id := e.create(apitypes.CreateProjectRequest{VideoURL: "up_x"})

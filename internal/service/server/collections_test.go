@@ -42,6 +42,7 @@ func collectionIDs(list []apitypes.Collection) []string {
 // TestCollectionsFlow runs a real project to clips, then the whole life of a
 // collection holding them, and checks another org sees none of it.
 func TestCollectionsFlow(t *testing.T) {
+	t.Parallel()
 	video := sourceVideo(t)
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
@@ -204,6 +205,7 @@ func exportOf(t *testing.T, c *apiClient, id string) []apitypes.ExportedContent 
 // TestCollectionErrors covers every 400, 402 and 404 of the collection
 // endpoints, cursor paging, and that they are outside the rate limit.
 func TestCollectionErrors(t *testing.T) {
+	t.Parallel()
 	// A rate limit of 3 a minute: the collection calls below, far more, are
 	// not limited (only the core project and clip endpoints are).
 	srv := startServer(t, Config{Limits: quota.Limits{RateLimit: 3}})

@@ -65,6 +65,7 @@ func sameCopy(job *apitypes.SocialCopyJob, want socialcopy.Copy) bool {
 // platform's limit, and a job left RUNNING by a stopped server is run by
 // the next one.
 func TestSocialCopyJobsCachedAndForceRegenerate(t *testing.T) {
+	t.Parallel()
 	video := sourceVideo(t)
 	dir := t.TempDir()
 	srv := startServer(t, Config{DataDir: dir})

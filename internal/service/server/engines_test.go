@@ -212,6 +212,7 @@ func publishedRecord(t *testing.T, srv *Server, id string) *store.Post {
 // a new database with another key is refused at its start, not when it
 // later fails to unseal a secret the first sealed.
 func TestSharedDatabaseWantsOneGivenMasterKey(t *testing.T) {
+	t.Parallel()
 	database := storetestURL(t)
 	_, err := Start(t.Context(), Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", APIKey: devKey, Database: database})
 	if err == nil || !strings.Contains(err.Error(), "CLIPPERD_MASTER_KEY") || !strings.Contains(err.Error(), "--master-key-file") {

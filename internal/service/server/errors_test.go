@@ -18,6 +18,7 @@ import (
 const ytURL = "https://www.youtube.com/watch?v=abc123XYZ"
 
 func TestAuthErrors(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	const path = "/api/brand-templates?q=mine"
@@ -50,6 +51,7 @@ func TestAuthErrors(t *testing.T) {
 }
 
 func TestOtherOrgProjectIsNotFound(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	p := c.mustCreate(map[string]any{"videoUrl": ytURL})
@@ -75,6 +77,7 @@ func TestOtherOrgProjectIsNotFound(t *testing.T) {
 }
 
 func TestCreateValidation(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 
@@ -135,6 +138,7 @@ func TestCreateValidation(t *testing.T) {
 }
 
 func TestPrivateImportsRefused(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
 	for _, u := range []string{"http://127.0.0.1:9/v.mp4", "http://localhost/v.mp4", "http://[::1]/v.mp4",
@@ -153,6 +157,7 @@ func TestPrivateImportsRefused(t *testing.T) {
 // exactly as the pipeline's import will see it (package sources), and a
 // videoUrl the pipeline could not import is refused at create.
 func TestSourceClassifiedAsPipeline(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true, Limits: quota.Limits{MaxConcurrent: 100}})
 	c := newClient(t, srv, devKey)
 	for _, u := range []string{
@@ -180,6 +185,7 @@ func TestSourceClassifiedAsPipeline(t *testing.T) {
 // {base_url} source) pass the private-address rule, since the pipeline reads
 // them from disk; whether they name a clip of the org is the pipeline's check.
 func TestOwnMediaImportAllowed(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
 	p := c.mustCreate(map[string]any{"videoUrl": srv.URL() + "/media/prj_nope/clip.mp4"})
@@ -191,6 +197,7 @@ func TestOwnMediaImportAllowed(t *testing.T) {
 }
 
 func TestCreatedProjectFields(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	resp, data := c.create(map[string]any{
@@ -291,6 +298,7 @@ func jsonKind(v any) string {
 }
 
 func TestListQueries(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	p := c.mustCreate(map[string]any{"videoUrl": ytURL})
@@ -335,6 +343,7 @@ func TestListQueries(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{Limits: quota.Limits{RateLimit: 3}, AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	const path = "/api/clip-projects/unknown"
@@ -377,6 +386,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestMonthlyCap(t *testing.T) {
+	t.Parallel()
 	// The first project stays in IMPORT (its download hangs), holding the
 	// 10 credits reserved at create: a failed import would refund them.
 	srv := startServer(t, Config{Limits: quota.Limits{MonthlyCredits: 15}, AllowPrivateImports: true})
@@ -408,6 +418,7 @@ func TestMonthlyCap(t *testing.T) {
 }
 
 func TestConcurrentCapAnswer(t *testing.T) {
+	t.Parallel()
 	// The first project's source never finishes downloading, so it stays in
 	// flight for the whole test and the second create meets the cap.
 	srv := startServer(t, Config{Limits: quota.Limits{MaxConcurrent: 1}, AllowPrivateImports: true})

@@ -38,6 +38,7 @@ const (
 // failure at most fullDiskPerFailure times; once space is back, the
 // watchdog requeues every project.
 func TestFullDiskLogsABoundedNumberOfLines(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := openData(t, dir)
 	// Their runs' leases end a few seconds after the server starts, once

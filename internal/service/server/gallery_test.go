@@ -59,6 +59,7 @@ func loginGallery(t *testing.T, cl *http.Client, srv *Server, key string) {
 }
 
 func TestGalleryIsMountedBesideTheAPI(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	cl := browser(t)
 	for path, want := range map[string]string{"/": "/ui/", "/ui/": "/ui/login", "/ui": "/ui/"} {
@@ -96,6 +97,7 @@ var previewSrc = regexp.MustCompile(`<video class="clip-preview"[^>]* src="([^"]
 // checks that the gallery's player points at the preview the API hands
 // out, and that the server plays it.
 func TestGalleryServesAFinishedProjectsClips(t *testing.T) {
+	t.Parallel()
 	video := sourceVideo(t)
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
@@ -151,6 +153,7 @@ func (b *syncBuffer) String() string {
 }
 
 func TestGalleryAndAPIRequestsAreLoggedOnceEach(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	srv := startServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	cl := browser(t)

@@ -18,6 +18,7 @@ import (
 // INFO; a later start with other media is refused naming both, and a
 // start with its own media passes without adopting again.
 func TestPreviousReleaseAdoptsItsMedia(t *testing.T) {
+	t.Parallel()
 	dir, fx := oldreleasetest.Open(t)
 	start := func(media string, log *syncBuffer) (*Server, error) {
 		return Start(t.Context(), Config{DataDir: dir, Media: media, Listen: "127.0.0.1:0", APIKey: fx.DevKey, Now: fx.Clock(),

@@ -20,6 +20,7 @@ import (
 // the start logs an error naming them. A data directory whose media all
 // have rows logs none.
 func TestStartNamesRowsLostToACutLog(t *testing.T) {
+	t.Parallel()
 	live := t.TempDir()
 	st, err := store.Open(t.Context(), live)
 	if err != nil {

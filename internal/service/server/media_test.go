@@ -9,6 +9,7 @@ import (
 // bucket address with one slash, without a bucket, or another scheme is
 // refused with the rule it breaks.
 func TestCheckMedia(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"", "/srv/media", "media", "./s3:odd", "s3://clips/prod?endpoint=127.0.0.1:9000&secure=false", "C:odd"} {
 		if err := CheckMedia(ok); err != nil {
 			t.Errorf("CheckMedia(%q) = %v, want nil", ok, err)

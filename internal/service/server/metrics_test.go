@@ -26,6 +26,7 @@ import (
 // the hooks and from the store. The API listener does not serve /metrics,
 // and the scrape holds no key, id or URL.
 func TestMetricsAfterAProjectCompletes(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0", AllowPrivateImports: true, AllowPrivateWebhooks: true,
 		Limits: quota.Limits{MaxConcurrent: 1}})
 	if srv.MetricsAddr() == "" || strings.HasSuffix(srv.MetricsAddr(), ":0") {
@@ -113,6 +114,7 @@ func TestMetricsAfterAProjectCompletes(t *testing.T) {
 // TestNoMetricsListenerUnlessAsked: without MetricsListen (in-process
 // tests, the acceptance harness) no metrics listener is started.
 func TestNoMetricsListenerUnlessAsked(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	if addr := srv.MetricsAddr(); addr != "" {
 		t.Errorf("MetricsAddr() = %q without MetricsListen, want \"\"", addr)
@@ -122,6 +124,7 @@ func TestNoMetricsListenerUnlessAsked(t *testing.T) {
 // TestMetricsListenBusyFailsStart: a metrics address another process holds
 // is a start error naming it, as a busy API address is.
 func TestMetricsListenBusyFailsStart(t *testing.T) {
+	t.Parallel()
 	first := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
 	_, err := Start(t.Context(), Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", MetricsListen: first.MetricsAddr()})
 	if err == nil || !strings.Contains(err.Error(), first.MetricsAddr()) {
@@ -155,6 +158,7 @@ func grepLines(text, prefix string) string {
 // 404 and 405, the gallery's 404 page) are counted under route "other",
 // not under the catch-all patterns ("/", "/ui/") that passed them on.
 func TestMissesAreCountedAsOther(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
 	c := newClient(t, srv, devKey)
 	for _, req := range []struct {
@@ -193,6 +197,7 @@ func TestMissesAreCountedAsOther(t *testing.T) {
 // TestGalleryLoginThrottlingIsCounted: the gallery's 429 for too many
 // failed logins is counted as throttled with reason "login".
 func TestGalleryLoginThrottlingIsCounted(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
 	cl := browser(t)
 	throttled := false
@@ -216,6 +221,7 @@ func TestGalleryLoginThrottlingIsCounted(t *testing.T) {
 // fixed lists have every combination at 0 before anything happened, so a
 // rate or an alert over them has a series to read from the start.
 func TestFixedSeriesExistFromTheStart(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{MetricsListen: "127.0.0.1:0"})
 	s := metricstest.Get(t, "http://"+srv.MetricsAddr()+"/metrics")
 	outcomes := []string{outbound.OutcomeDelivered, outbound.OutcomeWillRetry, outbound.OutcomeGaveUp}

@@ -26,6 +26,7 @@ import (
 // the temporary files a stopped process left are swept, and the copy's
 // janitor deletes only the copy's own files, never the original's.
 func TestMovedDataDirKeepsEverything(t *testing.T) {
+	t.Parallel()
 	video := sourceVideo(t)
 	var ahead atomic.Int64 // how far the servers' clock runs ahead, for the janitor
 	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }

@@ -32,6 +32,7 @@ func sha256Hex(b []byte) string {
 // old upload makes a new project, and webhooks are still signed with the
 // organization's first key, as the old release signed them.
 func TestPreviousReleaseDataDir(t *testing.T) {
+	t.Parallel()
 	dir, fx := oldreleasetest.Open(t)
 	// The fixture's own record: the old release signed its webhooks with the
 	// organization's first key, made by `keys create` before the dev key.

@@ -9,6 +9,7 @@ import (
 // Each screenOverlays item names a complete upload of the caller's org: an
 // unknown, incomplete or foreign one is a 400 naming the item.
 func TestScreenOverlaysNameCompleteUploadsOfTheOrg(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
 	otherKey, err := srv.store.CreateKey(t.Context(), "org-other", "user-other")

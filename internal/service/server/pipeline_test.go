@@ -23,6 +23,7 @@ const pipelineTimeout = 5 * time.Minute
 // from the upload id with a square layout, the concurrent cap meanwhile,
 // and the clips it ends with, probed with ffprobe and served with Range.
 func TestUploadToClips(t *testing.T) {
+	t.Parallel()
 	video := sourceVideo(t)
 	srv := startServer(t, Config{Limits: quota.Limits{MaxConcurrent: 1}, ShutdownGrace: 2 * time.Second})
 	c := newClient(t, srv, devKey)
@@ -121,6 +122,7 @@ func download(t *testing.T, url, path string) {
 // processed and starts a new one on the same data directory: the project
 // still ends COMPLETE.
 func TestRestartMidPipeline(t *testing.T) {
+	t.Parallel()
 	video := sourceVideo(t)
 	dir := t.TempDir()
 	// A short grace: Close cuts the run instead of waiting for it to end.
@@ -180,6 +182,7 @@ func closeMidway(t *testing.T, srv *Server, c *apiClient, id string) {
 // TestDevKeyRestart starts twice on one data directory with the same
 // CLIPPERD_API_KEY: the key keeps working, acts for org-dev, and is stored once.
 func TestDevKeyRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := Config{DataDir: dir, Listen: "127.0.0.1:0", APIKey: devKey}
 	var uploadID string

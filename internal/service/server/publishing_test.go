@@ -143,6 +143,7 @@ func publishedIDs(t *testing.T, srv *Server, account string) []string {
 // through the provider's client: both appear under DATA/published with the
 // clip's export render.
 func TestScheduleOfARenderedClipFiresAndPublishes(t *testing.T) {
+	t.Parallel()
 	video := sourceVideo(t)
 	srv := startServer(t, Config{})
 	raw := newClient(t, srv, devKey)
@@ -201,6 +202,7 @@ func TestScheduleOfARenderedClipFiresAndPublishes(t *testing.T) {
 }
 
 func TestCancelledScheduleNeverFires(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	srv := startServer(t, Config{Now: clock.Now})
 	projectID, clipID := seededClip(t, srv, []byte("render"))
@@ -242,6 +244,7 @@ func TestCancelledScheduleNeverFires(t *testing.T) {
 // A schedule that came due while the server was down fires on start, once:
 // the next start does not fire it again.
 func TestScheduleDueDuringDowntimeFiresOnceOnStart(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	dir := t.TempDir()
 	first := startServer(t, Config{DataDir: dir, Now: clock.Now})
@@ -289,6 +292,7 @@ func TestScheduleDueDuringDowntimeFiresOnceOnStart(t *testing.T) {
 // are spent, a post task is refused with the monthly cap's 403, and a
 // TWITTER schedule that fires makes a failed post that is not published.
 func TestTwitterPostSpendsACreditAndTheCapRefusesIt(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	srv := startServer(t, Config{Now: clock.Now, Limits: quota.Limits{MonthlyCredits: 2}})
 	projectID, clipID := seededClip(t, srv, []byte("render"))
@@ -349,6 +353,7 @@ func TestTwitterPostSpendsACreditAndTheCapRefusesIt(t *testing.T) {
 }
 
 func TestPostingRefusesBadBodiesAndOtherOrgs(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	projectID, clipID := seededClip(t, srv, []byte("render"))
 	page := connect(t, srv, DevOrgID, "FACEBOOK_PAGE", "page-1")

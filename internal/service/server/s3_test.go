@@ -128,6 +128,7 @@ func TestS3MediaBadBucket(t *testing.T) {
 // data directory keeps the media there; an upload is written in the data
 // directory and moved there when complete.
 func TestMediaInAnotherDirectory(t *testing.T) {
+	t.Parallel()
 	mediaDir := t.TempDir()
 	srv := startServer(t, Config{Media: mediaDir})
 	c := newClient(t, srv, devKey)

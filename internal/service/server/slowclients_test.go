@@ -103,6 +103,7 @@ func statusQuery(t *testing.T, session string, total int) (int, string) {
 // TestIdleConnectionClosed: a keep-alive connection without a next request
 // is closed by the server after the idle timeout.
 func TestIdleConnectionClosed(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{IdleTimeout: 200 * time.Millisecond})
 	c := rawConn(t, srv, "127.0.0.1")
 	if _, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: clipperd\r\n\r\n"); err != nil {
@@ -119,6 +120,7 @@ func TestIdleConnectionClosed(t *testing.T) {
 // TestSlowBodyCut: a request body that stops coming is cut at the read
 // timeout, and the connection closed.
 func TestSlowBodyCut(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{ReadTimeout: 300 * time.Millisecond})
 	c := rawConn(t, srv, "127.0.0.1")
 	if _, err := fmt.Fprintf(c, "POST /api/upload-links HTTP/1.1\r\nHost: clipperd\r\nAuthorization: Bearer %s\r\n"+
@@ -133,6 +135,7 @@ func TestSlowBodyCut(t *testing.T) {
 // TestConnCapPerIP: one address holding the cap's idle connections gets its
 // next one closed at once, while another address is served.
 func TestConnCapPerIP(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{MaxConnsPerIP: 3})
 	for range 3 {
 		rawConn(t, srv, "127.0.0.2")
@@ -151,6 +154,7 @@ func TestConnCapPerIP(t *testing.T) {
 // write timeouts while its bytes keep coming; one whose bytes stop is cut
 // after the progress timeout and keeps what arrived.
 func TestUploadBodyProgress(t *testing.T) {
+	t.Parallel()
 	t.Run("steady", func(t *testing.T) {
 		srv := startServer(t, Config{ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond,
 			UploadProgressTimeout: 5 * time.Second})
@@ -186,6 +190,7 @@ func TestUploadBodyProgress(t *testing.T) {
 // answers at once with the bytes held, instead of waiting for the stalled
 // client; the stalled PUT is told it was taken over.
 func TestStalledUploadTakenOver(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{UploadProgressTimeout: time.Hour})
 	id, session := newClient(t, srv, devKey).openUpload()
 	stalled := rawConn(t, srv, "127.0.0.1")
@@ -213,6 +218,7 @@ func TestStalledUploadTakenOver(t *testing.T) {
 // longer than the write timeout on a slow reader completes, since each
 // write gets the timeout instead of the whole answer.
 func TestMediaDownloadOutlastsWriteTimeout(t *testing.T) {
+	t.Parallel()
 	data := randomBytes(16 << 20) // more than loopback's socket buffers take at once
 	media := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeContent(w, r, "c1.mp4", time.Time{}, bytes.NewReader(data))

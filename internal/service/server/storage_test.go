@@ -15,6 +15,7 @@ import (
 // clips no longer carry addresses and the old address serves nothing; an
 // upload no project used is gone as well.
 func TestJanitorExpiresProjectMedia(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	srv := startServer(t, Config{Now: clock.Now, JanitorPeriod: 20 * time.Millisecond})
 	c := newClient(t, srv, devKey)

@@ -24,6 +24,7 @@ var spoken = []string{
 // served beside its renders. The same video with sourceLang de completes
 // without a transcript, and /healthz names the recogniser.
 func TestTranscribedClips(t *testing.T) {
+	t.Parallel()
 	toolexectest.RequireTools(t, append(speechtest.Tools, transcribe.PocketsphinxTool)...)
 	video, _ := speechtest.Video(t, t.TempDir(), spoken, 1.0)
 	data, err := os.ReadFile(video)

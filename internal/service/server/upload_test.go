@@ -33,6 +33,7 @@ func randomBytes(n int) []byte {
 // start, chunked PUTs, status queries, a connection dropped mid-chunk, the
 // resume, and completion.
 func TestUploadProtocol(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	data := randomBytes(300)
@@ -147,6 +148,7 @@ func TestUploadProtocol(t *testing.T) {
 // TestUploadSizeLimit: the storage takes up to the 30 GB every source may
 // have (quota.MaxSourceBytes, decimal, as the pipeline checks), not a byte more.
 func TestUploadSizeLimit(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{AllowPrivateImports: true})
 	c := newClient(t, srv, devKey)
 	_, session := c.openUpload()
@@ -178,6 +180,7 @@ func wantStored(t *testing.T, srv *Server, uploadID string, data []byte) {
 
 // TestUploadWholeFile sends the file in one PUT without Content-Range.
 func TestUploadWholeFile(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
 	data := randomBytes(5000)
@@ -219,6 +222,7 @@ func dropMidChunk(t *testing.T, session, contentRange string, n int, part []byte
 // without a key (a signed address), and refuses anything but rendered .mp4
 // files.
 func TestMediaRange(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	dir := filepath.Join(srv.dir, "media", "p1")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -260,6 +264,7 @@ func TestMediaRange(t *testing.T) {
 // status query that names the total completes the upload once the storage
 // holds that many bytes, and a total below what it holds is refused.
 func TestUploadUnknownTotal(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, Config{})
 	c := newClient(t, srv, devKey)
 	data := randomBytes(10)

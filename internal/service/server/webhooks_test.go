@@ -9,6 +9,7 @@ import (
 // webhook is clipperd's own API is refused at create, naming the field;
 // AllowPrivateWebhooks (--allow-private-webhooks) lets it through.
 func TestPrivateWebhooksRefusedUnlessAllowed(t *testing.T) {
+	t.Parallel()
 	for _, allow := range []bool{false, true} {
 		srv := startServer(t, Config{AllowPrivateImports: true, AllowPrivateWebhooks: allow})
 		c := newClient(t, srv, devKey)
