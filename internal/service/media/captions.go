@@ -130,6 +130,9 @@ func ASS(c Captions, w, h int) string {
 			outc = cc.outline
 		}
 	}
+	// The one-word look's line: its words at this size, between the margins and
+	// inside the box's padding.
+	ow := oneWordLine{fontSize: fs, room: float64(w-2*(w/20)) - 2*outline}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", w, h)
 	b.WriteString("[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, " +
@@ -150,7 +153,7 @@ func ASS(c Captions, w, h int) string {
 				words[i] = strings.ToUpper(words[i])
 			}
 		}
-		lookEvents(&b, l, words, st, primary, highlight)
+		lookEvents(&b, l, words, st, primary, highlight, ow)
 	}
 	return b.String()
 }

@@ -64,7 +64,15 @@ func TestASS(t *testing.T) {
 			want  []string
 			not   []string
 		}{"one-word look", CaptionStyle{Look: "one_word"}, []string{
-			"Dialogue: 0,0:00:00.60,0:00:01.10,Caption,,0,0,0,,hello\n", "Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,world\n"}, nil},
+			`Dialogue: 0,0:00:00.60,0:00:01.10,Caption,,0,0,0,,○\h○\h\hhello\h\h○\h○` + "\n",
+			`Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,○\h○\h\hworld\h\h○\h○` + "\n"}, []string{`\fs`}},
+		struct {
+			name  string
+			style CaptionStyle
+			want  []string
+			not   []string
+		}{"one-word look, the old drawing", CaptionStyle{Look: "one_word", Legacy: true}, []string{
+			"Dialogue: 0,0:00:00.60,0:00:01.10,Caption,,0,0,0,,hello\n"}, []string{"○"}},
 	)
 	for _, c := range cases {
 		doc := ASS(Captions{Lines: []CaptionLine{line}, Style: c.style}, 1080, 1920)
@@ -78,6 +86,12 @@ func TestASS(t *testing.T) {
 				t.Errorf("%s: unexpected %q in\n%s", c.name, n, doc)
 			}
 		}
+	}
+	// A long word is drawn smaller to stay on one line with its rings.
+	long := CaptionLine{Start: 0, End: 1, Words: []CaptionWord{{"opportunities", 0, 1}}}
+	doc := ASS(Captions{Lines: []CaptionLine{long}, Style: CaptionStyle{Look: LookOneWord}}, 1080, 1920)
+	if !strings.Contains(doc, `,,{\fs73}○\h○\h\hopportunities\h\h○\h○`+"\n") {
+		t.Errorf("one-word look, a long word: want it at \\fs73 between its rings, in\n%s", doc)
 	}
 	if got := assTime(3725.456); got != "1:02:05.46" {
 		t.Errorf("assTime = %q", got)
