@@ -56,6 +56,8 @@ func waitInProcess(t *testing.T, c *client.Client, id string) {
 // and the project in flight at the backup completes there. A non-empty
 // target is refused, and so is a directory that is not a whole backup.
 func TestBackupWhileRunningThenRestoreServes(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	toolexectest.RequireMedia(t)
 	src := filepath.Join(t.TempDir(), "src.mp4")
 	if err := testvideo.Generate(t.Context(), src, testvideo.Options{Duration: 30 * time.Second}); err != nil {

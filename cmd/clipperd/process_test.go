@@ -110,6 +110,8 @@ func launchWith(t *testing.T, attr *syscall.SysProcAttr, bin, logPath, key strin
 }
 
 func TestKill9MidPipelineThenRestartCompletes(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	addr, key := freeAddr(t), "kill-test-key-0123456789abcdef012345"
@@ -232,6 +234,8 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 // process before the schedule's time, and restarts it after: the schedule
 // fires once, into one published post.
 func TestKill9BetweenSchedulingAndFiringFiresOnce(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	bin := buildClipperd(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	addr, key := freeAddr(t), "publish-kill-key-0123456789abcdef0123"

@@ -20,6 +20,8 @@ import (
 // again (attempt 2) and renders it; the project completes with each clip
 // once in the bucket, charged once, its webhook delivered once.
 func TestScaleOutKill9WorkerWhileItRendersAPiece(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	c := newCluster(t)
 	hooks := webhooktest.New(t, 0)
 	upload := c.upload(4 * time.Minute) // about three clips: curation makes one per 90 s

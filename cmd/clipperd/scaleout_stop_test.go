@@ -22,6 +22,8 @@ import (
 // the handed-back one with one interruption and no failure. The test logs
 // the time from the signal to the run continuing on the other worker.
 func TestScaleOutGroupStopHandsBackToTheOtherWorker(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	c := newCluster(t)
 	// A grace of 1 s, well under the 8-9 s a render of this source takes:
 	// with the default 10 s the signalled worker could finish the render

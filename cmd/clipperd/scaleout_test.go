@@ -356,6 +356,8 @@ func (n *node) ran(project string) bool {
 // once, one export and one preview in the bucket, no other object), and
 // each conclusion webhook delivered once.
 func TestScaleOutKill9WorkerWhileRendering(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	c := newCluster(t)
 	hooks := webhooktest.New(t, 0)
 	workers := []*node{c.startWorker("worker-1", -1), c.startWorker("worker-2", -1)}

@@ -27,6 +27,8 @@ import (
 // stage counted as a failure (STALLED, a retry after 30 s). The next start
 // completes the project.
 func TestGroupSIGTERMWhileRenderingHandsBack(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	bin := buildClipperd(t)
 	root := t.TempDir()
 	dir := filepath.Join(root, "data")

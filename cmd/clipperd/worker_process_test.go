@@ -21,6 +21,8 @@ import (
 // database and media directory runs it to COMPLETE, whose clip the API
 // serves; SIGTERM stops the worker cleanly.
 func TestAPIOnlyServeAndWorker(t *testing.T) {
+	// Alone it mostly waits on its processes: run beside the others like it.
+	t.Parallel()
 	bin := buildClipperd(t)
 	db := storetest.PostgresURL(t)
 	root := t.TempDir()
