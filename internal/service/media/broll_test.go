@@ -91,7 +91,7 @@ func TestRenderDrawsBrollAndOverlays(t *testing.T) {
 	opts := RenderOptions{Aspect: "square", Layout: LayoutCenter,
 		Broll:    []BrollCut{{Path: broll, Start: 2, End: 4}},
 		Overlays: []Overlay{{Path: ov, X: 0.7, Y: 0.05, W: 0.2, H: 0.2}, {Path: clipOv, X: 0.05, Y: 0.05, W: 0.2, H: 0.2}}}
-	if _, err := RenderClip(context.Background(), src, Highlight{Start: 0, End: 6, CenterX: 0.5}, exp, prev, opts); err != nil {
+	if _, err := renderFast(context.Background(), src, Highlight{Start: 0, End: 6, CenterX: 0.5}, exp, prev, opts); err != nil {
 		t.Fatal(err)
 	}
 	const w, h = 100, 100

@@ -87,7 +87,7 @@ func renderLook(t *testing.T, src string, opts RenderOptions) string {
 	dir := t.TempDir()
 	exp, pre := filepath.Join(dir, "c.mp4"), filepath.Join(dir, "c.preview.mp4")
 	opts.Aspect, opts.Layout, opts.PreviewHeight = "portrait", LayoutCenter, 240
-	if _, err := RenderClip(context.Background(), src, Highlight{Start: 0, End: 2.4, CenterX: 0.5}, exp, pre, opts); err != nil {
+	if _, err := renderFast(context.Background(), src, Highlight{Start: 0, End: 2.4, CenterX: 0.5}, exp, pre, opts); err != nil {
 		t.Fatal(err)
 	}
 	return exp

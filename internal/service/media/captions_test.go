@@ -111,7 +111,7 @@ func TestRenderClipCaptions(t *testing.T) {
 	capt := &Captions{Lines: []CaptionLine{{Start: 0, End: dur, Words: words}}, Style: CaptionStyle{Uppercase: true, Bold: true, HighlightWord: true}}
 	frame := func(name string, c *Captions) ([]byte, int, int) {
 		exp, pre := filepath.Join(dir, name+".mp4"), filepath.Join(dir, name+"-p.mp4")
-		if _, err := RenderClip(context.Background(), src, h, exp, pre, RenderOptions{Aspect: "landscape", Captions: c, PreviewHeight: 240}); err != nil {
+		if _, err := renderFast(context.Background(), src, h, exp, pre, RenderOptions{Aspect: "landscape", Captions: c, PreviewHeight: 240}); err != nil {
 			t.Fatal(err)
 		}
 		return firstFrameGray(t, exp)

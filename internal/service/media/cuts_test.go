@@ -48,7 +48,7 @@ func TestRenderClipCutsRanges(t *testing.T) {
 	keep := KeptRanges(Interval{h.Start, h.End}, []Interval{filler})
 	render := func(name string, keep []Interval) float64 {
 		exp, pre := filepath.Join(dir, name+".mp4"), filepath.Join(dir, name+"-p.mp4")
-		res, err := RenderClip(context.Background(), src, h, exp, pre, RenderOptions{Aspect: "square", PreviewHeight: 240, Keep: keep})
+		res, err := renderFast(context.Background(), src, h, exp, pre, RenderOptions{Aspect: "square", PreviewHeight: 240, Keep: keep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestRenderClipCutsWithoutClicks(t *testing.T) {
 	keep := []Interval{{0.2, 1.0011}, {1.4017, 2.2003}, {2.6029, 3.8}}
 	render := func(name string, keep []Interval) []int16 {
 		exp, pre := filepath.Join(dir, name+".mp4"), filepath.Join(dir, name+"-p.mp4")
-		if _, err := RenderClip(context.Background(), src, h, exp, pre,
+		if _, err := renderFast(context.Background(), src, h, exp, pre,
 			RenderOptions{Aspect: "square", PreviewHeight: 240, Keep: keep}); err != nil {
 			t.Fatal(err)
 		}

@@ -77,7 +77,7 @@ func TestRenderClipEmoji(t *testing.T) {
 		}
 		exp, pre := filepath.Join(dir, name+".mp4"), filepath.Join(dir, name+".preview.mp4")
 		opts := RenderOptions{Aspect: "portrait", Layout: LayoutCenter, PreviewHeight: 240, Emoji: &Emoji{Words: cw, Rect: rect}}
-		if _, err := RenderClip(context.Background(), src, Highlight{Start: 0, End: 2.4, CenterX: 0.5}, exp, pre, opts); err != nil {
+		if _, err := renderFast(context.Background(), src, Highlight{Start: 0, End: 2.4, CenterX: 0.5}, exp, pre, opts); err != nil {
 			t.Fatal(err)
 		}
 		return exp

@@ -30,7 +30,7 @@ func TestRenderFitCropRatioShowsOnlyThatBox(t *testing.T) {
 	}{{0, red}, {1, green}} {
 		exp, pre := filepath.Join(dir, "e.mp4"), filepath.Join(dir, "p.mp4")
 		opts := RenderOptions{Aspect: "portrait", Layout: LayoutFit, FitCropRatio: c.ratio}
-		if _, err := RenderClip(t.Context(), src, Highlight{Start: 0, End: 1.5, CenterX: 0.5}, exp, pre, opts); err != nil {
+		if _, err := renderFast(t.Context(), src, Highlight{Start: 0, End: 1.5, CenterX: 0.5}, exp, pre, opts); err != nil {
 			t.Fatal(err)
 		}
 		frame := mediacheck.FrameAt(t, exp, 0.5, 100, 178)

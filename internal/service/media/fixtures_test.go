@@ -56,3 +56,15 @@ func intervals(spans []testvideo.Span) []Interval {
 }
 
 func mkdir(dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// renderFast is RenderClip with x264's fastest preset unless opts names
+// one: these tests look at the picture and the sound, which the preset
+// leaves alone, and it spends a third of the default's CPU.
+// TestRenderClipAspects and TestRenderClipEncodePreset render with the
+// default.
+func renderFast(ctx context.Context, src string, h Highlight, exportPath, previewPath string, opts RenderOptions) (*RenderResult, error) {
+	if opts.EncodePreset == "" {
+		opts.EncodePreset = "ultrafast"
+	}
+	return RenderClip(ctx, src, h, exportPath, previewPath, opts)
+}

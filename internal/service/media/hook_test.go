@@ -36,7 +36,7 @@ func TestRenderClipHook(t *testing.T) {
 	dir := t.TempDir()
 	render := func(name string, hk *Hook) string {
 		exp, pre := filepath.Join(dir, name+".mp4"), filepath.Join(dir, name+".preview.mp4")
-		if _, err := RenderClip(context.Background(), src, Highlight{Start: 0, End: 3, CenterX: 0.5}, exp, pre,
+		if _, err := renderFast(context.Background(), src, Highlight{Start: 0, End: 3, CenterX: 0.5}, exp, pre,
 			RenderOptions{Aspect: "portrait", Layout: LayoutCenter, PreviewHeight: 240, Hook: hk}); err != nil {
 			t.Fatal(err)
 		}

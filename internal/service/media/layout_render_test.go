@@ -102,7 +102,7 @@ func renderFaces(t *testing.T, src string, start, end float64, opts RenderOption
 	dir := t.TempDir()
 	exp, pre := filepath.Join(dir, "e.mp4"), filepath.Join(dir, "p.mp4")
 	opts.PreviewHeight = 240
-	if _, err := RenderClip(context.Background(), src, Highlight{Start: start, End: end, CenterX: 0.5}, exp, pre, opts); err != nil {
+	if _, err := renderFast(context.Background(), src, Highlight{Start: start, End: end, CenterX: 0.5}, exp, pre, opts); err != nil {
 		t.Fatal(err)
 	}
 	size := aspectSizes[opts.Aspect]

@@ -35,7 +35,7 @@ func TestProbedSourceIsNotProbedAgain(t *testing.T) {
 	opts := RenderOptions{Aspect: "square", PreviewHeight: 120, Source: pr}
 	for i, h := range []Highlight{{Start: 2, End: 4, CenterX: 0.5}, {Start: 10, End: 12.5, CenterX: 0.3}} {
 		exp, pre := filepath.Join(dir, "c"+string(rune('0'+i))+".mp4"), filepath.Join(dir, "c"+string(rune('0'+i))+".preview.mp4")
-		res, err := RenderClip(ctx, src, h, exp, pre, opts)
+		res, err := renderFast(ctx, src, h, exp, pre, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestProbedSourceIsNotProbedAgain(t *testing.T) {
 	}
 
 	// A result that cannot be Probe's is refused rather than trusted.
-	_, err = RenderClip(ctx, src, Highlight{Start: 1, End: 2}, filepath.Join(dir, "x.mp4"), filepath.Join(dir, "x.p.mp4"),
+	_, err = renderFast(ctx, src, Highlight{Start: 1, End: 2}, filepath.Join(dir, "x.mp4"), filepath.Join(dir, "x.p.mp4"),
 		RenderOptions{Source: &ProbeResult{DurationSec: 60}})
 	if err == nil || !strings.Contains(err.Error(), "probe result") {
 		t.Errorf("render with an empty probe result: %v, want it refused", err)

@@ -42,7 +42,7 @@ func TestTransitionAtAFillerCut(t *testing.T) {
 		t.Fatalf("joins = %+v, want one 0.3 s overlap at 2 s", joins)
 	}
 	export, preview := filepath.Join(dir, "c.mp4"), filepath.Join(dir, "c.preview.mp4")
-	res, err := RenderClip(t.Context(), src, h, export, preview, opts)
+	res, err := renderFast(t.Context(), src, h, export, preview, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestTransitionAtAShotCutKeepsTheLength(t *testing.T) {
 		t.Fatalf("joins = %+v, want one held fade at 1.5 s", joins)
 	}
 	export, preview := filepath.Join(dir, "c.mp4"), filepath.Join(dir, "c.preview.mp4")
-	res, err := RenderClip(t.Context(), src, h, export, preview, opts)
+	res, err := renderFast(t.Context(), src, h, export, preview, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func BenchmarkRenderSound(b *testing.B) {
 	}{{"plain", base}, {"voice", voice}, {"transitions", trans}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := RenderClip(context.Background(), src, h, filepath.Join(dir, "e.mp4"), filepath.Join(dir, "p.mp4"), c.opts); err != nil {
+				if _, err := renderFast(context.Background(), src, h, filepath.Join(dir, "e.mp4"), filepath.Join(dir, "p.mp4"), c.opts); err != nil {
 					b.Fatal(err)
 				}
 			}

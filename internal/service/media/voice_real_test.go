@@ -62,7 +62,7 @@ func TestVoiceEnhancementRemovesRealNoise(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := RenderClip(t.Context(), src, Highlight{Start: 0, End: info.DurationSec}, export, filepath.Join(dir, "c.preview.mp4"),
+				if _, err := renderFast(t.Context(), src, Highlight{Start: 0, End: info.DurationSec}, export, filepath.Join(dir, "c.preview.mp4"),
 					RenderOptions{Aspect: "landscape", PreviewHeight: 240, Voice: true}); err != nil {
 					t.Fatal(err)
 				}
@@ -235,7 +235,7 @@ func TestVoiceEnhancementWithCutsAndTransitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	export := filepath.Join(dir, "c.mp4")
-	if _, err := RenderClip(t.Context(), src, Highlight{Start: 0, End: info.DurationSec}, export, filepath.Join(dir, "c.preview.mp4"),
+	if _, err := renderFast(t.Context(), src, Highlight{Start: 0, End: info.DurationSec}, export, filepath.Join(dir, "c.preview.mp4"),
 		RenderOptions{Aspect: "landscape", PreviewHeight: 120, Voice: true, Keep: []Interval{{0.5, 4}, {5, 9}, {9.5, 12}},
 			Transitions: Transitions{Names: []string{"fade"}}}); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func TestVoiceEnhancementCleansAndLevelsSpeech(t *testing.T) {
 	}
 	h := Highlight{Start: 0, End: info.DurationSec}
 	export, preview := filepath.Join(dir, "c.mp4"), filepath.Join(dir, "c.preview.mp4")
-	if _, err := RenderClip(t.Context(), src, h, export, preview, RenderOptions{Aspect: "landscape", PreviewHeight: 240, Voice: true}); err != nil {
+	if _, err := renderFast(t.Context(), src, h, export, preview, RenderOptions{Aspect: "landscape", PreviewHeight: 240, Voice: true}); err != nil {
 		t.Fatal(err)
 	}
 
