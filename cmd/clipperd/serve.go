@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -244,8 +243,8 @@ func (w *workFlags) check(fs *flag.FlagSet, cfg *server.Config) error {
 		return fmt.Errorf("%w: --import-min-rate: %v", errUsage, err)
 	}
 	cfg.ImportMinRate = cmp.Or(rate, -1) // pipeline's "no floor"
-	if !slices.Contains(media.EncodePresets, cfg.EncodePreset) {
-		return fmt.Errorf("%w: --encode-preset must be one of %s, not %q", errUsage, strings.Join(media.EncodePresets, ", "), cfg.EncodePreset)
+	if err := media.CheckEncodePreset(cfg.EncodePreset); err != nil {
+		return fmt.Errorf("%w: --encode-preset: %v", errUsage, err)
 	}
 	if cfg.ShutdownGrace <= 0 {
 		return fmt.Errorf("%w: --shutdown-grace must be above 0, not %s", errUsage, cfg.ShutdownGrace)

@@ -74,7 +74,7 @@ type oneWordLine struct {
 // a word of a few letters is too short a line to count as text beside the
 // picture around it; a caption of several words is not. The rings lengthen
 // the line with shapes of the text's height and split the box's shape: on
-// ten pictures (busy, bright, dark, real footage), 19 of 96 lone words read
+// eight pictures (busy, bright, dark, real footage), 19 of 96 lone words read
 // without them and 86 of 96 with them (bench/history/realmedia-captions.md).
 func (o oneWordLine) text(word string) string {
 	const rings, ringsAfter = `○\h○\h\h`, `\h\h○\h○` // hard spaces: the line never wraps

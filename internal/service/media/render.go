@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -45,8 +44,8 @@ func RenderClip(ctx context.Context, src string, h Highlight, exportPath, previe
 	if err != nil {
 		return nil, err
 	}
-	if opts.EncodePreset != "" && !slices.Contains(EncodePresets, opts.EncodePreset) {
-		return nil, fmt.Errorf("render: encode preset %q: want one of %s", opts.EncodePreset, strings.Join(EncodePresets, ", "))
+	if err := CheckEncodePreset(opts.EncodePreset); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
 	}
 	if n := len([]rune(opts.Watermark)); n > maxWatermarkRunes {
 		return nil, fmt.Errorf("render: watermark is %d characters, at most %d allowed", n, maxWatermarkRunes)

@@ -2,7 +2,12 @@
 // picking highlights from the analysis, and rendering clips.
 package media
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // ErrNotVideo is wrapped when the input has no decodable video stream.
 var ErrNotVideo = errors.New("input is not a video")
@@ -147,6 +152,14 @@ const DefaultEncodePreset = "veryfast"
 // EncodePresets are x264's presets, fastest first: each takes more time for
 // smaller files at the same quality (the CRF).
 var EncodePresets = []string{"ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"}
+
+// CheckEncodePreset refuses a preset x264 does not have ("" is the default).
+func CheckEncodePreset(name string) error {
+	if name == "" || slices.Contains(EncodePresets, name) {
+		return nil
+	}
+	return fmt.Errorf("encode preset %q: want one of %s", name, strings.Join(EncodePresets, ", "))
+}
 
 // The layouts of a render (renderPref's layout flags resolve to one).
 const (

@@ -15,8 +15,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -215,8 +213,8 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Media == nil || cfg.Scratch.Root() == "" {
 		return nil, errors.New("pipeline: Media and Scratch are required")
 	}
-	if cfg.EncodePreset != "" && !slices.Contains(media.EncodePresets, cfg.EncodePreset) {
-		return nil, fmt.Errorf("pipeline: encode preset %q: want one of %s", cfg.EncodePreset, strings.Join(media.EncodePresets, ", "))
+	if err := media.CheckEncodePreset(cfg.EncodePreset); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	cfg = cfg.withDefaults()
 	r := &Runner{
