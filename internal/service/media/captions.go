@@ -132,14 +132,15 @@ func ASS(c Captions, w, h int) string {
 	}
 	// The one-word look's line: its words at this size, between the margins and
 	// inside the box's padding.
-	ow := oneWordLine{fontSize: fs, room: float64(w-2*(w/20)) - 2*outline}
+	margin := w / 20 // left and right
+	ow := oneWordLine{fontSize: fs, room: float64(w-2*margin) - 2*outline}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", w, h)
 	b.WriteString("[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, " +
 		"Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n")
 	align, marginPct := captionAlignment(st.Position)
 	fmt.Fprintf(&b, "Style: Caption,%s,%d,%s,%s,%s,%s,%d,0,0,0,100,100,0,0,%d,%g,%g,%d,%d,%d,%d,1\n\n",
-		font, fs, primary, highlight, outc, back, bold, border, outline, shadow, align, w/20, w/20, h*marginPct/100)
+		font, fs, primary, highlight, outc, back, bold, border, outline, shadow, align, margin, margin, h*marginPct/100)
 	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 	lines := c.Lines
 	if !st.Legacy {
