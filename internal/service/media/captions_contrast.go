@@ -120,10 +120,14 @@ func contrastColours(st CaptionStyle, boxed bool) captionColours {
 	if boxed {
 		box := colourOr(st.BoxColor, defaultBoxColour)
 		light := box.luminance() >= 0.4
+		alpha := boxAlpha
+		if look, _ := CaptionLook(st.Look); look == LookOneWord {
+			alpha = oneWordBoxAlpha
+		}
 		return captionColours{
 			primary:   readableOn(text, light).ass(),
 			highlight: readableOn(hl, light).ass(),
-			outline:   "&H" + boxAlpha + strings.TrimPrefix(box.ass(), "&H00"),
+			outline:   "&H" + alpha + strings.TrimPrefix(box.ass(), "&H00"),
 			back:      darkBand,
 		}
 	}

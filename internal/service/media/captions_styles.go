@@ -56,6 +56,13 @@ const (
 	// defaultBoxColour: the box look's box when BoxColor is unset: black, a little see-through.
 	defaultBoxColour = "000000"
 	boxAlpha         = "30"
+	// oneWordBoxAlpha: the one-word look's box is opaque. Through a box a
+	// little see-through, the picture's texture (a face, a shirt) shows
+	// faintly, and OCR's page layout takes the textured box for part of the
+	// picture: on ten frames of real moving faces (cap12_edit.mp4), 47 of 120
+	// lone words read on the see-through box and 97 of 120 on the opaque one
+	// (bench/history/realmedia-captions.md).
+	oneWordBoxAlpha = "00"
 )
 
 // oneWordLine is the room the one-word look's line has: its font size and

@@ -64,6 +64,7 @@ func TestASS(t *testing.T) {
 			want  []string
 			not   []string
 		}{"one-word look", CaptionStyle{Look: "one_word"}, []string{
+			",&H00000000&,&H20000000,0,0,0,0,100,100,0,0,3,", // the box opaque
 			`Dialogue: 0,0:00:00.60,0:00:01.10,Caption,,0,0,0,,○\h○\h\hhello\h\h○\h○` + "\n",
 			`Dialogue: 0,0:00:01.60,0:00:02.00,Caption,,0,0,0,,○\h○\h\hworld\h\h○\h○` + "\n"}, []string{`\fs`}},
 		struct {
@@ -72,6 +73,7 @@ func TestASS(t *testing.T) {
 			want  []string
 			not   []string
 		}{"one-word look, the old drawing", CaptionStyle{Look: "one_word", Legacy: true}, []string{
+			",&H30000000&,&H20000000,0,0,0,0,100,100,0,0,3,",
 			"Dialogue: 0,0:00:00.60,0:00:01.10,Caption,,0,0,0,,hello\n"}, []string{"○"}},
 	)
 	for _, c := range cases {
