@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,6 +36,11 @@ func takeover(t *testing.T, e *env, src string) {
 		}
 	}
 	e.start(rA, jsA)
+	// A failure before A wakes still wakes it, so the cleanup stopping A
+	// (registered before this one, so run after it) does not wait forever.
+	var wakeOnce sync.Once
+	wakeA := func() { wakeOnce.Do(func() { close(wake) }) }
+	t.Cleanup(wakeA)
 	id := e.create(apitypes.CreateProjectRequest{
 		VideoURL:          e.upload(src),
 		CurationPref:      &apitypes.CurationPref{Range: &apitypes.Range{StartSec: f64(0), EndSec: f64(20)}, ClipDurations: [][2]float64{{5, 9}}},
@@ -68,7 +74,7 @@ func takeover(t *testing.T, e *env, src string) {
 	}
 
 	// A wakes and carries on; its run stops at its next write.
-	close(wake)
+	wakeA()
 	deadline := time.Now().Add(finishWait)
 	for !slices.Equal(pipelineJobs(t, rA), []string{"completed 0", "completed 1"}) {
 		if time.Now().After(deadline) {
