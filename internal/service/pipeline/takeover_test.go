@@ -25,14 +25,21 @@ func takeover(t *testing.T, e *env, src string) {
 	hooks := newHookRecorder(t)
 	e.startDispatcher()
 
-	// Process A renews every 20 minutes: in this test, never.
+	// Process A renews every 20 minutes: in this test, never. It has one
+	// worker, paused below, so it is frozen as a whole: with a free one, its
+	// own watchdog's requeue could go to it (a resumed run takes a free
+	// worker), and that run would hold the project for A's hour-long lease,
+	// not B's (seen under load, where A's requeue beat B's start).
 	e.cfg.Lease = time.Hour
-	rA, jsA := e.process()
+	rA, jsA := e.processWith(1)
 	rendering, wake := make(chan struct{}), make(chan struct{})
+	var pauseOnce sync.Once
 	rA.hook = func(_ context.Context, point string) {
 		if point == "render 0" {
-			close(rendering)
-			<-wake // paused in RENDER, deaf to everything
+			pauseOnce.Do(func() {
+				close(rendering)
+				<-wake // paused in RENDER, deaf to everything
+			})
 		}
 	}
 	e.start(rA, jsA)
