@@ -11,6 +11,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // startDelay creates a project of org from req and returns how long it
@@ -118,6 +119,10 @@ func TestOneOrgHoldsAtMostItsShareOfWorkers(t *testing.T) {
 		first = append(first, e.create(apitypes.CreateProjectRequest{VideoURL: e.upload(src)}))
 	}
 	e.waitInStage(apitypes.StageCurate, first, 3)
+	// A run enters CURATE in the store a moment before it reaches the hook:
+	// wait for the hook too, or the other organization's run could take the
+	// third hold while a late first-organization run went through.
+	storetest.Eventually(t, "three runs held in CURATE", func() bool { return held.Load() >= 3 })
 
 	other, delay := e.startDelay("org-other", apitypes.CreateProjectRequest{VideoURL: e.uploadFor("org-other", src)})
 	t.Logf("the other organization's project left QUEUED %s after it was created", delay.Round(time.Millisecond))

@@ -49,8 +49,11 @@ func TestLeasesFollowTheDatabaseClock(t *testing.T) {
 	}
 
 	// Process A, on time, runs a project and is held in RENDER; its
-	// heartbeat renews the lease meanwhile.
-	e.cfg.Lease = 3 * time.Second
+	// heartbeat renews the lease meanwhile. The lease is well under the
+	// skew, so the checks below still tell the clocks apart, and long
+	// enough that a renewal slowed by a loaded machine does not end it (A's
+	// own watchdog would then queue A's run again, as a run of token 1).
+	e.cfg.Lease = 20 * time.Second
 	rA, jsA := e.processWith(1)
 	rendering, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
