@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/server"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/testvideo"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
@@ -63,7 +65,7 @@ func startProcessWith(t *testing.T, attr *syscall.SysProcAttr, bin, addr, dir, k
 	t.Helper()
 	args := append([]string{"serve", "--listen", addr, "--data", dir, "--rate-limit", "600", "--metrics-listen", "off"}, more...)
 	cmd, logPath := launchWith(t, attr, bin, filepath.Join(dir, "..", filepath.Base(dir)+".log"), key, args...)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(storetest.EventuallyBound) // a hang guard, as generous as the suite's
 	for {
 		log, _ := os.ReadFile(logPath)
 		if bound := listenedAt(string(log), "clipperd listening"); bound != "" {
@@ -225,8 +227,8 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 		if err != nil {
 			t.Fatalf("clipperd exited with %v after SIGTERM, want status 0", err)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("clipperd did not stop within 30 s of SIGTERM")
+	case <-time.After(storetest.EventuallyBound): // a hang guard
+		t.Fatalf("clipperd did not stop within %s of SIGTERM", storetest.EventuallyBound)
 	}
 }
 
@@ -253,12 +255,24 @@ func TestKill9BetweenSchedulingAndFiringFiresOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	publishAt := time.Now().Add(3 * time.Second).UTC()
-	scheduleID, err := c.CreatePublishSchedule(t.Context(), apitypes.PublishScheduleRequest{
-		PostTaskRequest: apitypes.PostTaskRequest{ProjectID: projectID, ClipID: clipID, PostAccountID: account,
-			PostDetail: apitypes.PostDetail{Title: "Survives kill -9"}},
-		PublishAt: publishAt.Format(time.RFC3339Nano),
-	})
+	// A schedule a few seconds ahead of the process's clock, which a test
+	// cannot move: when the request took longer than the lead on a loaded
+	// machine, the time is past and refused, so it is tried again further
+	// ahead.
+	var publishAt time.Time
+	var scheduleID string
+	for lead := 3 * time.Second; ; lead *= 2 {
+		publishAt = time.Now().Add(lead).UTC()
+		scheduleID, err = c.CreatePublishSchedule(t.Context(), apitypes.PublishScheduleRequest{
+			PostTaskRequest: apitypes.PostTaskRequest{ProjectID: projectID, ClipID: clipID, PostAccountID: account,
+				PostDetail: apitypes.PostDetail{Title: "Survives kill -9"}},
+			PublishAt: publishAt.Format(time.RFC3339Nano),
+		})
+		var apiErr *client.APIError
+		if err == nil || lead >= time.Minute || !errors.As(err, &apiErr) || !strings.Contains(apiErr.ErrorMessage, "must be in the future") {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

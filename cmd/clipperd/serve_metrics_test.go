@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/metrics/metricstest"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // lockedBuffer is a log sink safe to read while the server writes it.
@@ -51,7 +52,7 @@ func serveInProcess(t *testing.T, args ...string) *lockedBuffer {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(storetest.EventuallyBound) // a hang guard, as generous as the suite's
 	for {
 		select {
 		case err := <-done:

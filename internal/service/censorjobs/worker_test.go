@@ -18,6 +18,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/jobs/jobstest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/scratch"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
 
@@ -193,12 +194,9 @@ func TestRestartCensorsOnce(t *testing.T) {
 	if j := f.finished(t, job.ID); j.Status != apitypes.CensorConcluded || j.Words != 1 {
 		t.Fatalf("job after the restart: %+v; want CONCLUDED with one word", j)
 	}
-	for end := time.Now().Add(10 * time.Second); !slices.Equal(jobStates(t, next), []string{"completed/1"}) && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if states := jobStates(t, next); !slices.Equal(states, []string{"completed/1"}) {
-		t.Errorf("jobs after the restart %v; want one, completed on attempt 1", states)
-	}
+	storetest.Eventually(t, "one job after the restart, completed on attempt 1", func() bool {
+		return slices.Equal(jobStates(t, next), []string{"completed/1"})
+	})
 	objects, err := f.media.List(t.Context(), blob.MediaPrefix("p1"))
 	if err != nil {
 		t.Fatal(err)

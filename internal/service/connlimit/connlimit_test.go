@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // accepting serves l, handing every accepted connection to the channel.
@@ -54,7 +56,7 @@ func mustAccept(t *testing.T, accepted <-chan net.Conn, who string) net.Conn {
 	select {
 	case c := <-accepted:
 		return c
-	case <-time.After(10 * time.Second):
+	case <-time.After(storetest.EventuallyBound): // a hang guard
 		t.Fatalf("%s was not accepted", who)
 		return nil
 	}

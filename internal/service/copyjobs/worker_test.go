@@ -203,13 +203,9 @@ func TestRestartRunsLeftJobs(t *testing.T) {
 			t.Errorf("job %s after restart: %+v, want COMPLETED with copy", id, got.API())
 		}
 	}
-	waitCompleted := time.Now().Add(10 * time.Second)
-	for !slices.Equal(jobStates(t, next), []string{"completed/1", "completed/1"}) && time.Now().Before(waitCompleted) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if states := jobStates(t, next); !slices.Equal(states, []string{"completed/1", "completed/1"}) {
-		t.Errorf("jobs after the restart %v; want two, each completed on attempt 1", states)
-	}
+	storetest.Eventually(t, "two jobs after the restart, each completed on attempt 1", func() bool {
+		return slices.Equal(jobStates(t, next), []string{"completed/1", "completed/1"})
+	})
 }
 
 // TestOneWorkerPerJobSystem: a kind registers once per job system.

@@ -403,7 +403,7 @@ func TestStopHandsBackThenRestartSendsOnce(t *testing.T) {
 	}
 	select {
 	case <-arrived:
-	case <-time.After(10 * time.Second):
+	case <-time.After(storetest.EventuallyBound): // a hang guard
 		t.Fatal("the webhook was never sent")
 	}
 	grace, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
@@ -411,7 +411,7 @@ func TestStopHandsBackThenRestartSendsOnce(t *testing.T) {
 	cancel()
 	select {
 	case <-cancelled:
-	case <-time.After(10 * time.Second):
+	case <-time.After(storetest.EventuallyBound): // a hang guard
 		t.Fatal("the receiver never saw the request cancelled")
 	}
 	ds, err := st.ProjectDeliveries(t.Context(), testProject)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +22,7 @@ import (
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/outbound"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/toolexec/toolexectest"
 )
@@ -51,19 +53,14 @@ func newHookRecorder(t *testing.T) *hookRecorder {
 
 func (h *hookRecorder) wait(t *testing.T, n int) []hookReq {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	var out []hookReq
+	storetest.Eventually(t, fmt.Sprintf("%d webhook requests", n), func() bool {
 		h.mu.Lock()
-		if len(h.reqs) >= n {
-			out := append([]hookReq(nil), h.reqs...)
-			h.mu.Unlock()
-			return out
-		}
-		h.mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("webhook receiver got fewer than %d requests", n)
-	return nil
+		defer h.mu.Unlock()
+		out = append([]hookReq(nil), h.reqs...)
+		return len(out) >= n
+	})
+	return out
 }
 
 // verifySignature recomputes X-Svc-Signature independently of outbound.Sign.
@@ -172,12 +169,7 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 	total := sourceSize(filepath.Join(mediaDir, sourceName))
 	// The run's temporary files go with it.
 	tmp := filepath.Join(e.dir, "tmp", id+".run0")
-	for end := time.Now().Add(5 * time.Second); dirExists(tmp) && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if dirExists(tmp) {
-		t.Errorf("the run's temporary directory %s stays after COMPLETE", tmp)
-	}
+	storetest.Eventually(t, "the run's temporary directory "+tmp+" removed after COMPLETE", func() bool { return !dirExists(tmp) })
 	for i, c := range clips {
 		exp := filepath.Join(mediaDir, c.CurationID+".mp4")
 		prev := filepath.Join(mediaDir, c.CurationID+".preview.mp4")
@@ -233,20 +225,13 @@ func TestUploadRunsToCompleteWithClips(t *testing.T) {
 		t.Errorf("webhook payload %+v", payload)
 	}
 	// The email, written to the outbox without SMTP.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		files, _ := filepath.Glob(filepath.Join(e.dir, "outbox", "*.eml"))
-		if len(files) == 1 {
-			data, _ := os.ReadFile(files[0])
-			if !strings.Contains(string(data), "To: <owner@example.com>") || !strings.Contains(string(data), id) {
-				t.Errorf("email:\n%s", data)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no .eml in the outbox")
-		}
-		time.Sleep(20 * time.Millisecond)
+	var files []string
+	storetest.Eventually(t, "one .eml in the outbox", func() bool {
+		files, _ = filepath.Glob(filepath.Join(e.dir, "outbox", "*.eml"))
+		return len(files) == 1
+	})
+	if data, _ := os.ReadFile(files[0]); !strings.Contains(string(data), "To: <owner@example.com>") || !strings.Contains(string(data), id) {
+		t.Errorf("email:\n%s", data)
 	}
 }
 

@@ -4,33 +4,28 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/client"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/socialcopy"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // copyJobDone polls a copy job through the provider's client until it is no
 // longer RUNNING.
 func copyJobDone(t *testing.T, cl *client.Client, id string) *apitypes.SocialCopyJob {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		job, err := cl.GetSocialCopyJob(t.Context(), id)
-		if err != nil {
+	var job *apitypes.SocialCopyJob
+	storetest.Eventually(t, "copy job "+id+" done", func() bool {
+		var err error
+		if job, err = cl.GetSocialCopyJob(t.Context(), id); err != nil {
 			t.Fatalf("get copy job %s: %v", id, err)
 		}
-		if job.Status != apitypes.CopyRunning {
-			return job
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("copy job %s still RUNNING", id)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return job.Status != apitypes.CopyRunning
+	})
+	return job
 }
 
 func connectAccount(t *testing.T, srv *Server, org string, a apitypes.SocialAccount) apitypes.SocialAccount {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // The janitor the server runs deletes a finished project's media once its
@@ -35,13 +36,10 @@ func TestJanitorExpiresProjectMedia(t *testing.T) {
 	}
 	clock.Advance(expireAt.Sub(clock.Now()) + time.Second)
 	var got apitypes.Project
-	deadline := time.Now().Add(30 * time.Second)
-	for got = c.project(p.ID); got.StorageStatus != store.StorageExpired; got = c.project(p.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("storageStatus %q after storageExpireAt, want %s", got.StorageStatus, store.StorageExpired)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	storetest.Eventually(t, "storageStatus "+string(store.StorageExpired)+" after storageExpireAt", func() bool {
+		got = c.project(p.ID)
+		return got.StorageStatus == store.StorageExpired
+	})
 	if got.StorageSize != 0 || got.Stage != apitypes.StageComplete {
 		t.Errorf("expired project: storageSize %d stage %s, want 0 and COMPLETE", got.StorageSize, got.Stage)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/apitypes"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/quota"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 func randomBytes(n int) []byte {
@@ -96,17 +97,10 @@ func TestUploadProtocol(t *testing.T) {
 
 	// The client dies after sending 40 of the chunk's 100 bytes.
 	dropMidChunk(t, session, "bytes 100-199/300", 100, data[100:140])
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	storetest.Eventually(t, "308 with Range bytes=0-139 after the drop", func() bool {
 		code, rng := status()
-		if code == http.StatusPermanentRedirect && rng == "bytes=0-139" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the drop: %d Range %q, want 308 bytes=0-139", code, rng)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return code == http.StatusPermanentRedirect && rng == "bytes=0-139"
+	})
 
 	// Resume from byte 140 to the end.
 	resp, body = put(data[140:], "bytes 140-299/300")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/blob"
 	"github.com/clipperhq/terraform-provider-clipper/internal/service/store"
+	"github.com/clipperhq/terraform-provider-clipper/internal/service/store/storetest"
 )
 
 // memStore is a Store in memory that remembers every record it saved, and
@@ -544,7 +545,7 @@ func TestNewerRequestTakesOver(t *testing.T) {
 			var got answer
 			select {
 			case got = <-newer:
-			case <-time.After(10 * time.Second):
+			case <-time.After(storetest.EventuallyBound): // a hang guard
 				t.Fatal("the newer request waited behind the stalled PUT")
 			}
 			if c.want.Received > 0 {
